@@ -1,0 +1,283 @@
+"""The only place randomness lives: d20 rolls on a seeded, recorded generator.
+
+Why: d20 (Avrae's dice engine) rolls through the module-level ``random``. We
+route it through a context-local generator instead, so that
+
+* a roll is reproducible from ``(seed, index)``: roll number *index* of a round
+  whose secret seed is *seed* always shows the same faces (``pbp verify`` relies on it);
+* tests and ``pbp bench --dice 19,4,12`` can force the next faces, then fall back to
+  the seeded generator;
+* nothing else in the process is affected (the proxy is installed once, and a
+  roll outside a :class:`DiceBox` uses a fresh OS-seeded generator).
+
+Limits are enforced before d20 ever sees the text: a bounded length and
+nesting (d20 recurses and raises ``RecursionError`` near 500 terms), no 0-sided
+dice, and at most 1,000 dice (d20's own ``TooManyRolls``). Every failure is a
+:class:`pbp.errors.DiceError` with a message a player understands.
+
+>>> box = DiceBox(seed="s3cret", forced=[19])
+>>> r = box.roll("1d20+5")
+>>> r.total, r.natural, str(r)
+(24, 19, '1d20 (19) + 5 = 24')
+"""
+
+from __future__ import annotations
+
+import contextvars
+import hashlib
+import random as _random
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import d20
+import d20.expression as _d20_expression
+
+#: Longest expression accepted (NOTES.md: 256 characters is plenty for any real roll).
+MAX_EXPRESSION_LENGTH = 256
+#: Deepest parenthesis nesting accepted.
+MAX_NESTING = 20
+#: Most terms (numbers, dice, stat names) in one expression.
+MAX_TERMS = 60
+#: Most dice in one expression, d20's own TooManyRolls limit.
+MAX_DICE = 1000
+
+_current: contextvars.ContextVar["_Generator | None"] = contextvars.ContextVar(
+    "pbp_dice_generator", default=None
+)
+
+
+class _Generator:
+    """A seeded generator that first serves forced faces, recording every face it gives."""
+
+    def __init__(self, rng: _random.Random, forced: list[int]) -> None:
+        self.rng = rng
+        self.forced = forced
+        self.faces: list[int] = []
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        if stop is None:  # randrange(size) -> 0..size-1, d20 adds 1
+            size = start
+            if self.forced:
+                face = self.forced.pop(0)
+                if not 1 <= face <= size:
+                    from .errors import DiceError
+
+                    raise DiceError(f"forced face {face} does not fit a d{size}")
+                self.faces.append(face)
+                return face - 1
+            value = self.rng.randrange(size)
+            self.faces.append(value + 1)
+            return value
+        value = self.rng.randrange(start, stop, step)  # d% : 0..90 step 10
+        self.faces.append(value)
+        return value
+
+
+class _RandomProxy:
+    """Stands in for the ``random`` module inside d20; delegates to the current generator."""
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
+        gen = _current.get()
+        if gen is None:
+            gen = _Generator(_random.Random(), [])
+        return gen.randrange(start, stop, step)
+
+
+_d20_expression.random = _RandomProxy()  # type: ignore[assignment]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """One resolved roll: what was written, what came up, and where it came from.
+
+    ``index`` is the roll's position in its box; with the box's seed it reproduces
+    the faces. ``natural`` is the first d20's kept face (for FD-8/FD-9), or None.
+    ``breakdown`` is plain text (``1d20 (19) + 5 = 24``) for BBCode and the panel;
+    ``markdown`` is d20's own rendering with crits bold and dropped dice struck.
+    """
+
+    expression: str
+    total: int
+    breakdown: str
+    faces: tuple[int, ...]
+    index: int
+    natural: int | None = None
+    label: str | None = None
+    markdown: str = ""
+
+    def __str__(self) -> str:
+        return self.breakdown
+
+
+_PLAIN = d20.SimpleStringifier()
+
+
+def derive_seed(seed: str, index: int) -> int:
+    """The generator seed of roll *index* under *seed*: SHA-256, so it cannot be steered."""
+    digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def commitment(seed: str) -> str:
+    """SHA-256 of a round seed, published before the round and checked after it."""
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+_DICE_COUNT = re.compile(r"(\d*)\s*d\s*(\d+|%)", re.IGNORECASE)
+
+
+def check_expression(expression: str) -> str:
+    """Refuse what must never reach d20: too long, too deep, too many terms or dice, d0.
+
+    Returns the stripped expression. Cheap: runs in linear time on the text.
+    """
+    from .errors import DiceError
+
+    text = expression.strip()
+    if not text:
+        raise DiceError("the dice expression is empty")
+    if len(text) > MAX_EXPRESSION_LENGTH:
+        raise DiceError(
+            f"the dice expression is {len(text)} characters long; at most "
+            f"{MAX_EXPRESSION_LENGTH} are allowed"
+        )
+    depth = deepest = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > MAX_NESTING:
+        raise DiceError(f"the dice expression nests {deepest} parentheses deep; at most {MAX_NESTING}")
+    terms = len(re.findall(r"\d+|[^\W\d_]+", text))
+    if terms > MAX_TERMS:
+        raise DiceError(f"the dice expression has {terms} terms; at most {MAX_TERMS}")
+    total_dice = 0
+    for count, size in _DICE_COUNT.findall(text):
+        n = int(count) if count else 1
+        if size != "%" and int(size) == 0:
+            raise DiceError(f"'{text}' asks for a 0-sided die")
+        total_dice += n
+        if total_dice > MAX_DICE:
+            raise DiceError(f"'{text}' rolls more than {MAX_DICE} dice; nobody has that many")
+    return text
+
+
+_TOKEN = re.compile(
+    r"(?P<dice>\d*d(?:\d+|%)(?:(?:kh|kl|ph|pl|rr|ro|ra|mi|ma|e|k|p)[<>]?\d+)*)"
+    r"|(?P<stat>[^\W\d_]+)",
+    re.UNICODE | re.IGNORECASE,
+)
+
+
+def has_stats(expression: str) -> bool:
+    """Whether *expression* names a stat (``1d20+Dex``) besides dice and numbers."""
+    return any(m.group("stat") for m in _TOKEN.finditer(expression))
+
+
+def substitute_stats(expression: str, stats: Mapping[str, int],
+                     resolve_name: Callable[[str], str | None] | None = None) -> str:
+    """Replace stat names (``Dex``, ``Luta``, ``Destreza``, ``Ловкость``) with their values.
+
+    *resolve_name* maps a written name to a key of *stats* (three languages, any case);
+    by default an exact, case-insensitive match. An unknown name is a DiceError naming it.
+    """
+    from .errors import DiceError
+
+    lowered = {k.casefold(): v for k, v in stats.items()}
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group("dice"):
+            return match.group(0)
+        word = match.group("stat")
+        key = resolve_name(word) if resolve_name else word
+        value = lowered.get(key.casefold()) if key is not None else None
+        if value is None:
+            raise DiceError(f"'{word}' in '{expression}' is not a stat on this sheet")
+        return f"({int(value)})" if int(value) < 0 else str(int(value))
+
+    return _TOKEN.sub(replace, expression)
+
+
+@dataclass
+class DiceBox:
+    """All the rolls of one scope (a round, a bench run), from one secret seed.
+
+    Roll *i* uses a generator seeded by ``derive_seed(seed, i)``; forced faces, when
+    given, are served first in order, across rolls. ``rolls`` records every roll.
+    """
+
+    seed: str
+    forced: list[int] = field(default_factory=list)
+    rolls: list[Roll] = field(default_factory=list)
+    start_index: int = 0
+
+    @property
+    def next_index(self) -> int:
+        return self.start_index + len(self.rolls)
+
+    def roll(self, expression: str, *, label: str | None = None,
+             stats: Mapping[str, int] | None = None,
+             resolve_name: Callable[[str], str | None] | None = None) -> Roll:
+        """Roll *expression* (after stat substitution) and record it."""
+        from .errors import DiceError
+
+        text = check_expression(expression)
+        if has_stats(text):
+            text = substitute_stats(text, stats or {}, resolve_name)
+            text = check_expression(text)
+        index = self.next_index
+        gen = _Generator(_random.Random(derive_seed(self.seed, index)), self.forced)
+        token = _current.set(gen)
+        try:
+            result = d20.roll(text, allow_comments=False)
+        except d20.TooManyRolls:
+            raise DiceError(f"'{expression}' rolls more than {MAX_DICE} dice; nobody has that many") from None
+        except d20.RollSyntaxError as exc:
+            raise DiceError(f"'{expression}' is not a dice expression I can read ({exc})") from None
+        except d20.RollError as exc:
+            raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
+        except RecursionError:
+            raise DiceError(f"'{expression}' is too deeply nested to roll") from None
+        finally:
+            _current.reset(token)
+        natural = _first_d20(result.expr)
+        roll = Roll(
+            expression=text,
+            total=int(result.total),
+            breakdown=_PLAIN.stringify(result.expr),
+            faces=tuple(gen.faces),
+            index=index,
+            natural=natural,
+            label=label,
+            markdown=str(result),
+        )
+        self.rolls.append(roll)
+        return roll
+
+    def replay(self, expression: str, index: int) -> Roll:
+        """Recompute roll *index* of this seed, without recording it (for ``pbp verify``)."""
+        other = DiceBox(seed=self.seed, start_index=index)
+        return other.roll(expression)
+
+
+def _first_d20(node: d20.Number) -> int | None:
+    """The kept face of the first d20 in a rolled tree (the 'natural' roll)."""
+    stack = [node]
+    while stack:
+        current = stack.pop(0)
+        if isinstance(current, d20.Dice) and current.size == 20:
+            kept = [d for d in current.values if d.kept]
+            if kept:
+                return int(kept[0].total)
+        stack.extend(getattr(current, "children", []))
+    return None
+
+
+def force_faces(spec: str | Iterable[int]) -> list[int]:
+    """Parse ``--dice 19,4,12`` into faces."""
+    if isinstance(spec, str):
+        return [int(x) for x in spec.replace(" ", "").split(",") if x]
+    return [int(x) for x in spec]

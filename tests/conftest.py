@@ -1,0 +1,67 @@
+"""Shared test plumbing: real services or an honest skip (a failure in CI).
+
+``require_service(name, probe)`` skips a test whose service is missing on a
+developer's machine, and fails it when ``CI=true``: CI must never pass by
+skipping integration tests. The same goes for ``../shared`` fixtures.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = (ROOT.parent / "shared").resolve()
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+
+def missing(reason: str) -> None:
+    """Skip locally, fail in CI."""
+    if IN_CI:
+        pytest.fail(f"required in CI: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+def port_open(host: str, port: int, timeout: float = 0.5) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def require_port(name: str, host: str, port: int) -> None:
+    if not port_open(host, port):
+        missing(f"{name} is not listening on {host}:{port}")
+
+
+def shared_path(*parts: str) -> Path:
+    """A path under ../shared; skips (fails in CI) when the folder is absent."""
+    path = SHARED.joinpath(*parts)
+    if not path.exists():
+        missing(f"{path} is absent (../shared holds the real fixtures; never copied here)")
+    return path
+
+
+POSTGRES_URL = os.environ.get("PBP_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("PBP_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    require_port("PostgreSQL", "127.0.0.1", 5432)
+    return POSTGRES_URL
+
+
+@pytest.fixture
+def redis_url() -> str:
+    require_port("Redis", "127.0.0.1", 6379)
+    return REDIS_URL
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    return shared_path()
