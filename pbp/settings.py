@@ -1,0 +1,141 @@
+"""Settings, layered: defaults (``config/pbp.toml``) -> the file named by ``PBP_CONFIG``
+-> ``PBP_<NAME>`` environment variables.
+
+Why one frozen object: workers, the panel and the CLI must agree on the database and
+broker; passing a :class:`Settings` around (instead of reading the environment
+everywhere) keeps tests able to run several configurations side by side.
+
+>>> s = load_settings(env={"PBP_DATA_DIR": "/tmp/x", "PBP_POLL_INTERVAL": "30"})
+>>> s.database_url, s.poll_interval
+('sqlite:////tmp/x/pbp.sqlite', 30)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import secrets
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+PACKAGE_ROOT = Path(__file__).resolve().parent
+#: The repository's (or installed package's) config folder.
+CONFIG_DIR = (PACKAGE_ROOT.parent / "config") if (PACKAGE_ROOT.parent / "config").is_dir() else PACKAGE_ROOT / "config"
+TEMPLATES_DIR = PACKAGE_ROOT.parent / "templates"
+
+
+@dataclass(frozen=True)
+class Settings:
+    data_dir: str = "var"
+    database_url: str = ""
+    broker_url: str = ""
+    result_backend: str = ""
+    secret_key: str = ""
+    secrets_file: str = ""
+    timezone: str = "UTC"
+    language: str = "en"
+    user_agent: str = "pbp/0.1"
+    min_host_interval: float = 2.0
+    poll_interval: int = 60
+    deadline_sweep_interval: int = 60
+    approval_mode: bool = False
+    panel_host: str = "127.0.0.1"
+    panel_port: int = 5000
+
+    @property
+    def data_path(self) -> Path:
+        return Path(self.data_dir).expanduser()
+
+    def with_overrides(self, **changes: Any) -> "Settings":
+        return _finish(dataclasses.replace(self, **changes))
+
+
+def _coerce(name: str, raw: Any, kind: type) -> Any:
+    if kind is bool and isinstance(raw, str):
+        if raw.lower() in {"1", "true", "yes", "on"}:
+            return True
+        if raw.lower() in {"0", "false", "no", "off", ""}:
+            return False
+        raise ConfigError(f"{name} must be true or false, not {raw!r}")
+    try:
+        return kind(raw)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be a {kind.__name__}, not {raw!r}") from None
+
+
+def _apply(base: dict[str, Any], layer: Mapping[str, Any], where: str) -> None:
+    kinds = {f.name: type(f.default) for f in dataclasses.fields(Settings)}
+    for key, value in layer.items():
+        if key not in kinds:
+            raise ConfigError(f"unknown setting {key!r}", where=where)
+        base[key] = _coerce(key, value, kinds[key])
+
+
+def _finish(s: Settings) -> Settings:
+    data = s.data_path
+    changes: dict[str, Any] = {}
+    if not s.database_url:
+        changes["database_url"] = f"sqlite:///{data / 'pbp.sqlite'}"
+    if not s.broker_url:
+        changes["broker_url"] = f"sqla+sqlite:///{data / 'broker.sqlite'}"
+    return dataclasses.replace(s, **changes) if changes else s
+
+
+def load_settings(env: Mapping[str, str] | None = None, file: str | os.PathLike[str] | None = None) -> Settings:
+    """Build the settings from the three layers. *env* defaults to ``os.environ``."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    default_file = CONFIG_DIR / "pbp.toml"
+    if default_file.exists():
+        _apply(values, tomllib.loads(default_file.read_text()), str(default_file))
+    extra = file or env.get("PBP_CONFIG")
+    if extra:
+        path = Path(extra)
+        if not path.exists():
+            raise ConfigError("settings file not found", where=str(path))
+        try:
+            _apply(values, tomllib.loads(path.read_text()), str(path))
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"not valid TOML ({exc})", where=str(path)) from None
+    names = {f.name for f in dataclasses.fields(Settings)}
+    _apply(values, {k[4:].lower(): v for k, v in env.items()
+                    if k.startswith("PBP_") and k[4:].lower() in names}, "environment")
+    return _finish(Settings(**values))
+
+
+def ensure_secret_key(settings: Settings) -> str:
+    """The panel's secret key: the setting, else one generated once into data_dir."""
+    if settings.secret_key:
+        return settings.secret_key
+    path = settings.data_path / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    path.write_text(key)
+    path.chmod(0o600)
+    return key
+
+
+def load_secrets(settings: Settings, env: Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
+    """Bot credentials per host: ``PBP_SECRET_<HOST>_USERNAME``/``_PASSWORD`` env vars or
+    the ``secrets_file`` (TOML: ``["forum.example.org"] username = ".." password = ".."``).
+    Never read from or written to the database."""
+    env = os.environ if env is None else env
+    out: dict[str, dict[str, str]] = {}
+    if settings.secrets_file:
+        path = Path(settings.secrets_file)
+        if not path.exists():
+            raise ConfigError("secrets file not found", where=str(path))
+        out.update({k: dict(v) for k, v in tomllib.loads(path.read_text()).items()})
+    for key, value in env.items():
+        if key.startswith("PBP_SECRET_") and key.count("_") >= 3:
+            host, _, field = key[len("PBP_SECRET_"):].rpartition("_")
+            host = host.lower().replace("__", ".").replace("_", ".")
+            out.setdefault(host, {})[field.lower()] = value
+    return out

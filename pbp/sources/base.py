@@ -1,0 +1,104 @@
+"""The small protocol every source implements (forum, Reddit, scenario file).
+
+Why a protocol and plain values: workers and tests drive any source the same way,
+and a source's output can be stored as is. A source is a thin edge: it reads what
+is new, edited or deleted since a cursor, and posts replies; it never parses
+declarations and never calls the rules engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from ..errors import PbpError
+
+Change = Literal["new", "edited", "deleted"]
+
+
+def revision_hash(body: str) -> str:
+    """Content hash of a post body: equal bodies, equal hashes (edits are hash changes)."""
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class PostRecord:
+    """One post as a source saw it.
+
+    ``body`` is the platform's markup (HTML for forums, Markdown for Reddit);
+    ``text`` is the same as plain text; ``fmt`` tells the parser which normaliser
+    to use (``html``, ``bbcode``, ``markdown``, ``text``). ``posted_at`` is UTC.
+    """
+
+    platform_id: str
+    author: str
+    posted_at: datetime
+    body: str
+    text: str
+    fmt: str = "html"
+    change: Change = "new"
+    revision: str = ""
+    edited_at: datetime | None = None
+    url: str | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.revision:
+            object.__setattr__(self, "revision", revision_hash(self.body))
+
+
+@dataclass(frozen=True)
+class FetchResult:
+    """What one fetch found, and the cursor to pass next time.
+
+    The cursor is opaque JSON-able data owned by the source (last post id, page,
+    ETag, seen revisions...). A caller stores it only after the posts are stored,
+    so a crash between the two re-reads instead of losing posts.
+    """
+
+    posts: Sequence[PostRecord]
+    cursor: Mapping[str, Any]
+    requests: int = 0           # HTTP requests this fetch cost (for benchmarks and status)
+    bytes: int = 0
+    not_modified: bool = False  # the platform said nothing changed (304, same listing)
+
+
+class SourceError(PbpError):
+    """A platform problem, said for a narrator: what failed, where, and whether to retry.
+
+    ``retry_after`` is seconds to wait (429 retry-after, flood control), or None when
+    retrying will not help (404 thread, login refused, layout changed).
+    """
+
+    def __init__(self, message: str, *, where: str | None = None,
+                 retry_after: float | None = None, retryable: bool = False) -> None:
+        super().__init__(message, where=where)
+        self.retry_after = retry_after
+        self.retryable = retryable or retry_after is not None
+
+
+class LayoutError(SourceError):
+    """A selector matched nothing on a page that should have posts: names selector and URL."""
+
+
+@runtime_checkable
+class Source(Protocol):
+    """A thread (or submission) pbp watches."""
+
+    def fetch(self, cursor: Mapping[str, Any] | None) -> FetchResult:
+        """New, edited and deleted posts since *cursor* (None: from the start)."""
+        ...
+
+    def reply(self, text: str, marker: str, *, in_reply_to: str | None = None) -> str:
+        """Post *text* (which contains *marker*) and return the new post's platform id."""
+        ...
+
+    def find_reply(self, marker: str) -> str | None:
+        """The platform id of an existing post containing *marker*, or None.
+
+        Checked before posting again, so a reply whose answer was lost is not doubled.
+        """
+        ...
