@@ -1,0 +1,124 @@
+"""Engines, sessions and migrations.
+
+``make_engine(url)`` gives an engine configured the same way everywhere (SQLite with
+foreign keys on, WAL and a busy timeout; PostgreSQL with pre-ping);
+``session_scope(engine)`` a transaction that commits on success and rolls back on
+error; ``upgrade(url)`` runs the Alembic migrations shipped inside the package to
+head, so an installed ``pbp`` needs no ``alembic.ini``.
+
+A PostgreSQL URL may carry ``?options=-csearch_path%3Dname`` to live in its own
+schema (the tests do, so parallel runs never collide).
+
+>>> engine = make_engine("sqlite://")
+>>> engine.dialect.name
+'sqlite'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.orm import Session, sessionmaker
+
+from ..errors import PbpError
+from .models import RollRecord
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+class ImmutableRoll(PbpError):
+    """Something tried to change or delete a stored roll (PBP-4: a roll is made once)."""
+
+
+def make_engine(url: str, **kwargs: Any) -> Engine:
+    """An engine for *url*, SQLite (default) or PostgreSQL."""
+    if url.startswith("sqlite"):
+        if url.startswith("sqlite:///") and url not in ("sqlite://", "sqlite:///:memory:"):
+            Path(url[len("sqlite:///"):]).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        kwargs.setdefault("connect_args", {"timeout": 30})
+        engine = create_engine(url, **kwargs)
+
+        @event.listens_for(engine, "connect")
+        def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA foreign_keys=ON")
+            cur.execute("PRAGMA busy_timeout=30000")
+            if ":memory:" not in url and url != "sqlite://":
+                cur.execute("PRAGMA journal_mode=WAL")
+                cur.execute("PRAGMA synchronous=NORMAL")
+            cur.close()
+
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, **kwargs)
+
+
+_factories: dict[int, sessionmaker[Session]] = {}
+
+
+def session_factory(engine: Engine) -> sessionmaker[Session]:
+    key = id(engine)
+    if key not in _factories:
+        _factories[key] = sessionmaker(engine, expire_on_commit=False)
+    return _factories[key]
+
+
+@contextmanager
+def session_scope(engine: Engine) -> Iterator[Session]:
+    """A session in a transaction: commit on success, roll back on any exception."""
+    session = session_factory(engine)()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+@event.listens_for(Session, "before_flush")
+def _rolls_are_immutable(session: Session, _ctx: Any, _instances: Any) -> None:
+    for obj in list(session.dirty) + list(session.deleted):
+        if isinstance(obj, RollRecord) and (obj in session.deleted or session.is_modified(obj)):
+            raise ImmutableRoll(f"roll #{obj.roll_index} of round {obj.round_id} is immutable")
+
+
+def alembic_config(url: str) -> Any:
+    """An Alembic Config pointing at the packaged migrations, for *url*."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS))
+    cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    cfg.attributes["pbp_url"] = url
+    return cfg
+
+
+def upgrade(url: str, revision: str = "head") -> None:
+    """Migrate the database at *url* to *revision* (head by default)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), revision)
+
+
+def downgrade(url: str, revision: str) -> None:
+    """Migrate the database at *url* down to *revision* (``base`` empties it)."""
+    from alembic import command
+
+    command.downgrade(alembic_config(url), revision)
+
+
+def current_revision(url: str) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()

@@ -1,0 +1,422 @@
+"""The store's tables (SQLAlchemy 2 declarative), in the game's own words.
+
+Why these constraints: workers retry, beat sweeps overlap, two pollers may read the
+same page. Every "at most once" promise of the service is a unique constraint here,
+not only a check in code (DESIGN.md point 8):
+
+* a post is stored once per thread (``uq_posts_thread_id``);
+* a roll is made once per post tag (``uq_rolls_post_tag``) and once per round index
+  (``uq_rolls_round_index``: two workers cannot both use roll #7 of a seed);
+* a round exists once per encounter number; one reply per idempotency key
+  (``<round id>:<kind>``), so resolving a round twice cannot queue a second reply.
+
+Rolls are immutable: the ORM refuses to flush a change to a :class:`RollRecord`
+(see :mod:`pbp.store.db`), and ``pbp verify`` catches a change made behind its back.
+All datetimes are aware UTC (:class:`pbp.store.types.UTCDateTime`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from .types import JsonType, UTCDateTime, utcnow
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map = {datetime: UTCDateTime, dict[str, Any]: JsonType, list[Any]: JsonType}
+
+
+def _fk(target: str, nullable: bool = False, ondelete: str = "CASCADE") -> Any:
+    return mapped_column(ForeignKey(target, ondelete=ondelete), nullable=nullable, index=True)
+
+
+# --- people and campaigns ---------------------------------------------------------------
+
+
+class Narrator(Base):
+    """A person who runs campaigns from the panel. ``password_hash`` is argon2 (panel)."""
+
+    __tablename__ = "narrators"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    display_name: Mapped[str] = mapped_column(String(120), default="")
+    email: Mapped[str | None] = mapped_column(String(200))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_login_at: Mapped[datetime | None]
+
+
+class Campaign(Base):
+    """A game: its ruleset, language, time zone, houserules and round timing."""
+
+    __tablename__ = "campaigns"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    slug: Mapped[str] = mapped_column(String(100), unique=True)
+    ruleset: Mapped[str] = mapped_column(String(40))
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    houserules: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: hold every reply until a narrator approves it (settings.approval_mode is the default)
+    approval_mode: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: length of a round's posting window, in hours
+    round_hours: Mapped[float] = mapped_column(Float, default=24.0)
+    #: hours before the deadline at which reminders go out (e.g. [12, 2])
+    reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
+    #: resolve as soon as everyone has declared (PBP-1 early close)
+    early_close: Mapped[bool] = mapped_column(Boolean, default=False)
+    owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    archived: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    narrators: Mapped[list["CampaignNarrator"]] = relationship(
+        back_populates="campaign", cascade="all, delete-orphan")
+    threads: Mapped[list["Thread"]] = relationship(back_populates="campaign",
+                                                   cascade="all, delete-orphan")
+
+
+class CampaignNarrator(Base):
+    """Who may run a campaign: its owner and co-narrators."""
+
+    __tablename__ = "campaign_narrators"
+    __table_args__ = (UniqueConstraint("campaign_id", "narrator_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = _fk("campaigns.id")
+    narrator_id: Mapped[int] = _fk("narrators.id")
+    role: Mapped[str] = mapped_column(String(20), default="co")  # owner | co
+    #: the name this narrator posts under on the platforms (their NPC posts)
+    platform_names: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="narrators")
+    narrator: Mapped[Narrator] = relationship()
+
+
+class Thread(Base):
+    """A watched source: a forum topic, a Reddit submission, or a scenario file."""
+
+    __tablename__ = "threads"
+    __table_args__ = (UniqueConstraint("campaign_id", "kind", "url"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = _fk("campaigns.id")
+    kind: Mapped[str] = mapped_column(String(20))            # forum | reddit | file
+    url: Mapped[str] = mapped_column(String(500))
+    title: Mapped[str] = mapped_column(String(300), default="")
+    #: reply markup: bbcode (forums) | markdown (Reddit) | text
+    platform: Mapped[str] = mapped_column(String(20), default="bbcode")
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    cursor: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    last_poll: Mapped[datetime | None]
+    next_poll: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    error_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="threads")
+
+
+# --- the fight ----------------------------------------------------------------------------
+
+
+class Encounter(Base):
+    """One fight in a thread. ``state`` is :class:`pbp.rules.model.Encounter` as JSON
+    (minus the combatants, which have rows); ``round_number`` the current round."""
+
+    __tablename__ = "encounters"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = _fk("campaigns.id")
+    thread_id: Mapped[int] = _fk("threads.id")
+    name: Mapped[str] = mapped_column(String(200), default="")
+    ruleset: Mapped[str] = mapped_column(String(40))
+    status: Mapped[str] = mapped_column(String(20), default="setup")  # setup | active | finished
+    round_number: Mapped[int] = mapped_column(Integer, default=0)
+    surprise: Mapped[bool] = mapped_column(Boolean, default=False)
+    surprised: Mapped[list[Any]] = mapped_column(default=list)
+    order: Mapped[list[Any]] = mapped_column(default=list)
+    state: Mapped[dict[str, Any]] = mapped_column(default=dict)   # delayed, readied, extras
+    houserules: Mapped[dict[str, Any]] = mapped_column(default=dict)  # over the campaign's
+    #: the thread's posts from this moment on belong to the encounter
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    combatants: Mapped[list["Combatant"]] = relationship(
+        back_populates="encounter", cascade="all, delete-orphan", order_by="Combatant.id")
+    thread: Mapped[Thread] = relationship()
+    campaign: Mapped[Campaign] = relationship()
+
+
+class Combatant(Base):
+    """A participant and its sheet. ``player`` is the poster who controls it (None: NPC,
+    the narrator's). ``sheet`` holds stats, weapons, abilities, aliases, extra actions."""
+
+    __tablename__ = "combatants"
+    __table_args__ = (UniqueConstraint("encounter_id", "key"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    encounter_id: Mapped[int] = _fk("encounters.id")
+    key: Mapped[str] = mapped_column(String(80))
+    name: Mapped[str] = mapped_column(String(120))
+    side: Mapped[str] = mapped_column(String(40), default="players")
+    player: Mapped[str | None] = mapped_column(String(120))
+    sheet: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    hp: Mapped[int] = mapped_column(Integer, default=10)
+    max_hp: Mapped[int] = mapped_column(Integer, default=10)
+    conditions: Mapped[list[Any]] = mapped_column(default=list)
+    initiative: Mapped[float | None] = mapped_column(Float)
+    down: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    encounter: Mapped[Encounter] = relationship(back_populates="combatants")
+
+
+class Round(Base):
+    """A posting window (PBP-1). ``seed`` stays secret until resolution; ``commitment``
+    (SHA-256 of the seed) is published in the opening reply."""
+
+    __tablename__ = "rounds"
+    __table_args__ = (
+        UniqueConstraint("encounter_id", "number"),
+        Index("ix_rounds_state_deadline", "state", "deadline"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    encounter_id: Mapped[int] = _fk("encounters.id")
+    number: Mapped[int] = mapped_column(Integer)
+    surprise: Mapped[bool] = mapped_column(Boolean, default=False)
+    state: Mapped[str] = mapped_column(String(20), default="open")  # open | resolved | cancelled
+    opens_at: Mapped[datetime]
+    deadline: Mapped[datetime]
+    closed_at: Mapped[datetime | None]
+    resolved_at: Mapped[datetime | None]
+    seed: Mapped[str] = mapped_column(String(128))
+    commitment: Mapped[str] = mapped_column(String(64))
+    seed_revealed: Mapped[bool] = mapped_column(Boolean, default=False)
+    order: Mapped[list[Any]] = mapped_column(default=list)
+    #: encounter snapshot (pbp.store.codec) before and after resolution
+    state_before: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    state_after: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    reminders_sent: Mapped[list[Any]] = mapped_column(default=list)  # hours already reminded
+    #: narrator waived the latency penalty for these combatant keys (PBP-2)
+    waived: Mapped[list[Any]] = mapped_column(default=list)
+
+    encounter: Mapped[Encounter] = relationship()
+
+
+# --- what players wrote ------------------------------------------------------------------
+
+
+class Post(Base):
+    """A post as last seen; every revision seen is in :class:`PostRevision`."""
+
+    __tablename__ = "posts"
+    __table_args__ = (UniqueConstraint("thread_id", "platform_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    thread_id: Mapped[int] = _fk("threads.id")
+    platform_id: Mapped[str] = mapped_column(String(120))
+    author: Mapped[str] = mapped_column(String(120))
+    posted_at: Mapped[datetime]
+    body: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    fmt: Mapped[str] = mapped_column(String(20), default="html")
+    content_hash: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str | None] = mapped_column(String(500))
+    revisions_seen: Mapped[int] = mapped_column(Integer, default=1)
+    edited_at: Mapped[datetime | None]
+    deleted_at: Mapped[datetime | None]
+    first_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: the round whose window it was posted in (or the late one it belongs to)
+    round_id: Mapped[int | None] = _fk("rounds.id", nullable=True, ondelete="SET NULL")
+    #: our own reply, recognised by its marker: never parsed as a declaration
+    is_ours: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    revisions: Mapped[list["PostRevision"]] = relationship(
+        back_populates="post", cascade="all, delete-orphan", order_by="PostRevision.number")
+
+
+class PostRevision(Base):
+    """One version of a post's body, as first seen."""
+
+    __tablename__ = "post_revisions"
+    __table_args__ = (UniqueConstraint("post_id", "number"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    post_id: Mapped[int] = _fk("posts.id")
+    number: Mapped[int] = mapped_column(Integer)
+    content_hash: Mapped[str] = mapped_column(String(64))
+    body: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    change: Mapped[str] = mapped_column(String(10), default="new")  # new | edited | deleted
+    edited_at: Mapped[datetime | None]
+    seen_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: a roll of this post existed when this revision was seen (PBP-4)
+    after_roll: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    post: Mapped[Post] = relationship(back_populates="revisions")
+
+
+class Declaration(Base):
+    """What one combatant declared in one round, from one post (or the narrator, or none)."""
+
+    __tablename__ = "declarations"
+    __table_args__ = (UniqueConstraint("round_id", "combatant_id", "post_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = _fk("rounds.id")
+    combatant_id: Mapped[int] = _fk("combatants.id")
+    post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
+    source: Mapped[str] = mapped_column(String(20), default="post")  # post | narrator | override
+    actions: Mapped[list[Any]] = mapped_column(default=list)          # codec.action_to_dict
+    errors: Mapped[list[Any]] = mapped_column(default=list)           # parser problems
+    speech: Mapped[list[Any]] = mapped_column(default=list)
+    speech_count: Mapped[int] = mapped_column(Integer, default=0)
+    speech_limit: Mapped[int | None] = mapped_column(Integer)
+    late: Mapped[bool] = mapped_column(Boolean, default=False)
+    edited_after_roll: Mapped[bool] = mapped_column(Boolean, default=False)
+    deleted: Mapped[bool] = mapped_column(Boolean, default=False)
+    superseded: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    combatant: Mapped[Combatant] = relationship()
+    post: Mapped[Post | None] = relationship()
+
+
+class RollRecord(Base):
+    """One roll, immutable once made. ``roll_index`` is its index under the round seed;
+    ``tag_index`` the roll tag's ordinal in its post (PBP-4), None for engine rolls."""
+
+    __tablename__ = "rolls"
+    __table_args__ = (
+        UniqueConstraint("round_id", "roll_index", name="uq_rolls_round_index"),
+        UniqueConstraint("post_id", "tag_index", name="uq_rolls_post_tag"),
+    )
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = _fk("rounds.id")
+    roll_index: Mapped[int] = mapped_column(Integer)
+    post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
+    tag_index: Mapped[int | None] = mapped_column(Integer)
+    position: Mapped[int | None] = mapped_column(Integer)      # character offset of the tag
+    kind: Mapped[str] = mapped_column(String(20), default="tag")  # tag | initiative | engine
+    actor: Mapped[str | None] = mapped_column(String(80))
+    label: Mapped[str | None] = mapped_column(String(200))
+    written: Mapped[str] = mapped_column(String(300), default="")  # as the player wrote it
+    expression: Mapped[str] = mapped_column(String(300))           # as rolled (stats substituted)
+    total: Mapped[int] = mapped_column(Integer)
+    natural: Mapped[int | None] = mapped_column(Integer)
+    faces: Mapped[list[Any]] = mapped_column(default=list)
+    breakdown: Mapped[str] = mapped_column(String(1000))
+    markdown: Mapped[str] = mapped_column(String(1000), default="")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class EventRecord(Base):
+    """Something the engine (or the round lifecycle) said happened, in order."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("round_id", "seq"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = _fk("rounds.id")
+    seq: Mapped[int] = mapped_column(Integer)
+    code: Mapped[str] = mapped_column(String(60))
+    actor: Mapped[str | None] = mapped_column(String(80))
+    target: Mapped[str | None] = mapped_column(String(80))
+    rule: Mapped[str | None] = mapped_column(String(20))
+    message: Mapped[str] = mapped_column(Text, default="")
+    params: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    roll_indexes: Mapped[list[Any]] = mapped_column(default=list)
+
+
+# --- what we post, what narrators changed -------------------------------------------------
+
+
+class Reply(Base):
+    """The outbox. ``idempotency_key`` (``<round id>:<kind>``) is unique: a second
+    resolution cannot queue a second reply. ``marker`` is embedded in the text so a
+    lost answer is found on the platform (``Source.find_reply``) instead of reposted."""
+
+    __tablename__ = "replies"
+    __table_args__ = (Index("ix_replies_state", "state"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    thread_id: Mapped[int] = _fk("threads.id")
+    round_id: Mapped[int | None] = _fk("rounds.id", nullable=True, ondelete="SET NULL")
+    kind: Mapped[str] = mapped_column(String(20))       # opening | reminder | resolution | notice
+    idempotency_key: Mapped[str] = mapped_column(String(120), unique=True)
+    marker: Mapped[str] = mapped_column(String(120))
+    platform: Mapped[str] = mapped_column(String(20))
+    language: Mapped[str] = mapped_column(String(8))
+    body: Mapped[str] = mapped_column(Text)
+    #: held (awaiting approval) | pending | sending | sent | failed | cancelled
+    state: Mapped[str] = mapped_column(String(20), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    platform_id: Mapped[str | None] = mapped_column(String(120))
+    in_reply_to: Mapped[str | None] = mapped_column(String(120))
+    approved_by: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    approved_at: Mapped[datetime | None]
+    not_before: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[datetime | None]
+
+
+class Override(Base):
+    """An explicit narrator decision (waive a penalty, set HP, replace a declaration,
+    reject an action, add a condition...). Shown, marked, in the reply it affects."""
+
+    __tablename__ = "overrides"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    encounter_id: Mapped[int] = _fk("encounters.id")
+    round_id: Mapped[int | None] = _fk("rounds.id", nullable=True)
+    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    kind: Mapped[str] = mapped_column(String(40))
+    target: Mapped[str | None] = mapped_column(String(80))    # combatant key, roll index...
+    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    reason: Mapped[str] = mapped_column(Text, default="")
+    applied: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class AuditEntry(Base):
+    """Who changed what, with the value before and after (panel and service alike)."""
+
+    __tablename__ = "audit_log"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
+    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    actor: Mapped[str] = mapped_column(String(120), default="system")
+    campaign_id: Mapped[int | None] = _fk("campaigns.id", nullable=True, ondelete="SET NULL")
+    action: Mapped[str] = mapped_column(String(60))
+    entity: Mapped[str] = mapped_column(String(40))
+    entity_id: Mapped[str | None] = mapped_column(String(60))
+    before: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    after: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    note: Mapped[str] = mapped_column(Text, default="")
+
+
+__all__ = [
+    "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
+    "Encounter", "EventRecord", "Narrator", "Override", "Post", "PostRevision", "Reply",
+    "RollRecord", "Round", "Thread",
+]
