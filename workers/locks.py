@@ -1,0 +1,143 @@
+"""A lease on a name (one thread polled by one worker at a time), with an expiry.
+
+Why a lease and not a mutex: a worker killed with -9 never releases anything; the
+lease expires (``ttl``) and the next poll takes it. Two back ends, the same contract:
+
+* :class:`RedisLease` — ``SET key token NX PX ttl``; released and extended only by the
+  holder (a Lua compare-and-delete), so an expired holder cannot free someone else's lease.
+* :class:`DatabaseLease` — a row in ``pbp_leases`` (name, holder, expires_at) taken by
+  an INSERT, or by an UPDATE of an expired row; works on SQLite and PostgreSQL alike,
+  for the embedded default where there is no Redis.
+
+>>> from sqlalchemy import create_engine
+>>> leases = DatabaseLease(create_engine("sqlite://"))
+>>> a = leases.acquire("poll:1", ttl=30); b = leases.acquire("poll:1", ttl=30)
+>>> bool(a), bool(b)
+(True, False)
+>>> a.release(); bool(leases.acquire("poll:1", ttl=30))
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+
+metadata = sa.MetaData()
+#: Kept outside the domain models on purpose: it is infrastructure, holds nothing to
+#: migrate (a lost row is an expired lease), and is created on first use.
+leases_table = sa.Table(
+    "pbp_leases", metadata,
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("holder", sa.String(64), nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),  # unix time, seconds
+)
+
+
+@dataclass
+class Lease:
+    """A held lease; falsy when it was not acquired."""
+
+    name: str
+    holder: str
+    backend: "LeaseBackend | None"
+
+    def __bool__(self) -> bool:
+        return self.backend is not None
+
+    def release(self) -> None:
+        if self.backend is not None:
+            self.backend.release(self.name, self.holder)
+            self.backend = None
+
+    def extend(self, ttl: float) -> bool:
+        return self.backend is not None and self.backend.extend(self.name, self.holder, ttl)
+
+
+class LeaseBackend(Protocol):
+    def acquire(self, name: str, ttl: float) -> Lease: ...
+    def release(self, name: str, holder: str) -> None: ...
+    def extend(self, name: str, holder: str, ttl: float) -> bool: ...
+
+
+_RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+_EXTEND = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
+           "return redis.call('pexpire', KEYS[1], ARGV[2]) else return 0 end")
+
+
+class RedisLease:
+    def __init__(self, url: str, prefix: str = "pbp:lease:") -> None:
+        import redis  # only needed when the lock URL is Redis
+
+        self.client: Any = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self.prefix = prefix
+
+    def acquire(self, name: str, ttl: float) -> Lease:
+        holder = secrets.token_hex(8)
+        ok = self.client.set(self.prefix + name, holder, nx=True, px=int(ttl * 1000))
+        return Lease(name, holder, self if ok else None)
+
+    def release(self, name: str, holder: str) -> None:
+        self.client.eval(_RELEASE, 1, self.prefix + name, holder)
+
+    def extend(self, name: str, holder: str, ttl: float) -> bool:
+        return bool(self.client.eval(_EXTEND, 1, self.prefix + name, holder, int(ttl * 1000)))
+
+
+class DatabaseLease:
+    def __init__(self, engine: Engine, clock: Any = time.time) -> None:
+        self.engine = engine
+        self.clock = clock
+        metadata.create_all(engine, checkfirst=True)
+
+    def acquire(self, name: str, ttl: float) -> Lease:
+        holder = secrets.token_hex(8)
+        now = self.clock()
+        t = leases_table
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(t.insert().values(name=name, holder=holder, expires_at=now + ttl))
+            return Lease(name, holder, self)
+        except IntegrityError:
+            pass
+        with self.engine.begin() as conn:
+            taken = conn.execute(
+                t.update().where(t.c.name == name, t.c.expires_at < now)
+                .values(holder=holder, expires_at=now + ttl)).rowcount
+        return Lease(name, holder, self if taken == 1 else None)
+
+    def release(self, name: str, holder: str) -> None:
+        t = leases_table
+        with self.engine.begin() as conn:
+            conn.execute(t.delete().where(t.c.name == name, t.c.holder == holder))
+
+    def extend(self, name: str, holder: str, ttl: float) -> bool:
+        t = leases_table
+        with self.engine.begin() as conn:
+            return conn.execute(t.update().where(t.c.name == name, t.c.holder == holder)
+                                .values(expires_at=self.clock() + ttl)).rowcount == 1
+
+
+def lease_backend(lock_url: str | None, engine: Engine) -> LeaseBackend:
+    """Redis when *lock_url* is a Redis URL (usually the broker's), else the database."""
+    if lock_url and lock_url.split("://", 1)[0] in {"redis", "rediss"}:
+        return RedisLease(lock_url)
+    return DatabaseLease(engine)
+
+
+@contextlib.contextmanager
+def held(backend: LeaseBackend, name: str, ttl: float) -> Iterator[Lease]:
+    """``with held(b, "poll:7", 120) as lease: if lease: ...`` — released on exit."""
+    lease = backend.acquire(name, ttl)
+    try:
+        yield lease
+    finally:
+        lease.release()

@@ -1,0 +1,306 @@
+"""Thin tasks: ids in, the service layer (pbp.rounds.service) does the work.
+
+What each task may assume about delivery (Celery delivers at least once) and why its
+``acks_late`` is what it is:
+
+==================  =========  ===============================================================
+task                acks_late  a re-run is...
+==================  =========  ===============================================================
+dispatch_polls      no         periodic; a lost one is replaced by the next beat tick
+sweep_deadlines     no         periodic; same
+poll_thread         yes        harmless: the thread lease serialises polls, posts are unique
+                               per (thread, platform id), the cursor is saved with the posts
+ingest_posts        yes        harmless: same uniqueness
+send_reminder       yes        harmless: the reminder reply's idempotency key is unique
+resolve_round       yes        harmless: a resolved round is not resolved again, and its
+                               reply's idempotency key is unique
+deliver_reply       no         NOT harmless if the platform is slow to show the post; a lost
+                               message leaves the reply pending in the outbox, and the next
+                               sweep re-sends it (after a marker check on the platform)
+==================  =========  ===============================================================
+
+Platform errors (:class:`~pbp.sources.base.SourceError` with ``retryable``) retry with
+exponential backoff and jitter, honouring ``retry_after``; after ``RETRY_MAX`` tries the
+thread or reply shows the cause (``last_error``) to the narrator. Nothing is dropped:
+a failed reply stays in the outbox until a narrator re-queues or cancels it.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from celery import shared_task
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from pbp.logs import log_context
+from pbp.settings import Settings
+from pbp.sources.base import FetchResult, PostRecord, SourceError
+from pbp.sources.factory import open_source
+from pbp.store.db import session_scope
+from pbp.store.models import Reply, Round, Thread
+
+from . import runtime as rtm
+from .runtime import backoff, enqueue_after_commit, jittered
+
+log = logging.getLogger("workers.tasks")
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _service() -> Any:
+    from pbp.rounds import service
+
+    return service
+
+
+def _rt(task: Any) -> rtm.Runtime:
+    settings: Settings | None = getattr(task.app, "pbp_settings", None)
+    return rtm.runtime(settings)
+
+
+def _poll_interval(thread: Thread, settings: Settings) -> float:
+    return float((thread.options or {}).get("poll_interval") or settings.poll_interval)
+
+
+# --- periodic ------------------------------------------------------------------------------
+
+
+@shared_task(name="pbp.dispatch_polls", bind=True, ignore_result=True)
+def dispatch_polls(self: Any) -> int:
+    """Enqueue a poll for every active thread whose own (jittered) next-poll time has come."""
+    rt = _rt(self)
+    now = _now()
+    with session_scope(rt.engine) as s:
+        q = (select(Thread).where(Thread.active.is_(True))
+             .where((Thread.next_poll.is_(None)) | (Thread.next_poll <= now))
+             .order_by(Thread.next_poll).limit(5000))
+        if rt.engine.dialect.name == "postgresql":
+            q = q.with_for_update(skip_locked=True)
+        threads = list(s.scalars(q))
+        for t in threads:
+            t.next_poll = now + timedelta(seconds=jittered(_poll_interval(t, rt.settings)))
+            enqueue_after_commit(s, poll_thread.si(t.id).set(expires=_poll_interval(t, rt.settings)))
+    if threads:
+        log.debug("dispatched polls", extra={"count": len(threads)})
+    return len(threads)
+
+
+@shared_task(name="pbp.sweep_deadlines", bind=True, ignore_result=True)
+def sweep_deadlines(self: Any) -> dict[str, int]:
+    """Send what is due: reminders, rounds past their deadline, undelivered replies.
+
+    Due times live in the database, so this catches everything a restart, a stopped
+    beat or a lost message missed. Sending a task twice is harmless (see the table above).
+    """
+    rt = _rt(self)
+    svc = _service()
+    now = _now()
+    expires = max(30, rt.settings.deadline_sweep_interval * 2)
+    with session_scope(rt.engine) as s:
+        reminders = list(svc.due_reminders(s, now))
+        rounds = list(svc.due_rounds(s, now))
+        replies = [rid for rid in svc.pending_replies(s)]
+        waiting = {r.id for r in s.scalars(select(Reply).where(Reply.id.in_(replies),
+                                                               Reply.not_before > now))} if replies else set()
+        for rid in reminders:
+            enqueue_after_commit(s, send_reminder.si(rid).set(expires=expires))
+        for rid in rounds:
+            enqueue_after_commit(s, resolve_round.si(rid).set(expires=expires))
+        for rid in replies:
+            if rid not in waiting:
+                enqueue_after_commit(s, deliver_reply.si(rid).set(expires=expires))
+    counts = {"reminders": len(reminders), "rounds": len(rounds),
+              "replies": len(replies) - len(waiting)}
+    if any(counts.values()):
+        log.info("sweep sent due work", extra=counts)
+    return counts
+
+
+# --- polling -------------------------------------------------------------------------------
+
+
+def _record_thread_error(rt: rtm.Runtime, thread_id: int, exc: BaseException, retry_in: float | None) -> None:
+    with session_scope(rt.engine) as s:
+        t = s.get(Thread, thread_id)
+        if t is None:
+            return
+        t.error_count = (t.error_count or 0) + 1
+        t.last_error = f"{_now():%Y-%m-%d %H:%M:%SZ} {type(exc).__name__}: {exc}"[:2000]
+        if retry_in is not None:
+            t.next_poll = _now() + timedelta(seconds=retry_in)
+
+
+@shared_task(name="pbp.poll_thread", bind=True, acks_late=True, ignore_result=True, max_retries=None)
+def poll_thread(self: Any, thread_id: int) -> int:
+    """Fetch what is new in one thread and store it with the new cursor, under a lease."""
+    rt = _rt(self)
+    with log_context(thread_id=thread_id, task=self.request.id):
+        lease = rt.leases.acquire(f"poll:{thread_id}", rtm.POLL_LEASE_TTL)
+        if not lease:
+            log.info("poll skipped: another worker holds the thread")
+            return 0
+        try:
+            with session_scope(rt.engine) as s:
+                t = s.get(Thread, thread_id)
+                if t is None or not t.active:
+                    return 0
+                kind, url, options, cursor = t.kind, t.url, dict(t.options or {}), t.cursor
+            source = open_source(kind, url, options, rt.settings)
+            try:
+                result: FetchResult = source.fetch(cursor)
+            except SourceError as exc:
+                return _retry_or_give_up(self, rt, thread_id, exc)
+            with session_scope(rt.engine) as s:
+                post_ids = _service().ingest_posts(s, thread_id, list(result.posts)) if result.posts else []
+                t = s.get(Thread, thread_id)
+                t.cursor = dict(result.cursor)
+                t.last_poll = _now()
+                t.error_count = 0
+                t.last_error = None
+            log.info("polled", extra={"new": len(result.posts), "requests": result.requests,
+                                      "bytes": result.bytes, "not_modified": result.not_modified})
+            return len(post_ids)
+        finally:
+            lease.release()
+
+
+def _retry_or_give_up(task: Any, rt: rtm.Runtime, thread_id: int, exc: SourceError) -> int:
+    retries = task.request.retries
+    if exc.retryable and retries < rtm.RETRY_MAX:
+        delay = backoff(retries, exc.retry_after)
+        _record_thread_error(rt, thread_id, exc, delay)
+        log.warning("poll failed; retrying", extra={"error": str(exc), "retry_in": round(delay, 1),
+                                                    "attempt": retries + 1})
+        raise task.retry(countdown=delay, exc=exc, max_retries=rtm.RETRY_MAX)
+    # Not retryable (404, login refused, layout changed) or out of tries: visible, and the
+    # thread keeps its schedule (the next poll tries again after a long pause).
+    _record_thread_error(rt, thread_id, exc, backoff(rtm.RETRY_MAX, exc.retry_after))
+    log.error("poll failed", extra={"error": str(exc), "retryable": exc.retryable})
+    return 0
+
+
+@shared_task(name="pbp.ingest_posts", bind=True, acks_late=True, ignore_result=True)
+def ingest_posts(self: Any, thread_id: int, records: list[dict[str, Any]]) -> list[int]:
+    """Store posts that came from elsewhere (a batch poller, a pasted post) for a thread."""
+    rt = _rt(self)
+    with log_context(thread_id=thread_id, task=self.request.id):
+        posts = [_record(r) for r in records]
+        with session_scope(rt.engine) as s:
+            ids = list(_service().ingest_posts(s, thread_id, posts))
+        log.info("ingested", extra={"new": len(ids)})
+        return ids
+
+
+def record_to_json(p: PostRecord) -> dict[str, Any]:
+    return {"platform_id": p.platform_id, "author": p.author, "posted_at": p.posted_at.isoformat(),
+            "body": p.body, "text": p.text, "fmt": p.fmt, "change": p.change, "revision": p.revision,
+            "edited_at": p.edited_at.isoformat() if p.edited_at else None, "url": p.url,
+            "extra": dict(p.extra)}
+
+
+def _record(d: dict[str, Any]) -> PostRecord:
+    d = dict(d)
+    d["posted_at"] = datetime.fromisoformat(d["posted_at"])
+    if d.get("edited_at"):
+        d["edited_at"] = datetime.fromisoformat(d["edited_at"])
+    return PostRecord(**d)
+
+
+# --- rounds ------------------------------------------------------------------------------------
+
+
+def _enqueue_round_replies(s: Any, round_id: int) -> None:
+    for rid in s.scalars(select(Reply.id).where(Reply.round_id == round_id, Reply.state == "pending")):
+        enqueue_after_commit(s, deliver_reply.si(rid))
+
+
+@shared_task(name="pbp.send_reminder", bind=True, acks_late=True, ignore_result=True)
+def send_reminder(self: Any, round_id: int) -> None:
+    rt = _rt(self)
+    with log_context(round_id=round_id, task=self.request.id):
+        try:
+            with session_scope(rt.engine) as s:
+                _service().send_reminder(s, round_id, _now())
+                _enqueue_round_replies(s, round_id)
+        except IntegrityError:
+            log.info("reminder already queued")  # a concurrent run won: nothing to do
+            return
+        log.info("reminder queued")
+
+
+@shared_task(name="pbp.resolve_round", bind=True, acks_late=True, ignore_result=True,
+             autoretry_for=(OperationalError,), retry_backoff=2, retry_backoff_max=60,
+             retry_jitter=True, max_retries=10)
+def resolve_round(self: Any, round_id: int) -> None:
+    """Resolve a round whose deadline has passed; its reply goes to the outbox, then out."""
+    rt = _rt(self)
+    with session_scope(rt.engine) as s:
+        rnd = s.get(Round, round_id)
+        thread_id = rnd.encounter.thread_id if rnd is not None else None
+    with log_context(thread_id=thread_id, round_id=round_id, task=self.request.id):
+        try:
+            with session_scope(rt.engine) as s:
+                _service().resolve_round(s, round_id, _now())
+                _enqueue_round_replies(s, round_id)
+        except IntegrityError:
+            log.info("round already resolved by another worker")
+            return
+        log.info("round resolved")
+
+
+# --- delivery ------------------------------------------------------------------------------------
+
+
+@shared_task(name="pbp.deliver_reply", bind=True, acks_late=False, ignore_result=True, max_retries=None)
+def deliver_reply(self: Any, reply_id: int) -> str | None:
+    """Post one outbox reply once: the service checks the platform for the marker first."""
+    rt = _rt(self)
+    with session_scope(rt.engine) as s:
+        reply = s.get(Reply, reply_id)
+        if reply is None or reply.state not in ("pending", "sending", "failed"):
+            return None
+        thread = s.get(Thread, reply.thread_id)
+        thread_id, round_id = thread.id, reply.round_id
+        kind, url, options = thread.kind, thread.url, dict(thread.options or {})
+    with log_context(thread_id=thread_id, round_id=round_id, reply_id=reply_id, task=self.request.id):
+        lease = rt.leases.acquire(f"reply:{reply_id}", rtm.POLL_LEASE_TTL)
+        if not lease:
+            log.info("delivery skipped: another worker is delivering this reply")
+            return None
+        try:
+            source = open_source(kind, url, options, rt.settings)
+            try:
+                with session_scope(rt.engine) as s:
+                    platform_id = _service().deliver_reply(s, reply_id, source)
+            except SourceError as exc:
+                return _delivery_failed(self, rt, reply_id, exc)
+            log.info("reply delivered", extra={"platform_id": platform_id})
+            return platform_id
+        finally:
+            lease.release()
+
+
+def _delivery_failed(task: Any, rt: rtm.Runtime, reply_id: int, exc: SourceError) -> None:
+    retries = task.request.retries
+    retry = exc.retryable and retries < rtm.RETRY_MAX
+    delay = backoff(retries, exc.retry_after) if retry else None
+    with session_scope(rt.engine) as s:
+        reply = s.get(Reply, reply_id)
+        reply.attempts = (reply.attempts or 0) + 1
+        reply.last_error = f"{_now():%Y-%m-%d %H:%M:%SZ} {type(exc).__name__}: {exc}"[:2000]
+        if retry:
+            reply.state = "pending"
+            reply.not_before = _now() + timedelta(seconds=delay)
+        else:
+            reply.state = "failed"  # kept in the outbox, cause shown; a narrator re-queues it
+    if retry:
+        log.warning("delivery failed; retrying", extra={"error": str(exc), "retry_in": round(delay, 1),
+                                                        "attempt": retries + 1})
+        raise task.retry(countdown=delay, exc=exc, max_retries=rtm.RETRY_MAX)
+    log.error("delivery failed; held for the narrator", extra={"error": str(exc)})
+    return None
