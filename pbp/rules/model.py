@@ -50,10 +50,20 @@ class Weapon:
     skill: str | None = None            # stat/skill added to the attack roll
     reach: int = 0                      # RES-5 weapon value
     aliases: tuple[str, ...] = ()
+    attribute: str | None = None        # BEY-13: attribute added to the attack roll (default by category)
 
     @property
     def ranged(self) -> bool:
         return self.category != "melee"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(self)
+        d["aliases"] = list(self.aliases)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Weapon":
+        return _build(cls, data, aliases=tuple)
 
 
 @dataclass(frozen=True)
@@ -83,6 +93,13 @@ class Condition:
         if self.started_count is None or count is None:
             return True
         return count <= self.started_count  # we are at or past its count (counts go down)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _plain(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Condition":
+        return _build(cls, data)
 
 
 @dataclass(frozen=True)
@@ -125,6 +142,32 @@ class Combatant:
                 return w
         return None
 
+    def condition(self, name: str) -> Condition | None:
+        for c in self.conditions:
+            if c.name == name:
+                return c
+        return None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(self)
+        d["stats"] = dict(self.stats)
+        d["weapons"] = [w.to_dict() for w in self.weapons]
+        d["conditions"] = [c.to_dict() for c in self.conditions]
+        d["aliases"] = list(self.aliases)
+        d["abilities"] = list(self.abilities)
+        d["extra_actions"] = dict(self.extra_actions)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Combatant":
+        return _build(
+            cls, data,
+            stats=dict,
+            weapons=lambda ws: tuple(Weapon.from_dict(w) for w in ws),
+            conditions=lambda cs: tuple(Condition.from_dict(c) for c in cs),
+            aliases=tuple, abilities=tuple, extra_actions=dict,
+        )
+
 
 @dataclass(frozen=True)
 class Action:
@@ -142,6 +185,21 @@ class Action:
     position: int | None = None
     options: Mapping[str, Any] = field(default_factory=dict)  # maneuver name, skill, trigger, situational modifiers...
 
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(self)
+        d["kind"] = self.kind.value
+        d["rolled"] = roll_to_dict(self.rolled) if self.rolled else None
+        d["options"] = _jsonable(self.options)
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Action":
+        return _build(
+            cls, data, kind=ActionKind,
+            rolled=lambda r: roll_from_dict(r) if r else None,
+            options=dict,
+        )
+
 
 @dataclass(frozen=True)
 class Declaration:
@@ -154,6 +212,15 @@ class Declaration:
     speech_count: int = 0                 # PBP-3
     penalty_waived: bool = False          # narrator's waiver of PBP-2
     post_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(self)
+        d["actions"] = [a.to_dict() for a in self.actions]
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Declaration":
+        return _build(cls, data, actions=lambda xs: tuple(Action.from_dict(a) for a in xs))
 
 
 @dataclass(frozen=True)
@@ -180,10 +247,15 @@ class Event:
             "actor": self.actor,
             "target": self.target,
             "rule": self.rule,
-            "params": dict(self.params),
-            "rolls": [dataclasses.asdict(r) for r in self.rolls],
+            "params": _jsonable(self.params),
+            "rolls": [roll_to_dict(r) for r in self.rolls],
         }
         return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Event":
+        return _build(cls, data, params=dict,
+                      rolls=lambda rs: tuple(roll_from_dict(r) for r in rs))
 
 
 @dataclass(frozen=True)
@@ -199,6 +271,8 @@ class Encounter:
     houserules: Mapping[str, Any] = field(default_factory=dict)
     delayed: Mapping[str, float] = field(default_factory=dict)   # FD-16: key -> count it waits for
     readied: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # FD-14 ready
+    unseen: bool = False                  # BEY-2: the surprising side stays unperceived
+    pending: tuple[Mapping[str, Any], ...] = ()  # carried work: full-round actions (BEY-8), player defense rolls (FD-4)
 
     def combatant(self, key: str) -> Combatant:
         for c in self.combatants:
@@ -211,6 +285,26 @@ class Encounter:
             self, combatants=tuple(new if c.key == new.key else c for c in self.combatants)
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        d = _plain(self)
+        d["combatants"] = [c.to_dict() for c in self.combatants]
+        d["surprised"] = list(self.surprised)
+        d["order"] = list(self.order)
+        d["houserules"] = _jsonable(self.houserules)
+        d["delayed"] = dict(self.delayed)
+        d["readied"] = _jsonable(self.readied)
+        d["pending"] = _jsonable(list(self.pending))
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Encounter":
+        return _build(
+            cls, data,
+            combatants=lambda cs: tuple(Combatant.from_dict(c) for c in cs),
+            surprised=tuple, order=tuple, houserules=dict, delayed=dict, readied=dict,
+            pending=lambda ps: tuple(dict(p) for p in ps),
+        )
+
 
 @dataclass(frozen=True)
 class Resolution:
@@ -218,3 +312,64 @@ class Resolution:
 
     encounter: Encounter
     events: tuple[Event, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"encounter": self.encounter.to_dict(),
+                "events": [e.to_dict() for e in self.events]}
+
+
+# --- JSON round-trip helpers -------------------------------------------------------------
+
+def roll_to_dict(roll: Roll) -> dict[str, Any]:
+    """A :class:`pbp.dice.Roll` as plain JSON types."""
+    d = dataclasses.asdict(roll)
+    d["faces"] = list(roll.faces)
+    return d
+
+
+def roll_from_dict(data: Mapping[str, Any]) -> Roll:
+    return _build(Roll, data, faces=tuple)
+
+
+def _jsonable(value: Any) -> Any:
+    """Mappings -> dicts, tuples -> lists, enums -> values, rolls -> dicts (recursively)."""
+    if isinstance(value, enum.Enum):
+        return value.value
+    if isinstance(value, Roll):
+        return roll_to_dict(value)
+    if isinstance(value, Mapping):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    return value
+
+
+def _plain(obj: Any) -> dict[str, Any]:
+    """Shallow field dict; callers convert nested values."""
+    return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+
+
+def _build(cls: Any, data: Mapping[str, Any], **convert: Any) -> Any:
+    """Build *cls* from a mapping, converting named fields; unknown keys are an error
+    that names them (a typo in a stored state must not pass silently)."""
+    from ..errors import UnreadableInput
+
+    if not isinstance(data, Mapping):
+        raise UnreadableInput(f"expected a mapping for {cls.__name__}, got {type(data).__name__}")
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise UnreadableInput(f"unknown {cls.__name__} field(s): {', '.join(unknown)}")
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        conv = convert.get(key)
+        try:
+            kwargs[key] = conv(value) if conv is not None and value is not None else value
+        except (TypeError, ValueError) as exc:
+            raise UnreadableInput(f"{cls.__name__}.{key}: {exc}") from None
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise UnreadableInput(f"{cls.__name__}: {exc}") from None

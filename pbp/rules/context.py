@@ -1,0 +1,266 @@
+"""The mutable scratchpad of one :func:`pbp.rules.engine.resolve` call.
+
+Why a mutable object inside a pure function: the rules read and change many
+combatants in a fixed order; threading a new frozen Encounter through every hook
+would be noise. The context is created per call, never escapes it, and
+:meth:`RoundContext.finish` freezes it back into an :class:`Encounter`. Nothing here
+reads a clock, a file or a global; the only randomness is the :class:`DiceBox`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..dice import DiceBox, Roll
+from . import messages
+from .model import Action, Combatant, Condition, Encounter, Event
+from .stats import resolve_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import Ruleset
+
+
+@dataclass(frozen=True)
+class Modifier:
+    """One signed bonus or penalty with the reason and the rule that gives it."""
+
+    value: int
+    reason: str
+    rule: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"value": self.value, "reason": self.reason, "rule": self.rule}
+
+
+def total(mods: Iterable[Modifier]) -> int:
+    return sum(m.value for m in mods)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why (part of) a declaration cannot stand. ``action_index`` None: the whole declaration."""
+
+    code: str
+    rule: str | None
+    message: str
+    action_index: int | None = None
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Budget:
+    """What a combatant may still spend this round: slot name -> count (None = unlimited).
+
+    ``conversions`` records each conversion made to pay for an action (BEY-9, FD-10),
+    so the reply can say "your attack action became two quick actions".
+    """
+
+    slots: dict[str, int | None]
+    spent: dict[str, int] = field(default_factory=dict)
+    conversions: list[tuple[str, str, str | None]] = field(default_factory=list)
+
+    def left(self, slot: str) -> int | None:
+        if slot not in self.slots:
+            return 0
+        cap = self.slots[slot]
+        if cap is None:
+            return None
+        return cap - self.spent.get(slot, 0)
+
+    def has(self, slot: str, n: int = 1) -> bool:
+        left = self.left(slot)
+        return left is None or left >= n
+
+    def spend(self, slot: str, n: int = 1) -> None:
+        if not self.has(slot, n):
+            raise ValueError(f"budget slot {slot!r} overspent")
+        self.spent[slot] = self.spent.get(slot, 0) + n
+
+    def convert(self, source: str, target: str, ratio: int, rule: str | None) -> None:
+        """Turn one unspent *source* into *ratio* more *target* (e.g. attack -> 2 quick)."""
+        self.spend(source)
+        cap = self.slots.get(target)
+        if cap is not None:
+            self.slots[target] = cap + ratio
+        self.conversions.append((source, target, rule))
+
+    def overspent(self) -> bool:
+        return any(self.left(s) is not None and (self.left(s) or 0) < 0 for s in self.slots)
+
+    def copy(self) -> "Budget":
+        return Budget(dict(self.slots), dict(self.spent), list(self.conversions))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"slots": dict(self.slots), "spent": dict(self.spent),
+                "conversions": [list(c) for c in self.conversions]}
+
+
+@dataclass(frozen=True)
+class AttackRoll:
+    """An attack roll: its total after modifiers, the natural d20, where it came from."""
+
+    total: int
+    natural: int | None
+    roll: Roll | None
+    mods: tuple[Modifier, ...] = ()
+    player_rolled: bool = False
+
+
+@dataclass(frozen=True)
+class Defense:
+    """What an attack is tested against: a static value (BEY-13) or a roll (FD-4)."""
+
+    total: int
+    kind: str                      # "physical", "firearm", "con", "will", "fortitude", "reflexos", "object"...
+    roll: Roll | None = None
+    natural: int | None = None
+    mods: tuple[Modifier, ...] = ()
+    rule: str | None = None
+    pending: bool = False          # FD-4: the player rolls it in the next post
+
+
+class RoundContext:
+    """State of the round being resolved, plus the event log. See the module docstring."""
+
+    def __init__(self, encounter: Encounter, ruleset: "Ruleset", dice: DiceBox,
+                 round_number: int, surprise_round: bool) -> None:
+        self.encounter = encounter
+        self.ruleset = ruleset
+        self.dice = dice
+        self.round = round_number
+        self.surprise_round = surprise_round
+        self.combatants: dict[str, Combatant] = {c.key: c for c in encounter.combatants}
+        self.order: list[str] = list(encounter.order)
+        self.delayed: dict[str, float] = dict(encounter.delayed)
+        self.readied: dict[str, dict[str, Any]] = {k: dict(v) for k, v in encounter.readied.items()}
+        self.pending: list[dict[str, Any]] = [dict(p) for p in encounter.pending]
+        self.surprised: tuple[str, ...] = encounter.surprised
+        self.events: list[Event] = []
+        self.count: float | None = None
+        self.turn_of: str | None = None
+        self.budgets: dict[str, Budget] = {}
+        self.acted: set[str] = set()
+        self.scratch: dict[str, dict[str, Any]] = {}   # per-combatant, this round only
+
+    # -- combatants ------------------------------------------------------------------
+    def get(self, key: str) -> Combatant:
+        return self.combatants[key]
+
+    def put(self, combatant: Combatant) -> None:
+        self.combatants[combatant.key] = combatant
+
+    def name(self, key: str | None) -> str:
+        if key is None:
+            return "someone"
+        c = self.combatants.get(key)
+        return c.name if c else key
+
+    def note(self, key: str) -> dict[str, Any]:
+        """Per-combatant scratch space for this round (attacks made, penalties...)."""
+        return self.scratch.setdefault(key, {})
+
+    def living(self) -> list[Combatant]:
+        return [c for c in self.combatants.values() if not c.down and not c.is_object]
+
+    # -- events ----------------------------------------------------------------------
+    def emit(self, code: str, *, actor: str | None = None, target: str | None = None,
+             rule: str | None = None, rolls: Iterable[Roll] = (), message: str | None = None,
+             **params: Any) -> Event:
+        """Record an event; its English sentence comes from :mod:`pbp.rules.messages`."""
+        if message is None:
+            message = messages.render(code, "en", self._names(actor, target, params))
+        event = Event(code=code, message=message, actor=actor, target=target, rule=rule,
+                      params=params, rolls=tuple(rolls))
+        self.events.append(event)
+        return event
+
+    def _names(self, actor: str | None, target: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
+        out = dict(params)
+        out.setdefault("actor", self.name(actor))
+        out.setdefault("target", self.name(target))
+        return out
+
+    # -- dice ------------------------------------------------------------------------
+    def roll(self, expression: str, *, who: Combatant | None = None, label: str | None = None) -> Roll:
+        """Roll through the DiceBox (the only randomness), with *who*'s stats by name."""
+        return self.dice.roll(expression, label=label, stats=who.stats if who else None,
+                              resolve_name=resolve_name)
+
+    def roll_for(self, action: Action, expression: str, *, who: Combatant | None = None,
+                 label: str | None = None) -> tuple[Roll, bool]:
+        """PBP-4: use the roll already made for the post's tag; roll only when there is none.
+
+        Returns the roll and whether it was the player's own.
+        """
+        if action.rolled is not None:
+            return action.rolled, True
+        return self.roll(expression, who=who, label=label), False
+
+    # -- state changes that always leave an event ------------------------------------
+    def damage(self, key: str, amount: int, *, source: str | None, rule: str | None,
+               rolls: Iterable[Roll] = (), **params: Any) -> int:
+        """Lower *key*'s HP by *amount* (>= 0) and say so; HP never changes silently."""
+        c = self.get(key)
+        amount = max(0, int(amount))
+        before = c.hp
+        after = before - amount
+        down = c.down or after <= 0
+        self.put(dataclasses.replace(c, hp=after, down=down))
+        self.emit("damage", actor=source, target=key, rule=rule, rolls=rolls, amount=amount,
+                  hp_before=before, hp_after=after, **params)
+        if down and not c.down:
+            code = "object.destroyed" if c.is_object else "combatant.down"
+            self.emit(code, target=key, rule="FD-19" if c.is_object else None)
+        return amount
+
+    def heal(self, key: str, amount: int, *, source: str | None, rule: str | None,
+             **params: Any) -> int:
+        c = self.get(key)
+        before = c.hp
+        after = min(c.max_hp, before + max(0, int(amount)))
+        self.put(dataclasses.replace(c, hp=after, down=c.down and after <= 0))
+        self.emit("healing", actor=source, target=key, rule=rule, amount=after - before,
+                  hp_before=before, hp_after=after, **params)
+        return after - before
+
+    def add_condition(self, key: str, condition: Condition, *, rule: str | None,
+                      source: str | None = None, **params: Any) -> None:
+        c = self.get(key)
+        kept = tuple(x for x in c.conditions if x.name != condition.name)
+        self.put(dataclasses.replace(c, conditions=kept + (condition,)))
+        self.emit("condition.added", actor=source, target=key, rule=rule,
+                  condition=condition.name, rounds=condition.rounds, **params)
+
+    def remove_condition(self, key: str, name: str, *, rule: str | None,
+                         reason: str = "ended", **params: Any) -> bool:
+        c = self.get(key)
+        if not c.has(name):
+            return False
+        self.put(dataclasses.replace(c, conditions=tuple(x for x in c.conditions if x.name != name)))
+        self.emit("condition.ended", target=key, rule=rule, condition=name, reason=reason, **params)
+        return True
+
+    def expire_conditions(self, count: float | None, rule: str | None) -> None:
+        """Remove every condition whose duration ran out at this point of the round (FD-6)."""
+        for key in list(self.combatants):
+            for cond in self.get(key).conditions:
+                if cond.expired(self.round, count):
+                    self.remove_condition(key, cond.name, rule=rule, reason="expired")
+
+    # -- the result ------------------------------------------------------------------
+    def finish(self, next_round: int) -> Encounter:
+        by_key = self.combatants
+        return dataclasses.replace(
+            self.encounter,
+            combatants=tuple(by_key[c.key] for c in self.encounter.combatants),
+            round=next_round,
+            surprise=False if self.surprise_round else self.encounter.surprise,
+            surprised=self.surprised,
+            order=tuple(self.order),
+            delayed=dict(self.delayed),
+            readied={k: dict(v) for k, v in self.readied.items()},
+            pending=tuple(self.pending),
+        )

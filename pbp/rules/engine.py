@@ -1,0 +1,302 @@
+"""``resolve(encounter, declarations, dice) -> Resolution``: one round, pure.
+
+Why pure: the same inputs and the same seed must give the same events, so a narrator
+can preview, a player can verify (``pbp verify``), and a golden file can pin the rules.
+No I/O, no clock, no global random: every die goes through the :class:`DiceBox`
+passed in, and a roll already made for a post's tag (``Action.rolled``) is used
+instead of rolling again (PBP-4).
+
+The round (PBP-1, BEY-17: everyone declared in one window; resolve in initiative order):
+
+1. ruleset upkeep (``start_of_round``), initiative rolled for whoever has none;
+2. each combatant in initiative order: upkeep, latency (PBP-2), validation (every
+   problem reported at once; refused actions dropped, the rest carried out);
+   ``delay`` re-queues the rest of the turn at a later count (FD-16); readied actions
+   go off just before their trigger's turn (FD-14);
+3. ``end_of_round``; the encounter comes back with ``round`` advanced.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..dice import DiceBox
+from .base import Ruleset, deep_merge
+from .context import Problem, RoundContext
+from .model import Action, ActionKind, Combatant, Declaration, Encounter, Resolution
+from .registry import get as get_ruleset
+
+
+def ruleset_for(encounter: Encounter, houserules: Mapping[str, Any] | None = None) -> Ruleset:
+    """The encounter's ruleset with its stored houserules and *houserules* on top."""
+    merged = deep_merge(encounter.houserules, houserules or {})
+    return get_ruleset(encounter.ruleset, merged)
+
+
+def round_number(encounter: Encounter, ruleset: Ruleset) -> tuple[int, bool]:
+    """(number of the round to resolve, whether it is a surprise round)."""
+    if encounter.round == 0 and encounter.surprise and ruleset.has_surprise_round:
+        return 0, True
+    return max(1, encounter.round), False
+
+
+def validate(encounter: Encounter, declaration: Declaration, *,
+             houserules: Mapping[str, Any] | None = None) -> list[Problem]:
+    """Every problem of one declaration against the current state, without resolving.
+
+    For the rounds layer (answer a post before the deadline) and the panel; uses no dice.
+    """
+    ruleset = ruleset_for(encounter, houserules)
+    number, surprise = round_number(encounter, ruleset)
+    ctx = RoundContext(encounter, ruleset, DiceBox("validate"), number, surprise)
+    if declaration.actor not in ctx.combatants:
+        return [Problem("declaration.unknown", None,
+                        f"'{declaration.actor}' is not in this fight")]
+    return ruleset.validate(ctx, declaration)
+
+
+def resolve(encounter: Encounter, declarations: Iterable[Declaration], dice: DiceBox, *,
+            houserules: Mapping[str, Any] | None = None) -> Resolution:
+    """Resolve one round of *encounter* with *declarations*; see the module docstring."""
+    ruleset = ruleset_for(encounter, houserules)
+    number, surprise = round_number(encounter, ruleset)
+    ctx = RoundContext(encounter, ruleset, dice, number, surprise)
+    decls = _collect(ctx, declarations)
+    ctx.emit("round.start", round=number, surprise=surprise, seconds=ruleset.round_seconds,
+             speech_limit=ruleset.speech_limit)
+    ruleset.start_of_round(ctx)
+    _initiative(ctx, ruleset, decls)
+    _run_turns(ctx, ruleset, decls)
+    ruleset.end_of_round(ctx)
+    ctx.emit("round.end", round=number)
+    return Resolution(ctx.finish(number + 1), tuple(ctx.events))
+
+
+# -- declarations ------------------------------------------------------------------------
+
+def _collect(ctx: RoundContext, declarations: Iterable[Declaration]) -> dict[str, Declaration]:
+    out: dict[str, Declaration] = {}
+    for d in declarations:
+        if d.actor not in ctx.combatants:
+            ctx.emit("declaration.unknown", actor=d.actor)
+            continue
+        if d.actor in out:
+            ctx.emit("declaration.duplicate", actor=d.actor)
+        out[d.actor] = d
+    for c in ctx.combatants.values():  # PBP-2: a player who posted nothing is "missing"
+        if c.player is not None and c.key not in out and not c.down and not c.is_object:
+            out[c.key] = Declaration(actor=c.key, missing=True)
+    return out
+
+
+# -- initiative --------------------------------------------------------------------------
+
+def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]) -> None:
+    """Roll for every active combatant with no place in the order, then sort (BEY-4, FD-16)."""
+    for d in decls.values():
+        if any(a.options.get("command") == "init-clear" for a in d.actions):
+            for key in list(ctx.combatants):
+                ctx.put(dataclasses.replace(ctx.get(key), initiative=None))
+            ctx.order = []
+            ctx.emit("initiative.cleared", actor=d.actor, rule=rs.rule_ref("initiative"))
+            break
+    placed = set(ctx.order)
+    new = [c for c in ctx.combatants.values()
+           if c.key not in placed and not c.is_object and not c.down]
+    if not new:
+        return
+    mode = rs.setting("initiative.mode", "roll")
+    for c in new:
+        if c.initiative is not None:
+            continue
+        given = _initiative_action(decls.get(c.key))
+        if mode == "dex" and given is None:
+            value: float = rs.initiative_bonus(c)
+            rolls = []
+        else:
+            roll, _ = ctx.roll_for(given or Action(ActionKind.OTHER),
+                                   rs.initiative_expression(c), who=c, label="initiative")
+            value, rolls = roll.total, [roll]
+        ctx.put(dataclasses.replace(c, initiative=float(value)))
+        ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
+                 rolls=rolls, value=value, mode=mode)
+    keys = [k for k in ctx.order if k in ctx.combatants] + [c.key for c in new]
+    ctx.order = _sort(ctx, rs, keys)
+    ctx.emit("initiative.order", rule=rs.rule_ref("initiative"), order=list(ctx.order),
+             names=", ".join(f"{ctx.name(k)} ({_fmt(ctx.get(k).initiative)})" for k in ctx.order))
+
+
+def _initiative_action(d: Declaration | None) -> Action | None:
+    if d is None:
+        return None
+    for a in d.actions:
+        if a.options.get("initiative") and a.rolled is not None:
+            return a
+    return None
+
+
+def _sort(ctx: RoundContext, rs: Ruleset, keys: list[str]) -> list[str]:
+    """High to low; ties by the ruleset's tiebreak, then a d20 roll-off or listing order."""
+    listed = {k: i for i, k in enumerate(keys)}
+    rolloff: dict[str, int] = {}
+    if rs.setting("initiative.ties", "bonus") == "roll-off":
+        by_value: dict[float, list[str]] = {}
+        for k in keys:
+            by_value.setdefault(ctx.get(k).initiative or 0.0, []).append(k)
+        for group in by_value.values():
+            if len(group) > 1:
+                for k in group:
+                    r = ctx.roll("1d20", label="initiative roll-off")
+                    rolloff[k] = r.total
+                    ctx.emit("initiative.rolloff", actor=k, rule=rs.rule_ref("initiative"),
+                             rolls=[r], message=f"{ctx.name(k)} rolls {r.total} to break a tie.")
+
+    def key(k: str) -> tuple[Any, ...]:
+        c = ctx.get(k)
+        tb = tuple(-x for x in rs.tiebreak(ctx, c))
+        return (-(c.initiative or 0.0), tb, -rolloff.get(k, 0), listed[k])
+
+    return sorted(keys, key=key)
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+# -- turns -------------------------------------------------------------------------------
+
+def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]) -> None:
+    # queue entries: [count, tiebreak-index, key, actions-to-do or None (the whole turn)]
+    queue: list[tuple[float, float, str, list[tuple[int, Action]] | None]] = []
+    for i, key in enumerate(ctx.order):
+        c = ctx.get(key)
+        count = ctx.delayed.get(key, c.initiative if c.initiative is not None else 0.0)
+        queue.append((count, float(i), key, None))
+    seq = float(len(queue))
+    while queue:
+        queue.sort(key=lambda e: (-e[0], e[1]))
+        count, _, key, rest = queue.pop(0)
+        ctx.count = count
+        ctx.turn_of = key
+        _fire_readied(ctx, rs, key, decls)
+        ctx.expire_conditions(count, rs.rule_ref("conditions"))
+        c = ctx.get(key)
+        if rest is None:
+            if c.is_object:
+                continue
+            why = rs.can_act(ctx, c)
+            if why is not None:
+                if key in decls and not decls[key].missing:
+                    ctx.emit("turn.skipped", actor=key, reason=why)
+                continue
+            _lapse_readied(ctx, key)
+            decl = decls.get(key)
+            if not rs.start_of_turn(ctx, ctx.get(key)) or decl is None:
+                continue
+            ctx.emit("turn.start", actor=key, count=_fmt(count))
+            decl = _latency(ctx, rs, ctx.get(key), decl)
+            accepted, problems, budget = rs.plan(ctx, decl)
+            ctx.budgets[key] = budget
+            for p in problems:
+                ctx.emit(p.code if p.code.startswith("action.") else "action.rejected",
+                         actor=key, rule=p.rule, reason=p.message, problem=p.code,
+                         action_index=p.action_index, **dict(p.params))
+            for source, into, rule in budget.conversions:
+                ratio = rs.setting("conversion_ratio", 2)
+                ctx.emit("action.converted", actor=key, rule=rule, source=source, into=into,
+                         ratio=ratio)
+            rest = accepted
+        else:
+            decl = decls.get(key) or Declaration(actor=key)
+            ctx.emit("turn.start", actor=key, count=_fmt(count), resumed=True)
+        rest = _perform(ctx, rs, key, decl, rest)
+        if rest is not None:  # delayed: the rest of the turn waits for a later count
+            new_count = ctx.delayed[key]
+            seq += 1
+            queue.append((new_count, seq, key, rest))
+            continue
+        rs.end_of_turn(ctx, ctx.get(key))
+        ctx.emit("turn.end", actor=key, budget=ctx.budgets[key].to_dict())
+        ctx.acted.add(key)
+    ctx.count = None
+    ctx.turn_of = None
+
+
+def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
+             todo: list[tuple[int, Action]]) -> list[tuple[int, Action]] | None:
+    """Carry out *todo*; returns what is left when a delay interrupts the turn."""
+    for pos, (index, action) in enumerate(todo):
+        c = ctx.get(key)
+        if c.down:
+            break
+        if action.kind is ActionKind.DELAY and not ctx.note(key).get("delayed"):
+            count = rs.delay_to(ctx, c, action)
+            ctx.note(key)["delayed"] = True
+            if count is not None:
+                ctx.delayed[key] = count
+                return todo[pos + 1:]
+            return []
+        if action.kind is ActionKind.READY:
+            ctx.readied[key] = {"action": action.to_dict(), "round": ctx.round,
+                                "trigger": dict(action.options.get("trigger", {}) or {}),
+                                "index": index}
+        rs.perform(ctx, c, action, decl, index)
+    return None
+
+
+def _fire_readied(ctx: RoundContext, rs: Ruleset, key: str,
+                  decls: Mapping[str, Declaration]) -> None:
+    """FD-14: a readied action goes off as a reaction just before its trigger's turn."""
+    for readier, entry in list(ctx.readied.items()):
+        trigger = entry.get("trigger", {})
+        if readier == key or trigger.get("actor") != key:
+            continue
+        if entry["round"] == ctx.round and readier not in ctx.acted:
+            continue  # readied later this round; cannot fire before it was readied
+        del ctx.readied[readier]
+        c = ctx.get(readier)
+        if c.down:
+            continue
+        action = Action.from_dict(entry["action"])
+        inner = action.options.get("action")
+        act = Action.from_dict(inner) if isinstance(inner, Mapping) else \
+            dataclasses.replace(action, kind=ActionKind.ATTACK)
+        trigger_count = ctx.get(key).initiative
+        ctx.put(dataclasses.replace(c, initiative=trigger_count))
+        ctx.delayed.pop(readier, None)
+        ctx.order = [k for k in ctx.order if k != readier]
+        ctx.order.insert(ctx.order.index(key), readier)
+        ctx.emit("ready.triggered", actor=readier, target=key, rule=rs.rule_ref("ready"),
+                 count=_fmt(trigger_count))
+        if act.kind in (ActionKind.ATTACK, ActionKind.MANEUVER) and act.target is None:
+            act = dataclasses.replace(act, target=key)
+        rs.perform(ctx, c, act, decls.get(readier) or Declaration(actor=readier),
+                   int(entry.get("index", 0)))
+
+
+def _lapse_readied(ctx: RoundContext, key: str) -> None:
+    entry = ctx.readied.get(key)
+    if entry is not None and entry["round"] < ctx.round:
+        del ctx.readied[key]
+        ctx.emit("ready.lapsed", actor=key, rule=ctx.ruleset.rule_ref("ready"))
+
+
+def _latency(ctx: RoundContext, rs: Ruleset, c: Combatant, decl: Declaration) -> Declaration:
+    """PBP-2 / FD-2: a late or missing declaration pays the ruleset's penalty unless waived."""
+    if not (decl.late or decl.missing):
+        return decl
+    if decl.penalty_waived or not rs.setting("latency.enabled", True):
+        ctx.emit("latency.waived", actor=c.key, rule=rs.rule_ref("latency"))
+        return decl
+    return rs.latency(ctx, c, decl)
+
+
+def combatant_keys(encounter: Encounter) -> list[str]:
+    return [c.key for c in encounter.combatants]
+
+
+__all__ = ["resolve", "validate", "ruleset_for", "round_number", "Combatant"]
