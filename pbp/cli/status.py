@@ -1,0 +1,108 @@
+"""``pbp status``: what the workers are doing, read from the database.
+
+Per source: last poll, how late its next poll is (lag), errors and the last cause.
+Per open round: deadline, time left, who has posted and who has not.
+Per outbox: replies waiting, failed (with the cause). ``--json`` for scripts.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from typing import Any
+
+import click
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..settings import load_settings
+
+
+def _age(then: datetime | None, now: datetime) -> str:
+    if then is None:
+        return "never"
+    secs = (now - then).total_seconds()
+    sign = "" if secs >= 0 else "in "
+    secs = abs(secs)
+    text = f"{secs:.0f}s" if secs < 120 else f"{secs / 60:.0f}m" if secs < 7200 else f"{secs / 3600:.1f}h"
+    return f"{sign}{text}" + (" ago" if sign == "" else "")
+
+
+def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
+    """The status as plain data (the CLI prints it; tests and the panel can read it)."""
+    from ..store.models import Combatant, Declaration, Encounter, Post, Reply, Round, Thread
+
+    now = now or datetime.now(timezone.utc)
+    sources = []
+    for t in session.scalars(select(Thread).order_by(Thread.id)):
+        lag = (now - t.next_poll).total_seconds() if t.next_poll and t.active else 0.0
+        latest = session.execute(
+            select(Post.posted_at, Post.first_seen_at).where(Post.thread_id == t.id)
+            .order_by(Post.id.desc()).limit(20)).all()
+        delays = sorted(max(0.0, (seen - posted).total_seconds()) for posted, seen in latest)
+        sources.append({
+            "thread": t.id, "kind": t.kind, "url": t.url, "active": t.active,
+            "last_poll": t.last_poll.isoformat() if t.last_poll else None,
+            "last_poll_age": _age(t.last_poll, now),
+            "poll_lag_s": round(max(0.0, lag), 1),
+            "ingest_delay_median_s": round(delays[len(delays) // 2], 1) if delays else None,
+            "errors": t.error_count, "last_error": t.last_error,
+        })
+    rounds = []
+    for r in session.scalars(select(Round).where(Round.state == "open").order_by(Round.deadline)):
+        enc = session.get(Encounter, r.encounter_id)
+        players = list(session.scalars(select(Combatant).where(
+            Combatant.encounter_id == r.encounter_id, Combatant.player.is_not(None),
+            Combatant.down.is_(False))))
+        posted_ids = set(session.scalars(select(Declaration.combatant_id).where(
+            Declaration.round_id == r.id, Declaration.deleted.is_(False))))
+        rounds.append({
+            "round": r.id, "number": r.number, "encounter": r.encounter_id,
+            "thread": enc.thread_id if enc else None,
+            "deadline": r.deadline.isoformat(), "due_in": _age(r.deadline, now),
+            "overdue": r.deadline <= now,
+            "posted": [c.name for c in players if c.id in posted_ids],
+            "missing": [c.name for c in players if c.id not in posted_ids],
+        })
+    counts = dict(session.execute(select(Reply.state, func.count()).group_by(Reply.state)).all())
+    failed = [{"reply": r.id, "thread": r.thread_id, "round": r.round_id, "kind": r.kind,
+               "attempts": r.attempts, "last_error": r.last_error}
+              for r in session.scalars(select(Reply).where(Reply.state == "failed").limit(50))]
+    retrying = [{"reply": r.id, "attempts": r.attempts, "last_error": r.last_error}
+                for r in session.scalars(select(Reply).where(Reply.state == "pending",
+                                                             Reply.attempts > 0).limit(50))]
+    return {"now": now.isoformat(), "sources": sources, "rounds": rounds,
+            "outbox": {"counts": counts, "failed": failed, "retrying": retrying}}
+
+
+@click.command(name="status")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def command(as_json: bool) -> None:
+    """Per source: last poll, lag, errors. Per round: deadline, who has posted. The outbox."""
+    from ..store.db import make_engine, session_scope
+
+    settings = load_settings()
+    engine = make_engine(settings.database_url)
+    with session_scope(engine) as s:
+        data = collect(s)
+    if as_json:
+        click.echo(json.dumps(data, indent=2, default=str))
+        return
+    click.echo(f"sources ({len(data['sources'])})")
+    for src in data["sources"]:
+        err = f"  errors={src['errors']} last: {src['last_error']}" if src["errors"] else ""
+        click.echo(f"  #{src['thread']:<5} {src['kind']:<6} last poll {src['last_poll_age']:<10} "
+                   f"lag {src['poll_lag_s']}s  ingest delay {src['ingest_delay_median_s']}s  "
+                   f"{src['url']}{err}")
+    click.echo(f"open rounds ({len(data['rounds'])})")
+    for r in data["rounds"]:
+        click.echo(f"  round #{r['round']} (n.{r['number']}, thread #{r['thread']}) deadline "
+                   f"{r['deadline']} ({r['due_in']})  posted: {', '.join(r['posted']) or '-'}  "
+                   f"missing: {', '.join(r['missing']) or '-'}")
+    ob = data["outbox"]
+    click.echo("outbox " + (", ".join(f"{k}={v}" for k, v in sorted(ob["counts"].items())) or "empty"))
+    for f in ob["failed"]:
+        click.echo(f"  FAILED reply #{f['reply']} ({f['kind']}, round #{f['round']}) after "
+                   f"{f['attempts']} tries: {f['last_error']}")
+    for f in ob["retrying"]:
+        click.echo(f"  retrying reply #{f['reply']} ({f['attempts']} tries): {f['last_error']}")

@@ -1,0 +1,95 @@
+"""Seed the demo campaign of ``pbp serve --demo`` from examples/demo/ (idempotent).
+
+The demo's thread is a scenario file copied into ``<data_dir>/demo/`` so a newcomer can
+append posts to it; the round window is short (30 s), so the first round is declared,
+resolved and shown in the panel within a minute of starting.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+from sqlalchemy import select
+
+from pbp.settings import Settings
+from pbp.store.db import make_engine, session_scope
+from pbp.store.models import Campaign, CampaignNarrator, Combatant, Encounter, Narrator, Thread
+
+log = logging.getLogger("workers.demo")
+
+DEMO_DIR = Path(__file__).resolve().parent.parent / "examples" / "demo"
+
+
+def _hash_password(password: str) -> str:
+    try:
+        from pbp.panel.security import hash_password
+    except ImportError:
+        from argon2 import PasswordHasher
+
+        return PasswordHasher().hash(password)
+    return hash_password(password)
+
+
+def demo_thread_path(settings: Settings) -> Path:
+    return settings.data_path.resolve() / "demo" / "thread.yaml"
+
+
+def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime | None = None) -> int:
+    """Create the demo campaign, its thread and encounter, and open round 1.
+
+    Returns the campaign id; a second call returns the existing one unchanged.
+    """
+    spec: dict[str, Any] = yaml.safe_load((source_dir / "campaign.yaml").read_text())
+    c, n, t, e = spec["campaign"], spec["narrator"], spec["thread"], spec["encounter"]
+    engine = make_engine(settings.database_url)
+    try:
+        with session_scope(engine) as s:
+            existing = s.scalar(select(Campaign).where(Campaign.slug == c["slug"]))
+            if existing is not None:
+                return existing.id
+            path = demo_thread_path(settings)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if not path.exists():
+                shutil.copyfile(source_dir / t["file"], path)
+            narrator = s.scalar(select(Narrator).where(Narrator.username == n["username"]))
+            if narrator is None:
+                narrator = Narrator(username=n["username"], display_name=n["username"],
+                                    password_hash=_hash_password(n["password"]), is_admin=True)
+                s.add(narrator)
+                s.flush()
+            campaign = Campaign(
+                name=c["name"], slug=c["slug"], ruleset=c["ruleset"], language=c.get("language", "en"),
+                timezone=c.get("timezone", "UTC"), round_hours=c["round_seconds"] / 3600,
+                reminder_hours=[x / 3600 for x in c.get("reminder_seconds", [])],
+                early_close=bool(c.get("early_close", False)), owner_id=narrator.id,
+                approval_mode=False)
+            s.add(campaign)
+            s.flush()
+            s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=narrator.id, role="owner"))
+            thread = Thread(campaign_id=campaign.id, kind=t["kind"], url=str(path), title=t["title"],
+                            platform=t.get("platform", "text"),
+                            options={"poll_interval": t.get("poll_interval", settings.poll_interval)})
+            s.add(thread)
+            s.flush()
+            enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=e["name"],
+                            ruleset=c["ruleset"], status="active",
+                            started_at=now or datetime.now(timezone.utc))
+            s.add(enc)
+            s.flush()
+            for cb in e["combatants"]:
+                s.add(Combatant(encounter_id=enc.id, key=cb["key"], name=cb["name"],
+                                side=cb.get("side", "players"), player=cb.get("player"),
+                                sheet=cb.get("sheet", {}), hp=cb["hp"], max_hp=cb["max_hp"]))
+            s.flush()
+            from pbp.rounds import service
+
+            service.open_round(s, enc.id, now or datetime.now(timezone.utc))
+            log.info("demo campaign seeded", extra={"campaign": campaign.id, "file": str(path)})
+            return campaign.id
+    finally:
+        engine.dispose()
