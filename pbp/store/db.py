@@ -51,6 +51,13 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
                 cur.execute("PRAGMA journal_mode=WAL")
                 cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
+            # pysqlite's own transaction handling breaks SAVEPOINT (used by the rolls'
+            # insert-or-take-existing); let SQLAlchemy emit BEGIN itself.
+            dbapi_conn.isolation_level = None
+
+        @event.listens_for(engine, "begin")
+        def _sqlite_begin(conn: Any) -> None:
+            conn.exec_driver_sql("BEGIN")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)

@@ -297,6 +297,8 @@ class Declaration(Base):
     edited_after_roll: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)
     superseded: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: what the narrator and the reply must be told: [{"code": "edited-after-roll", ...}]
+    notes: Mapped[list[Any]] = mapped_column(default=list)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
 
