@@ -1,0 +1,51 @@
+"""The narrator panel: a Flask app built by :func:`create_app`, one blueprint per area.
+
+Why a factory (Flask's tutorial): tests build apps side by side with their own
+database and settings; ``pbp serve`` and any WSGI server (``gunicorn
+'pbp.panel:create_app()'``) build the same app from the layered settings.
+
+Configuration layers, last wins: :data:`pbp.panel.config.DEFAULTS` -> the pbp
+settings (``config/pbp.toml`` -> ``PBP_CONFIG`` file -> ``PBP_*`` variables) ->
+``PBP_PANEL_*`` variables for Flask keys (``PBP_PANEL_SESSION_COOKIE_SECURE=false``)
+-> *test_config*.
+
+The panel never holds a rule of the game: views read the store, call the service
+layer (:mod:`pbp.rounds.service`, :mod:`pbp.panel.overrides`) and render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask
+
+from ..settings import TEMPLATES_DIR, Settings, ensure_secret_key, load_settings
+from . import config as _config
+
+
+def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settings | None = None) -> Flask:
+    """Build the panel. *test_config* overrides everything (tests, embedding)."""
+    settings = settings or load_settings()
+    app = Flask(__name__, template_folder=str(TEMPLATES_DIR), static_folder="static")
+    app.config.from_mapping(_config.DEFAULTS)
+    app.config.from_mapping(_config.from_settings(settings))
+    app.config.from_prefixed_env(prefix="PBP_PANEL")
+    if test_config:
+        app.config.from_mapping(test_config)
+    if not app.config.get("SECRET_KEY"):
+        app.config["SECRET_KEY"] = ensure_secret_key(settings)
+    app.config["PBP_SETTINGS"] = settings
+
+    from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security
+
+    db.init_app(app)
+    security.init_app(app)
+    i18n.init_app(app)
+    auth.init_app(app)
+    app.register_blueprint(auth.bp)
+    app.register_blueprint(dashboard.bp)
+    app.register_blueprint(campaigns.bp)
+    app.register_blueprint(encounters.bp)
+    app.register_blueprint(combatants.bp)
+    return app

@@ -1,0 +1,73 @@
+"""Who sees what: a narrator sees and changes only the campaigns they narrate.
+
+Everything a view loads by id goes through these helpers, which answer 404 (not
+403) for another narrator's campaign, so ids do not leak which campaigns exist.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import abort
+from flask_login import current_user
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..store.models import (Campaign, CampaignNarrator, Combatant, Declaration, Encounter, Reply,
+                            RollRecord, Round)
+
+
+def campaign_ids(session: Session, narrator_id: int) -> list[int]:
+    return list(session.scalars(select(CampaignNarrator.campaign_id)
+                                .where(CampaignNarrator.narrator_id == narrator_id)))
+
+
+def campaigns(session: Session, narrator_id: int) -> list[Campaign]:
+    return list(session.scalars(
+        select(Campaign).join(CampaignNarrator, CampaignNarrator.campaign_id == Campaign.id)
+        .where(CampaignNarrator.narrator_id == narrator_id, Campaign.archived.is_(False))
+        .order_by(Campaign.name)))
+
+
+def _allowed(session: Session, campaign_id: int) -> bool:
+    return session.scalar(select(CampaignNarrator.id).where(
+        CampaignNarrator.campaign_id == campaign_id,
+        CampaignNarrator.narrator_id == current_user.id)) is not None
+
+
+def campaign_or_404(session: Session, campaign_id: int) -> Campaign:
+    row = session.get(Campaign, campaign_id)
+    if row is None or not _allowed(session, row.id):
+        abort(404)
+    return row
+
+
+def encounter_or_404(session: Session, encounter_id: int) -> Encounter:
+    row = session.get(Encounter, encounter_id)
+    if row is None or not _allowed(session, row.campaign_id):
+        abort(404)
+    return row
+
+
+def in_encounter_or_404(session: Session, model: Any, ident: Any, encounter: Encounter) -> Any:
+    """A row of *model* by id that belongs to *encounter* (else 404)."""
+    try:
+        ident = int(ident)
+    except (TypeError, ValueError):
+        abort(404)
+    row = session.get(model, ident)
+    if row is None:
+        abort(404)
+    if model is Combatant:
+        ok = row.encounter_id == encounter.id
+    elif model is Round:
+        ok = row.encounter_id == encounter.id
+    elif model in (Declaration, RollRecord):
+        ok = session.get(Round, row.round_id).encounter_id == encounter.id
+    elif model is Reply:
+        ok = row.round_id is not None and session.get(Round, row.round_id).encounter_id == encounter.id
+    else:
+        ok = False
+    if not ok:
+        abort(404)
+    return row

@@ -1,0 +1,127 @@
+"""Combatant sheets: list, add, edit, and import from CSV or YAML."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, flash, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_login import login_required
+from sqlalchemy import select
+
+from ..errors import UnreadableInput
+from ..store.models import Combatant, Encounter
+from . import access, audit, db, importer
+from .forms import CombatantForm, ImportForm
+
+bp = Blueprint("combatants", __name__, url_prefix="/encounters/<int:encounter_id>/combatants")
+
+
+def _sheet_text(c: Combatant) -> tuple[str, str]:
+    sheet = c.sheet or {}
+    stats = "\n".join(f"{k} = {v}" for k, v in (sheet.get("stats") or {}).items())
+    weapons = "\n".join(f"{w.get('name')}: {w.get('damage', '1d4')}" for w in sheet.get("weapons") or [])
+    return stats, weapons
+
+
+def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
+    stats: dict[str, int] = {}
+    for n, line in enumerate((form.stats.data or "").splitlines(), 1):
+        if not line.strip():
+            continue
+        k, sep, v = line.partition("=")
+        try:
+            if not sep or not k.strip():
+                raise ValueError
+            stats[k.strip().lower()] = int(v.strip())
+        except ValueError:
+            form.stats.errors.append(_("Line %(n)s: write name = number.", n=n))
+            return None
+    try:
+        weapons = importer._weapons("|".join(l for l in (form.weapons.data or "").splitlines() if l.strip()),
+                                    "weapons")
+    except UnreadableInput as exc:
+        form.weapons.errors.append(exc.message)
+        return None
+    return {"stats": stats, "weapons": weapons}
+
+
+def _snapshot(c: Combatant) -> dict[str, Any]:
+    return {"key": c.key, "name": c.name, "side": c.side, "player": c.player, "hp": c.hp,
+            "max_hp": c.max_hp, "initiative": c.initiative, "sheet": dict(c.sheet or {})}
+
+
+@bp.route("/", methods=["GET"])
+@login_required
+def index(encounter_id: int):  # type: ignore[no-untyped-def]
+    enc = access.encounter_or_404(db.session(), encounter_id)
+    return render_template("panel/combatants.html", encounter=enc, form=CombatantForm(),
+                           import_form=ImportForm(prefix="import"))
+
+
+@bp.route("/new", methods=["POST"])
+@bp.route("/<int:combatant_id>", methods=["GET", "POST"])
+@login_required
+def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no-untyped-def]
+    s = db.session()
+    enc: Encounter = access.encounter_or_404(s, encounter_id)
+    c = access.in_encounter_or_404(s, Combatant, combatant_id, enc) if combatant_id else None
+    form = CombatantForm(obj=c if request.method == "GET" else None)
+    if request.method == "GET" and c is not None:
+        form.stats.data, form.weapons.data = _sheet_text(c)
+        form.initiative.data = int(c.initiative) if c.initiative is not None else None
+    if request.method == "POST" and form.validate_on_submit():
+        sheet = _parse_sheet(form)
+        key = form.key.data.strip().lower()
+        if not importer.KEY.match(key):
+            form.key.errors.append(_("Use lower-case letters, digits, - or _."))
+        elif s.scalar(select(Combatant.id).where(Combatant.encounter_id == enc.id, Combatant.key == key,
+                                                 Combatant.id != (c.id if c else -1))):
+            form.key.errors.append(_("Another combatant has this key."))
+        elif sheet is not None:
+            before = _snapshot(c) if c else None
+            if c is None:
+                c = Combatant(encounter_id=enc.id, key=key, name="")
+                s.add(c)
+            c.key, c.name, c.side = key, form.name.data.strip(), form.side.data.strip()
+            c.player = (form.player.data or "").strip() or None
+            c.hp, c.max_hp = form.hp.data, form.max_hp.data
+            c.initiative = float(form.initiative.data) if form.initiative.data is not None else None
+            c.sheet = dict(c.sheet or {}, **sheet)
+            s.flush()
+            audit.write(s, enc.campaign_id, "combatant.save", "combatant", c.id, before, _snapshot(c))
+            s.commit()
+            flash(_("Combatant saved."), "ok")
+            return redirect(url_for("combatants.index", encounter_id=enc.id), code=303)
+    status = 400 if request.method == "POST" else 200
+    if c is None:
+        return render_template("panel/combatants.html", encounter=enc, form=form,
+                               import_form=ImportForm(prefix="import")), status
+    return render_template("panel/combatant.html", encounter=enc, combatant=c, form=form), status
+
+
+@bp.route("/import", methods=["POST"])
+@login_required
+def import_file(encounter_id: int):  # type: ignore[no-untyped-def]
+    s = db.session()
+    enc = access.encounter_or_404(s, encounter_id)
+    form = ImportForm(prefix="import")
+    if form.validate_on_submit():
+        upload = form.file.data
+        try:
+            rows = importer.parse(upload.filename or "upload", upload.read())
+            taken = set(s.scalars(select(Combatant.key).where(Combatant.encounter_id == enc.id)))
+            clash = [r["key"] for r in rows if r["key"] in taken]
+            if clash:
+                raise UnreadableInput(_("key %(key)s is already in this encounter", key=clash[0]))
+        except UnreadableInput as exc:
+            form.file.errors.append(str(exc))
+        else:
+            for r in rows:
+                s.add(Combatant(encounter_id=enc.id, **r))
+            audit.write(s, enc.campaign_id, "combatant.import", "encounter", enc.id, None,
+                        {"count": len(rows), "keys": [r["key"] for r in rows][:50]})
+            s.commit()
+            flash(_("%(n)s combatants imported.", n=len(rows)), "ok")
+            return redirect(url_for("combatants.index", encounter_id=enc.id), code=303)
+    return render_template("panel/combatants.html", encounter=enc, form=CombatantForm(), import_form=form), 400

@@ -1,0 +1,42 @@
+"""Flask configuration of the panel: defaults, and the keys taken from :class:`Settings`."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from ..settings import Settings
+
+#: Secure by default: a deployment behind plain HTTP must say so explicitly
+#: (``PBP_PANEL_SESSION_COOKIE_SECURE=false``); browsers treat localhost as secure.
+DEFAULTS: dict[str, Any] = {
+    "SESSION_COOKIE_SECURE": True,
+    "SESSION_COOKIE_HTTPONLY": True,
+    "SESSION_COOKIE_SAMESITE": "Lax",
+    "SESSION_COOKIE_NAME": "pbp_session",
+    "REMEMBER_COOKIE_SECURE": True,
+    "REMEMBER_COOKIE_HTTPONLY": True,
+    "REMEMBER_COOKIE_SAMESITE": "Lax",
+    "PERMANENT_SESSION_LIFETIME": timedelta(hours=12),
+    "WTF_CSRF_ENABLED": True,
+    "WTF_CSRF_TIME_LIMIT": None,           # tied to the session instead (a narrator keeps a tab open)
+    "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,  # combatant imports
+    "LANGUAGES": ("en", "pt", "ru"),
+    #: Failed logins: after LOGIN_MAX_FAILURES within LOGIN_WINDOW seconds for one name
+    #: or one address, refuse for LOGIN_LOCKOUT seconds (doubling on each new lockout).
+    "LOGIN_MAX_FAILURES": 5,
+    "LOGIN_WINDOW": 900,
+    "LOGIN_LOCKOUT": 60,
+    "LOGIN_LOCKOUT_MAX": 3600,
+    "REFRESH_INTERVAL_MS": 5000,            # the encounter page's poller
+    "APPROVAL_MODE": False,
+}
+
+
+def from_settings(settings: Settings) -> dict[str, Any]:
+    return {
+        "DATABASE_URL": settings.database_url,
+        "BABEL_DEFAULT_LOCALE": settings.language if settings.language in DEFAULTS["LANGUAGES"] else "en",
+        "BABEL_DEFAULT_TIMEZONE": settings.timezone,
+        "APPROVAL_MODE": settings.approval_mode,
+    }

@@ -1,0 +1,167 @@
+"""What the encounter page shows, read from the store in a handful of queries.
+
+A read model, not a rule book: violations are the flags the parser, the round
+lifecycle and the engine already stored (late, edited after roll, speech count
+over its limit, problems with their rule ids); the preview is the service
+layer's, followed by the marks of the narrator's overrides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..errors import PbpError
+from ..store.models import (AuditEntry, Combatant, Declaration, Encounter, EventRecord, Override, Post,
+                            Reply, RollRecord, Round)
+from . import overrides as ov
+
+
+@dataclass
+class Violation:
+    rule: str
+    label: str
+    message: str
+    actor: str | None = None
+
+
+@dataclass
+class PostView:
+    post: Post
+    declarations: list[Declaration] = field(default_factory=list)
+    rolls: list[RollRecord] = field(default_factory=list)
+
+
+def current_round(session: Session, encounter: Encounter) -> Round | None:
+    return session.scalars(select(Round).where(Round.encounter_id == encounter.id)
+                           .order_by(Round.number.desc()).limit(1)).first()
+
+
+def ordered_combatants(encounter: Encounter, rnd: Round | None) -> list[Combatant]:
+    order = list(rnd.order if rnd is not None and rnd.order else encounter.order or [])
+    rank = {k: i for i, k in enumerate(order)}
+    return sorted(encounter.combatants,
+                  key=lambda c: (rank.get(c.key, len(rank)), -(c.initiative or 0), c.id))
+
+
+def _problem(p: Any) -> tuple[str, str]:
+    if isinstance(p, dict):
+        return str(p.get("rule") or p.get("code") or "parse"), str(p.get("message") or p)
+    return "parse", str(p)
+
+
+def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Violation]:
+    out: list[Violation] = []
+    for d in decls:
+        who = d.combatant.name
+        if d.late:
+            out.append(Violation("PBP-2", "late", "posted after the deadline", who))
+        if d.speech_limit is not None and d.speech_count > d.speech_limit:
+            out.append(Violation("PBP-3", "speech", f"{d.speech_count} speech lines, limit {d.speech_limit}", who))
+        if d.edited_after_roll:
+            out.append(Violation("PBP-4", "edited", "edited after the roll", who))
+        for p in d.errors or []:
+            rule, msg = _problem(p)
+            out.append(Violation(rule, "budget" if "budget" in msg.lower() else "problem", msg, who))
+    for e in events:
+        if e.code.endswith("rejected") or e.code.startswith("violation"):
+            out.append(Violation(e.rule or e.code, "rejected", e.message, e.actor))
+    return out
+
+
+def preview(session: Session, rnd: Round | None) -> str:
+    """The reply as it would go out now: the service's preview plus the override marks."""
+    if rnd is None:
+        return ""
+    try:
+        from ..rounds import service
+
+        text = service.preview_reply(session, rnd.id)
+    except (ImportError, AttributeError):
+        text = "(the resolution preview is not available in this version of the service)"
+    except PbpError as exc:
+        text = f"(no preview: {exc})"
+    marks = ov.reply_marks(session, rnd.id)
+    if marks and not all(m in text for m in marks):
+        text = text.rstrip() + "\n\nNarrator overrides:\n" + "\n".join(f"* {m}" for m in marks)
+    return text
+
+
+def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
+    """A fingerprint that changes whenever the page would: posts, declarations, overrides,
+    combatants, the round and its reply. Cheap: a few aggregate queries."""
+    parts: list[Any] = [encounter.id, encounter.round_number, encounter.status]
+    if rnd is not None:
+        parts += [rnd.id, rnd.state, rnd.deadline.isoformat()]
+        parts += list(session.execute(select(func.count(Post.id), func.max(Post.last_seen_at))
+                                      .where(Post.round_id == rnd.id)).one())
+        parts += list(session.execute(select(func.count(Declaration.id), func.max(Declaration.updated_at))
+                                      .where(Declaration.round_id == rnd.id)).one())
+        parts += list(session.execute(select(func.count(Reply.id), func.max(Reply.state), func.max(Reply.id))
+                                      .where(Reply.round_id == rnd.id)).one())
+    parts += list(session.execute(select(func.count(Override.id), func.max(Override.id))
+                                  .where(Override.encounter_id == encounter.id)).one())
+    parts += list(session.execute(select(func.sum(Combatant.hp), func.count(Combatant.id))
+                                  .where(Combatant.encounter_id == encounter.id)).one())
+    return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
+
+
+def build(session: Session, encounter: Encounter) -> dict[str, Any]:
+    rnd = current_round(session, encounter)
+    combatants = ordered_combatants(encounter, rnd)
+    by_id = {c.id: c for c in combatants}
+    posts: list[PostView] = []
+    decls: list[Declaration] = []
+    rolls: list[RollRecord] = []
+    events: list[EventRecord] = []
+    replies: list[Reply] = []
+    overrides: list[Override] = []
+    if rnd is not None:
+        post_rows = list(session.scalars(select(Post).where(Post.round_id == rnd.id, Post.is_ours.is_(False))
+                                         .order_by(Post.posted_at, Post.id)))
+        decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
+                                                               Declaration.superseded.is_(False))
+                                     .order_by(Declaration.id)))
+        rolls = list(session.scalars(select(RollRecord).where(RollRecord.round_id == rnd.id)
+                                     .order_by(RollRecord.roll_index)))
+        events = list(session.scalars(select(EventRecord).where(EventRecord.round_id == rnd.id)
+                                      .order_by(EventRecord.seq)))
+        replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id).order_by(Reply.id)))
+        views = {p.id: PostView(p) for p in post_rows}
+        for d in decls:
+            d.combatant = by_id.get(d.combatant_id, d.combatant)
+            if d.post_id in views:
+                views[d.post_id].declarations.append(d)
+        for r in rolls:
+            if r.post_id in views:
+                views[r.post_id].rolls.append(r)
+        posts = list(views.values())
+        overrides = list(session.scalars(select(Override).where(Override.round_id == rnd.id)
+                                         .order_by(Override.id)))
+    declared = {d.combatant_id for d in decls if not d.deleted}
+    missing = [c for c in combatants if c.player and not c.down and c.id not in declared]
+    remaining: dict[str, Any] = {}
+    try:
+        from ..rounds import service
+
+        hook = getattr(service, "remaining_actions", None)
+        if hook is not None and rnd is not None:
+            remaining = hook(session, rnd.id) or {}
+    except (ImportError, PbpError):
+        remaining = {}
+    audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
+                                 .order_by(AuditEntry.id.desc()).limit(30)))
+    roll_totals = ov.roll_totals(session, rnd.id) if rnd is not None else {}
+    return {
+        "encounter": encounter, "round": rnd, "combatants": combatants, "posts": posts,
+        "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,
+        "violations": violations(decls, events), "missing": missing, "remaining": remaining,
+        "replies": replies, "reply": next((r for r in reversed(replies) if r.kind == "resolution"), None),
+        "overrides": overrides, "audit": audit, "preview": preview(session, rnd),
+        "version": version(session, encounter, rnd),
+        "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
+    }

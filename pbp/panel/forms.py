@@ -1,0 +1,119 @@
+"""WTForms forms of the panel. Every form carries a CSRF token (Flask-WTF).
+
+Validation here is about shapes (a number, a non-empty reason); whether a change is
+allowed by the game is the service layer's business.
+"""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from flask_wtf.file import FileField, FileRequired
+from wtforms import (BooleanField, DateTimeLocalField, HiddenField, IntegerField, PasswordField,
+                     SelectField, StringField, TextAreaField)
+from wtforms.validators import URL, DataRequired, InputRequired, Length, NumberRange, Optional
+
+REASON = [DataRequired(message=_l("A reason is required.")), Length(max=500)]
+
+
+class LoginForm(FlaskForm):
+    name = StringField(_l("Name"), validators=[DataRequired(), Length(max=80)],
+                       render_kw={"autocomplete": "username", "autofocus": True})
+    password = PasswordField(_l("Password"), validators=[DataRequired(), Length(max=1024)],
+                             render_kw={"autocomplete": "current-password"})
+    remember = BooleanField(_l("Keep me logged in"))
+    next = HiddenField()
+
+
+class LanguageForm(FlaskForm):
+    language = SelectField(_l("Language"), choices=[("en", "English"), ("pt", "Português"),
+                                                    ("ru", "Русский")])
+
+
+class CampaignForm(FlaskForm):
+    name = StringField(_l("Name"), validators=[DataRequired(), Length(max=120)])
+    ruleset = SelectField(_l("Ruleset"), choices=[])
+    language = SelectField(_l("Language of replies"), choices=[("en", "English"), ("pt", "Português"),
+                                                               ("ru", "Русский")])
+    timezone = StringField(_l("Time zone"), validators=[DataRequired(), Length(max=64)])
+    houserules = TextAreaField(_l("House rules (TOML)"), validators=[Optional(), Length(max=20000)])
+    approval_mode = BooleanField(_l("Hold every reply until I approve it"))
+
+
+class ThreadForm(FlaskForm):
+    kind = SelectField(_l("Source"), choices=[("forum", _l("Forum thread")),
+                                              ("reddit", _l("Reddit submission"))])
+    url = StringField(_l("Address"), validators=[DataRequired(), URL(require_tld=False), Length(max=500)])
+
+
+class CoNarratorForm(FlaskForm):
+    name = StringField(_l("Narrator name"), validators=[DataRequired(), Length(max=80)])
+
+
+class ReasonForm(FlaskForm):
+    reason = StringField(_l("Reason"), validators=REASON)
+
+
+class RollOverrideForm(ReasonForm):
+    roll_id = HiddenField(validators=[DataRequired()])
+    total = IntegerField(_l("New result"), validators=[InputRequired(), NumberRange(-10000, 10000)])
+
+
+class HpOverrideForm(ReasonForm):
+    combatant_id = HiddenField(validators=[DataRequired()])
+    hp = IntegerField(_l("HP"), validators=[InputRequired(), NumberRange(-10000, 100000)])
+
+
+class ConditionForm(ReasonForm):
+    combatant_id = HiddenField(validators=[DataRequired()])
+    name = StringField(_l("Condition"), validators=[DataRequired(), Length(max=40)])
+    rounds = IntegerField(_l("Rounds (empty: until removed)"), validators=[Optional(), NumberRange(1, 1000)])
+    remove = BooleanField(_l("Remove"))
+
+
+class InitiativeForm(ReasonForm):
+    order = StringField(_l("Order (keys, comma-separated)"), validators=[DataRequired(), Length(max=5000)])
+
+
+class InferredForm(ReasonForm):
+    declaration_id = HiddenField(validators=[DataRequired()])
+    index = IntegerField(validators=[InputRequired(), NumberRange(0, 100)])
+    verdict = SelectField(_l("Verdict"), choices=[("confirm", _l("Confirm")), ("correct", _l("Correct")),
+                                                  ("reject", _l("Reject"))])
+    kind = SelectField(_l("Action"), choices=[], validate_choice=False)
+    target = StringField(_l("Target"), validators=[Optional(), Length(max=80)])
+
+
+class PenaltyForm(ReasonForm):
+    declaration_id = HiddenField(validators=[DataRequired()])
+    waive = SelectField(_l("Latency penalty"), choices=[("waive", _l("Waive")), ("apply", _l("Apply"))])
+
+
+class DeadlineForm(ReasonForm):
+    deadline = DateTimeLocalField(_l("New deadline (campaign time)"), validators=[DataRequired()],
+                                  format="%Y-%m-%dT%H:%M")
+
+
+class ReplyForm(ReasonForm):
+    action = SelectField(_l("Reply"), choices=[("hold", _l("Hold for approval")),
+                                               ("post", _l("Approve and post now"))])
+
+
+class ResolveForm(ReasonForm):
+    pass
+
+
+class CombatantForm(FlaskForm):
+    key = StringField(_l("Key"), validators=[DataRequired(), Length(max=40)])
+    name = StringField(_l("Name"), validators=[DataRequired(), Length(max=80)])
+    side = StringField(_l("Side"), validators=[DataRequired(), Length(max=40)], default="players")
+    player = StringField(_l("Player (poster name)"), validators=[Optional(), Length(max=80)])
+    hp = IntegerField(_l("HP"), validators=[InputRequired(), NumberRange(-1000, 100000)], default=10)
+    max_hp = IntegerField(_l("Max HP"), validators=[InputRequired(), NumberRange(1, 100000)], default=10)
+    initiative = IntegerField(_l("Initiative"), validators=[Optional()])
+    stats = TextAreaField(_l("Stats (name = value, one a line)"), validators=[Optional(), Length(max=5000)])
+    weapons = TextAreaField(_l("Weapons (name: damage, one a line)"), validators=[Optional(), Length(max=5000)])
+
+
+class ImportForm(FlaskForm):
+    file = FileField(_l("CSV or YAML file"), validators=[FileRequired()])

@@ -1,0 +1,57 @@
+"""The panel in English, Portuguese and Russian (Flask-Babel), chosen by the narrator.
+
+Order: the narrator's saved language, else the session's choice (login page
+switcher), else the browser's Accept-Language, else the default setting.
+Catalogs live in ``pbp/panel/translations``; the .mo files are committed and
+``tests/panel/test_i18n.py`` checks they match the .po sources.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flask import Flask, current_app, request, session
+from flask_babel import Babel, get_locale
+from flask_login import current_user
+
+TRANSLATIONS = Path(__file__).resolve().parent / "translations"
+LANGUAGE_NAMES = {"en": "English", "pt": "Português", "ru": "Русский"}
+
+babel = Babel()
+
+
+def select_locale() -> str:
+    languages = current_app.config["LANGUAGES"]
+    user_lang = getattr(current_user, "language", None) if current_user else None
+    if user_lang in languages:
+        return str(user_lang)
+    if session.get("lang") in languages:
+        return str(session["lang"])
+    return request.accept_languages.best_match(languages) or current_app.config["BABEL_DEFAULT_LOCALE"]
+
+
+def select_timezone() -> str | None:
+    tz = getattr(current_user, "timezone", None) if current_user else None
+    return tz or None
+
+
+def init_app(app: Flask) -> None:
+    babel.init_app(app, default_translation_directories=str(TRANSLATIONS),
+                   locale_selector=select_locale, timezone_selector=select_timezone)
+    app.jinja_env.globals["LANGUAGE_NAMES"] = LANGUAGE_NAMES
+    app.jinja_env.filters["when"] = when
+    app.jinja_env.globals["get_locale"] = get_locale
+
+
+def when(value: object, tz: str | None = None) -> str:
+    """A datetime in the campaign's time zone, ``2026-11-30 14:05``."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    if not isinstance(value, datetime):
+        return "" if value is None else str(value)
+    try:
+        zone = ZoneInfo(tz or "UTC")
+    except (KeyError, ValueError):
+        zone = ZoneInfo("UTC")
+    return value.astimezone(zone).strftime("%Y-%m-%d %H:%M")
