@@ -1,0 +1,470 @@
+"""Load benchmark of the polling workers against a naive poller, in the same run.
+
+    python bench/bench_workers.py [--threads 1000] [--pages 10] [--cycles 3] [--db URL]
+    python bench/bench_workers.py brokers        # embedded brokers: SQLite vs filesystem
+
+A local forum server (machina's page layout, 5 posts a page, ETag/304 like Django's
+ConditionalGetMiddleware) serves N threads; each measured cycle, one new post lands in
+10% of them at random moments. Two pollers read it in turn:
+
+* **pbp** — the real task path (``workers.tasks.poll_thread`` with the forum source,
+  the thread lease, the store and the service layer's ingest) run in this process, one
+  thread after another: one core's worth of worker;
+* **naive** — every page of every thread every cycle, no conditional requests, parse
+  and diff in memory (no database: it is cheaper per request than the real thing).
+
+Printed per poller: cycle time, HTTP requests and bytes per new post, CPU seconds per
+new post, and the median and 95th-percentile delay from a post to its ingestion
+(cycles run back to back, so the delay is bounded by the cycle time), with the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from datetime import datetime, timezone
+from email.utils import format_datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PER_PAGE = 5
+FORUM = "adventures-1"
+MONTHS = ["Jan.", "Feb.", "March", "April", "May", "June", "July", "Aug.", "Sept.", "Oct.", "Nov.", "Dec."]
+LOREM = ("The torchlight flickers on the wet stone as the party presses on. "
+         "I attack the goblin with my longsword [roll]1d20+5[/roll] and shout a warning. ") * 3
+
+
+# --- the local forum ------------------------------------------------------------------------
+
+def machina_time(dt: datetime) -> str:
+    h = dt.hour % 12 or 12
+    ampm = "a.m." if dt.hour < 12 else "p.m."
+    minute = f":{dt.minute:02d}" if dt.minute else ""
+    return f"{MONTHS[dt.month - 1]} {dt.day}, {dt.year}, {h}{minute} {ampm}"
+
+
+class Forum:
+    def __init__(self, threads: int, posts: int) -> None:
+        self.lock = threading.Lock()
+        self.next_id = 1
+        self.topics: dict[int, list[tuple[int, str, datetime, str]]] = {}
+        base = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+        for t in range(1, threads + 1):
+            self.topics[t] = []
+            for i in range(posts):
+                self._add(t, f"player{i % 4}", base, LOREM)
+        self.requests = 0
+        self.bytes = 0
+        self.not_modified = 0
+
+    def _add(self, topic: int, author: str, when: datetime, body: str) -> int:
+        pid = self.next_id
+        self.next_id += 1
+        self.topics[topic].append((pid, author, when, body))
+        return pid
+
+    def add(self, topic: int, author: str, body: str) -> int:
+        with self.lock:
+            return self._add(topic, author, datetime.now(timezone.utc), body)
+
+    def page(self, topic: int, page: int) -> tuple[str, str, datetime] | None:
+        with self.lock:
+            posts = list(self.topics.get(topic, ()))
+        if not posts:
+            return None
+        pages = max(1, -(-len(posts) // PER_PAGE))
+        if page < 1 or page > pages:
+            return None
+        chunk = posts[(page - 1) * PER_PAGE: page * PER_PAGE]
+        etag = hashlib.md5(f"{topic}:{page}:{len(posts)}".encode()).hexdigest()
+        items = "\n".join(
+            f'<div class="card post" id="{pid}"><div class="card-body"><div class="row">'
+            f'<div class="col-md-10 post-content-wrapper"><h5 class="m-0"><a href="#{pid}">Re: Topic {topic}</a></h5>'
+            f'<p><small class="text-muted"><i class="fas fa-clock"></i>&nbsp;By '
+            f'<a href="/member/profile/{author}/">{author}</a> on {machina_time(when)}</small></p>'
+            f'<div class="post-content"><p>{body}</p></div></div></div></div></div>'
+            for pid, author, when, body in chunk)
+        links = "".join(f'<li class="page-item"><a class="page-link" href="?page={n}">{n}</a></li>'
+                        for n in range(1, pages + 1))
+        html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Topic {topic}</title></head><body>"
+                f"<div class='container'><h1>Topic {topic}</h1>"
+                f"<div class='pagination-block'><ul class='pagination'>{links}</ul></div>{items}"
+                f"<div class='pagination-block'><ul class='pagination'>{links}</ul></div></div></body></html>")
+        return html, etag, chunk[-1][2]
+
+
+def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *a: Any) -> None:
+            pass
+
+        def _send(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+            self.send_response(code)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if body:
+                self.wfile.write(body)
+            with forum.lock:
+                forum.requests += 1
+                forum.bytes += len(body) + 200  # ~headers
+                forum.not_modified += code == 304
+
+        def do_GET(self) -> None:
+            parts = urlsplit(self.path)
+            if parts.path == "/_bench/stats":
+                with forum.lock:
+                    data = {"requests": forum.requests, "bytes": forum.bytes, "not_modified": forum.not_modified}
+                body = json.dumps(data).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            bits = parts.path.strip("/").split("/")
+            # /forum/forum/<fslug>-<fid>/topic/<tslug>-<tid>/
+            if len(bits) >= 5 and bits[0] == "forum" and bits[3] == "topic":
+                try:
+                    tid = int(bits[4].rsplit("-", 1)[1])
+                    page = int(parse_qs(parts.query).get("page", ["1"])[0])
+                except (ValueError, IndexError):
+                    return self._send(404)
+                got = forum.page(tid, page)
+                if got is None:
+                    return self._send(404, b"<html><body>Not found</body></html>")
+                html, etag, modified = got
+                tag = f'"{etag}"'
+                if self.headers.get("If-None-Match") == tag:
+                    return self._send(304, headers={"ETag": tag})
+                return self._send(200, html.encode(), {"Content-Type": "text/html; charset=utf-8",
+                                                       "ETag": tag,
+                                                       "Last-Modified": format_datetime(modified, usegmt=True)})
+            self._send(404)
+
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def topic_url(port: int, tid: int) -> str:
+    return f"http://127.0.0.1:{port}/forum/forum/{FORUM}/topic/topic-{tid}-{tid}/"
+
+
+def stats(port: int) -> dict[str, int]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/stats") as r:
+        return json.loads(r.read())
+
+
+# --- the naive poller --------------------------------------------------------------------
+
+class NaivePoller:
+    """Every page of every thread, every cycle; no validators; diff in memory."""
+
+    def __init__(self, port: int, threads: int) -> None:
+        import requests
+
+        self.http = requests.Session()
+        self.port = port
+        self.threads = threads
+        self.seen: dict[int, set[str]] = {t: set() for t in range(1, threads + 1)}
+        self.ingested: dict[str, float] = {}
+
+    def poll(self, tid: int) -> int:
+        from bs4 import BeautifulSoup
+
+        new = 0
+        page = 1
+        while True:
+            r = self.http.get(topic_url(self.port, tid), params={"page": page}, timeout=10)
+            if r.status_code == 404:
+                break
+            soup = BeautifulSoup(r.content, "lxml")
+            for div in soup.find_all("div", id=True, class_="post"):
+                pid = div["id"]
+                if pid not in self.seen[tid]:
+                    self.seen[tid].add(pid)
+                    self.ingested[pid] = time.time()
+                    new += 1
+            last = max((int(a.text) for a in soup.select(".pagination-block a") if a.text.isdigit()), default=1)
+            if page >= last:
+                break
+            page += 1
+        return new
+
+    def cycle(self) -> None:
+        for tid in range(1, self.threads + 1):
+            self.poll(tid)
+
+
+# --- pbp's pollers (the real task path, in-process) ----------------------------------------
+
+class PbpPoller:
+    def __init__(self, port: int, threads: int, db_url: str, data_dir: Path) -> None:
+        from pbp.settings import load_settings
+        from pbp.store.db import make_engine, session_scope, upgrade
+        from pbp.store.models import Campaign, Thread
+        from workers.celery_app import make_celery
+
+        self.settings = load_settings(env={
+            "PBP_DATA_DIR": str(data_dir), "PBP_DATABASE_URL": db_url,
+            "PBP_BROKER_URL": "memory://", "PBP_MIN_HOST_INTERVAL": "0"})
+        upgrade(db_url)
+        self.app = make_celery(self.settings, task_always_eager=True)
+        self.engine = make_engine(db_url)
+        with session_scope(self.engine) as s:
+            c = Campaign(name="bench", slug=f"bench-{os.getpid()}", ruleset="forum-d20")
+            s.add(c)
+            s.flush()
+            rows = [Thread(campaign_id=c.id, kind="forum", url=topic_url(port, t), platform="html",
+                           options={"preset": "machina", "allowed_hosts": ["127.0.0.1"]})
+                    for t in range(1, threads + 1)]
+            s.add_all(rows)
+            s.flush()
+            self.ids = [r.id for r in rows]
+        from workers import tasks
+
+        self.tasks = tasks
+
+    def cycle(self) -> None:
+        for tid in self.ids:
+            self.tasks.poll_thread.apply(args=[tid], throw=True)
+
+    def ingested(self) -> dict[str, float]:
+        from sqlalchemy import select
+
+        from pbp.store.db import session_scope
+        from pbp.store.models import Post
+
+        with session_scope(self.engine) as s:
+            return {pid: seen.timestamp() for pid, seen in s.execute(select(Post.platform_id, Post.first_seen_at))}
+
+
+# --- the run -----------------------------------------------------------------------------------
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def measure(name: str, poller: Any, forum: Forum, port: int, threads: int, cycles: int,
+            fraction: float, rng: random.Random) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    poller.cycle()                      # initial sync: reads every page once (not measured)
+    sync = time.perf_counter() - t0
+    before = stats(port)
+    cpu0 = time.process_time()
+    posted: dict[str, float] = {}
+    durations: list[float] = []
+    expected = sync
+    for c in range(cycles + 1):         # the last cycle only drains (no new posts)
+        stop = threading.Event()
+        if c < cycles:
+            picks = rng.sample(range(1, threads + 1), max(1, int(threads * fraction)))
+            moments = sorted(rng.uniform(0, expected) for _ in picks)
+
+            def player(picks: list[int] = picks, moments: list[float] = moments) -> None:
+                start = time.perf_counter()
+                for tid, at in zip(picks, moments):
+                    if stop.wait(max(0.0, at - (time.perf_counter() - start))):
+                        return
+                    pid = forum.add(tid, "newcomer", "I shoot the goblin [roll]1d20+3[/roll]")
+                    posted[str(pid)] = time.time()
+
+            th = threading.Thread(target=player, daemon=True)
+            th.start()
+        t = time.perf_counter()
+        poller.cycle()
+        durations.append(time.perf_counter() - t)
+        if c < cycles:
+            stop.set()
+            th.join()
+        expected = durations[-1]
+    cpu = time.process_time() - cpu0
+    after = stats(port)
+    ingested = poller.ingested() if callable(getattr(poller, "ingested", None)) else poller.ingested
+    delays = [ingested[p] - at for p, at in posted.items() if p in ingested]
+    n = len(posted)
+    return {
+        "poller": name, "initial_sync_s": round(sync, 2),
+        "cycle_s": round(statistics.median(durations[:-1] or durations), 2),
+        "new_posts": n, "ingested": len(delays),
+        "requests": after["requests"] - before["requests"],
+        "bytes": after["bytes"] - before["bytes"],
+        "not_modified": after["not_modified"] - before["not_modified"],
+        "requests_per_post": round((after["requests"] - before["requests"]) / max(1, n), 2),
+        "bytes_per_post": round((after["bytes"] - before["bytes"]) / max(1, n)),
+        "cpu_per_post_ms": round(cpu / max(1, n) * 1000, 2),
+        "delay_median_s": round(percentile(delays, 0.5), 2),
+        "delay_p95_s": round(percentile(delays, 0.95), 2),
+    }
+
+
+def run(args: argparse.Namespace) -> None:
+    import tempfile
+
+    forum = Forum(args.threads, args.pages * PER_PAGE)
+    server = serve(forum, 0)
+    port = server.server_address[1]
+    rng = random.Random(args.seed)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        db = args.db or f"sqlite:///{tmp}/bench.sqlite"
+        rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp)), forum, port,
+                            args.threads, args.cycles, args.fraction, rng))
+        rows.append(measure("naive", NaivePoller(port, args.threads), forum, port,
+                            args.threads, args.cycles, args.fraction, rng))
+    server.shutdown()
+    print(f"{args.threads} threads x {args.pages} pages, {int(args.fraction * 100)}% with a new post a cycle, "
+          f"{args.cycles} cycles (+1 drain), db={'given' if args.db else 'sqlite'}")
+    keys = ["cycle_s", "requests_per_post", "bytes_per_post", "cpu_per_post_ms",
+            "delay_median_s", "delay_p95_s", "new_posts", "ingested", "not_modified", "initial_sync_s"]
+    print(f"{'':22}" + "".join(f"{r['poller']:>14}" for r in rows) + f"{'naive/pbp':>12}")
+    for k in keys:
+        a, b = rows[0][k], rows[1][k]
+        ratio = f"{b / a:.1f}x" if isinstance(a, (int, float)) and a else "-"
+        print(f"{k:22}" + "".join(f"{r[k]:>14}" for r in rows) + f"{ratio:>12}")
+    print(json.dumps(rows))
+
+
+# --- embedded brokers ---------------------------------------------------------------------------
+
+BROKER_TASKS = r'''
+import os, time
+from celery import Celery
+broker = os.environ["BB_BROKER"]
+interval = float(os.environ.get("BB_INTERVAL", "1.0"))
+opts = {}
+if broker.startswith("sqla+"):
+    import kombu.transport.sqlalchemy as t
+    t.Transport.polling_interval = interval
+else:
+    d = os.environ["BB_DIR"]
+    for s in ("out", "processed"):
+        os.makedirs(os.path.join(d, s), exist_ok=True)
+    opts = {"data_folder_in": os.path.join(d, "out"), "data_folder_out": os.path.join(d, "out"),
+            "processed_folder": os.path.join(d, "processed"), "store_processed": False,
+            "polling_interval": interval}
+app = Celery("bb", broker=broker)
+app.conf.broker_transport_options = opts
+app.conf.task_ignore_result = True
+
+@app.task(name="bb.mark")
+def mark(i, sent):
+    with open(os.environ["BB_OUT"], "a") as f:
+        f.write(f"{i} {sent} {time.time()}\n")
+'''
+
+
+def _cpu(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as f:
+        parts = f.read().rsplit(")", 1)[1].split()
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def broker_run(kind: str, interval: float, workdir: Path) -> dict[str, Any]:
+    import importlib
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    (workdir / "bb_tasks.py").write_text(BROKER_TASKS)
+    out = workdir / "out.txt"
+    broker = f"sqla+sqlite:///{workdir}/broker.sqlite" if kind == "sqlite" else "filesystem://"
+    env = dict(os.environ, BB_BROKER=broker, BB_INTERVAL=str(interval), BB_DIR=str(workdir),
+               BB_OUT=str(out), PYTHONPATH=str(workdir))
+    os.environ.update({k: env[k] for k in ("BB_BROKER", "BB_INTERVAL", "BB_DIR", "BB_OUT")})
+    sys.path.insert(0, str(workdir))
+    bt = importlib.import_module("bb_tasks")
+    bt = importlib.reload(bt)
+    w = subprocess.Popen([sys.executable, "-m", "celery", "-A", "bb_tasks", "worker", "-P", "solo",
+                          "--without-gossip", "--without-mingle", "--without-heartbeat", "-l", "warning"],
+                         env=env, cwd=workdir, stdout=open(workdir / "w.log", "w"), stderr=subprocess.STDOUT)
+    try:
+        bt.mark.delay(-1, time.time())
+        t0 = time.time()
+        while time.time() - t0 < 30 and not (out.exists() and out.read_text()):
+            time.sleep(0.05)
+        for i in range(40):                      # round trips, one at a time
+            bt.mark.delay(i, time.time())
+            time.sleep(0.1)
+        time.sleep(max(2.0, interval * 3))
+        c0 = _cpu(w.pid)
+        time.sleep(5)
+        idle = (_cpu(w.pid) - c0) / 5
+        tb = time.time()
+        for i in range(1000, 1300):              # a burst of 300
+            bt.mark.delay(i, time.time())
+        deadline = time.time() + 120
+        while time.time() < deadline and w.poll() is None:
+            if sum(1 for ln in out.read_text().splitlines() if int(ln.split()[0]) >= 1000) >= 300:
+                break
+            time.sleep(0.05)
+        alive = w.poll() is None
+    finally:
+        w.terminate()
+        try:
+            w.wait(10)
+        except subprocess.TimeoutExpired:
+            w.kill()
+        sys.path.remove(str(workdir))
+    lines = [ln.split() for ln in out.read_text().splitlines()]
+    lat = sorted((float(b) - float(a)) * 1000 for i, a, b in lines if 0 <= int(i) < 1000)
+    burst = [float(b) for i, _, b in lines if int(i) >= 1000]
+    ids = [int(i) for i, _, _ in lines]
+    return {"broker": kind, "polling_s": interval, "rtt_median_ms": round(percentile(lat, 0.5), 1),
+            "rtt_p95_ms": round(percentile(lat, 0.95), 1), "burst_done": len(burst),
+            "tasks_per_s": round(len(burst) / (max(burst) - tb), 1) if burst else 0.0,
+            "idle_cpu_pct": round(idle * 100, 1), "worker_alive": alive,
+            "duplicates": len(ids) - len(set(ids)),
+            "json_errors": "JSONDecodeError" in (workdir / "w.log").read_text()}
+
+
+def brokers(args: argparse.Namespace) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for kind in ("sqlite", "filesystem"):
+            for interval in (1.0, 0.1, 0.01):
+                for rep in range(args.reps):
+                    row = broker_run(kind, interval, Path(tmp) / f"{kind}-{interval}-{rep}")
+                    print(json.dumps(row), flush=True)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = p.add_subparsers(dest="cmd")
+    b = sub.add_parser("brokers")
+    b.add_argument("--reps", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1000)
+    p.add_argument("--pages", type=int, default=10)
+    p.add_argument("--cycles", type=int, default=3)
+    p.add_argument("--fraction", type=float, default=0.1)
+    p.add_argument("--db", default=None, help="database URL for pbp (default: a temporary SQLite file)")
+    p.add_argument("--seed", type=int, default=7)
+    args = p.parse_args()
+    if args.cmd == "brokers":
+        brokers(args)
+    else:
+        run(args)
+
+
+if __name__ == "__main__":
+    main()
