@@ -1,0 +1,331 @@
+"""Reddit submissions as sources: one listing per subreddit per cycle, trees only for gaps.
+
+Why two classes: a watched combat thread is a Reddit *submission*; Reddit's quota is 100
+calls a minute per client, and 1,000 watched submissions read one by one would need
+1,000+ calls a cycle. :class:`SubredditPoller` reads ``/r/NAME/comments/?limit=100`` once
+per cycle and hands each comment to its submission by ``link_id``; only when that window
+does not reach back to where a submission's cursor stopped (a *gap*) does it read that
+submission's comment tree (``MoreComments`` expanded, re-nested by praw). A gap is first
+screened with one ``/api/info`` call per 100 submissions: a submission whose
+``num_comments`` did not change needs no tree.
+
+:class:`RedditSource` is the :class:`~pbp.sources.base.Source` for one submission: its
+``fetch`` reads the whole tree (simple, complete, and the per-submission baseline the
+benchmark compares against), ``reply`` posts under the submission or a comment, and
+``find_reply`` finds a reply by its marker, so a reply whose answer was lost is not doubled.
+
+Both share the cursor format of :mod:`pbp.sources.reddit_records`, so a thread can move
+between them. Errors are :class:`~pbp.sources.base.SourceError`; a 429 (even with an HTML
+body) sets only that poller's / source's :class:`~pbp.sources.reddit_errors.Backoff`, and
+nothing sleeps.
+
+>>> parse_submission_id("https://www.reddit.com/r/dnd/comments/4b1tfm/my_fight/")
+'4b1tfm'
+>>> parse_submission_id("t3_4b1tfm"), parse_submission_id("https://redd.it/4b1tfm")
+('4b1tfm', '4b1tfm')
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import praw
+
+from ..errors import ConfigError
+from ..settings import Settings
+from .base import FetchResult, PostRecord, SourceError
+from .reddit_client import RedditConfig, make_reddit, request_count
+from .reddit_errors import Backoff, translate
+from .reddit_markdown import MAX_COMMENT_CHARS
+from .reddit_records import CursorState, diff, new_cursor
+
+__all__ = ["RedditSource", "SubredditPoller", "PollResult", "new_cursor", "parse_submission_id"]
+
+_SUBMISSION = re.compile(
+    r"^(?:t3_)?([a-z0-9]{1,12})$"
+    r"|/comments/([a-z0-9]{1,12})(?:/|$)"
+    r"|^https?://redd\.it/([a-z0-9]{1,12})/?$", re.I)
+
+
+def parse_submission_id(target: str) -> str:
+    """The base36 id in a submission URL, fullname or bare id."""
+    m = _SUBMISSION.search(target.strip())
+    if not m:
+        raise ConfigError("not a Reddit submission URL or id", where=target)
+    return next(g for g in m.groups() if g).lower()
+
+
+@dataclass
+class Tree:
+    """A submission's comments as one read saw them."""
+
+    comments: list[Any]
+    complete: bool
+    num_comments: int | None
+    newest: float | None
+
+
+def read_tree(reddit: praw.Reddit, submission_id: str, *, max_more: int | None = 32) -> Tree:
+    """``GET /comments/ID/`` plus ``/api/morechildren`` for each ``MoreComments`` (up to
+    *max_more* of them); praw puts the flat morechildren answers back into the tree."""
+    submission = reddit.submission(id=submission_id)
+    submission.comment_sort = "old"
+    submission.comment_limit = 500
+    forest = submission.comments
+    skipped = forest.replace_more(limit=max_more)
+    comments = forest.list()
+    newest = max((c.created_utc for c in comments), default=None)
+    return Tree(comments, not skipped, getattr(submission, "num_comments", None), newest)
+
+
+@dataclass
+class PollResult:
+    """One cycle of a subreddit: a result per watched submission that was read, an error
+    per submission that could not be (its cursor must stay where it was)."""
+
+    results: dict[str, FetchResult]
+    errors: dict[str, SourceError] = field(default_factory=dict)
+    requests: int = 0
+    gaps: list[str] = field(default_factory=list)        # submissions that had a gap
+    tree_reads: list[str] = field(default_factory=list)  # of those, read as a tree
+
+
+class SubredditPoller:
+    """All watched submissions of one subreddit, one listing call per cycle.
+
+    ``poll(cursors)`` takes ``{submission_id: cursor or None}`` and returns a
+    :class:`PollResult`; the caller stores each result's posts, then its cursor. Nothing
+    the caller passed is mutated. Stateless between cycles apart from :attr:`backoff`.
+    """
+
+    def __init__(self, reddit: praw.Reddit, subreddit: str, *, limit: int = 100,
+                 max_more: int | None = 32, recheck_window: float = 6 * 3600,
+                 recheck_interval: float = 600.0,
+                 screen_gaps: bool = True, backoff: Backoff | None = None,
+                 clock: Callable[[], float] = time.time,
+                 on_error: Callable[[str, SourceError], None] | None = None) -> None:
+        self.reddit = reddit
+        self.subreddit = subreddit.removeprefix("r/")
+        self.limit = limit
+        self.max_more = max_more
+        self.recheck_window = recheck_window
+        self.recheck_interval = recheck_interval
+        self.screen_gaps = screen_gaps
+        self.backoff = backoff or Backoff(f"reddit r/{self.subreddit}")
+        self.clock = clock
+        self.on_error = on_error
+
+    @property
+    def where(self) -> str:
+        return f"GET /r/{self.subreddit}/comments/"
+
+    def poll(self, cursors: Mapping[str, Mapping[str, Any] | None]) -> PollResult:
+        self.backoff.check()
+        start = request_count(self.reddit)
+        try:
+            listing = list(self.reddit.subreddit(self.subreddit).comments(limit=self.limit))
+        except Exception as exc:  # noqa: BLE001 -- translated, nothing swallowed
+            raise self.backoff.note(translate(exc, self.where)) from exc
+        full = len(listing) >= self.limit
+        oldest = min((c.created_utc for c in listing), default=None)
+        newest = max((c.created_utc for c in listing), default=None)
+        by_link: dict[str, list[Any]] = defaultdict(list)
+        for c in listing:
+            by_link[str(c.link_id)[3:]].append(c)
+
+        states = {sid: CursorState.load(cur) for sid, cur in cursors.items()}
+        posts: dict[str, list[PostRecord]] = {sid: [] for sid in states}
+        out = PollResult(results={})
+        out.gaps = [sid for sid, st in states.items()
+                    if full and (st.through is None or float(oldest) > st.through)]  # type: ignore[arg-type]
+        for sid, st in states.items():
+            mine = by_link.get(sid, [])
+            if sid in out.gaps:
+                # what the window shows still counts; the tree (if read) adds the rest
+                unseen = any(str(c.id) not in st.seen for c in mine)
+                posts[sid] += diff(st, mine)
+                if unseen:
+                    st.num_comments = None    # something new: the count screen cannot help
+                continue
+            posts[sid] += diff(st, mine, complete=not full, complete_after=oldest if full else None)
+            if mine:
+                st.num_comments = getattr(mine[0], "num_comments", st.num_comments)
+            st.advance(newest if newest is not None else (st.through or 0.0))
+        try:
+            self._recheck(states, out.gaps, posts, oldest if full else None)
+            out.tree_reads = self._screen(states, out.gaps, newest)
+            for n, sid in enumerate(out.tree_reads):
+                try:
+                    self._fill(sid, states[sid], posts[sid], newest)
+                except SourceError as err:
+                    out.errors[sid] = err
+                    if err.retry_after is not None:   # 429: no more gap fills this cycle
+                        for rest in out.tree_reads[n + 1:]:
+                            out.errors[rest] = err
+                        break
+        except SourceError as err:   # recheck or screen failed: the listing results stand
+            for sid in out.gaps:
+                out.errors.setdefault(sid, err)
+        for sid, st in states.items():
+            if sid in out.errors:
+                if self.on_error:
+                    self.on_error(sid, out.errors[sid])
+                continue
+            out.results[sid] = FetchResult(posts=posts[sid], cursor=st.dump())
+        if out.errors:
+            self.backoff.note(next(iter(out.errors.values())))
+        else:
+            self.backoff.succeeded()
+        out.requests = request_count(self.reddit) - start
+        return out
+
+    # -- the parts
+    def _recheck(self, states: dict[str, CursorState], gaps: list[str],
+                 posts: dict[str, list[PostRecord]], window_start: float | None) -> None:
+        """Edits and deletions of recent comments (younger than ``recheck_window``) that
+        fell out of the listing window: ``/api/info``, 100 comments a call across all
+        submissions, at most once per ``recheck_interval`` per submission."""
+        if window_start is None or self.recheck_window <= 0:
+            return
+        now = self.clock()
+        horizon = now - self.recheck_window
+        owner: dict[str, str] = {}
+        due = [sid for sid, st in states.items() if sid not in gaps
+               and (st.rechecked is None or st.rechecked <= now - self.recheck_interval)]
+        for sid in due:
+            for cid, seen in states[sid].seen.items():
+                if seen.state == "live" and horizon <= seen.created <= window_start:
+                    owner[f"t1_{cid}"] = sid
+        if owner:
+            found: dict[str, list[Any]] = defaultdict(list)
+            try:
+                for thing in self.reddit.info(fullnames=list(owner)):
+                    found[owner[thing.fullname]].append(thing)
+            except Exception as exc:  # noqa: BLE001
+                raise translate(exc, "GET /api/info") from exc
+            for sid, things in found.items():
+                posts[sid] += diff(states[sid], things)
+        for sid in due:
+            states[sid].rechecked = now
+
+    def _screen(self, states: dict[str, CursorState], gaps: list[str],
+                newest: float | None) -> list[str]:
+        """Of the gap submissions, those that need a tree read: never read, or whose
+        ``num_comments`` moved (one ``/api/info`` call per 100 submissions)."""
+        if not self.screen_gaps:
+            return list(gaps)
+        known = [sid for sid in gaps if states[sid].through is not None and states[sid].num_comments is not None]
+        counts: dict[str, int] = {}
+        if known:
+            try:
+                for thing in self.reddit.info(fullnames=[f"t3_{sid}" for sid in known]):
+                    counts[str(thing.id)] = int(thing.num_comments)
+            except Exception as exc:  # noqa: BLE001
+                raise translate(exc, "GET /api/info") from exc
+        trees = []
+        for sid in gaps:
+            st = states[sid]
+            if sid in counts and counts[sid] == st.num_comments:
+                # nothing was added in the gap; what the listing shows still counts
+                st.advance(newest)
+                continue
+            trees.append(sid)
+        return trees
+
+    def _fill(self, sid: str, st: CursorState, posts: list[PostRecord], newest: float | None) -> None:
+        try:
+            tree = read_tree(self.reddit, sid, max_more=self.max_more)
+        except Exception as exc:  # noqa: BLE001
+            raise translate(exc, f"GET /comments/{sid}/") from exc
+        posts += diff(st, tree.comments, complete=tree.complete)
+        if tree.num_comments is not None:
+            st.num_comments = tree.num_comments
+        if tree.complete:
+            st.advance(max(x for x in (newest, tree.newest, 0.0) if x is not None))
+
+
+class RedditSource:
+    """One watched submission as a :class:`~pbp.sources.base.Source`.
+
+    ``fetch`` reads the whole comment tree (use :class:`SubredditPoller` to watch many
+    submissions cheaply; the cursors are the same). ``reply`` posts *text* under the
+    submission, or under the comment ``in_reply_to``; ``find_reply`` looks for *marker* in
+    the bot's comments of the submission.
+    """
+
+    def __init__(self, submission: str, *, reddit: praw.Reddit, max_more: int | None = 32,
+                 backoff: Backoff | None = None, verify_lost: bool = True) -> None:
+        self.submission_id = parse_submission_id(submission)
+        self.reddit = reddit
+        self.max_more = max_more
+        self.backoff = backoff or Backoff(f"reddit t3_{self.submission_id}")
+        self.verify_lost = verify_lost
+
+    @classmethod
+    def from_options(cls, target: str, options: Mapping[str, Any], settings: Settings) -> "RedditSource":
+        """For ``pbp.sources.open_source("reddit", url, options, settings)``: credentials from
+        the secrets, ``oauth_url``/``reddit_url``/bounds from *options*."""
+        reddit = make_reddit(RedditConfig.from_settings(settings, options))
+        return cls(target, reddit=reddit, max_more=options.get("max_more", 32))
+
+    def fetch(self, cursor: Mapping[str, Any] | None) -> FetchResult:
+        self.backoff.check()
+        start = request_count(self.reddit)
+        state = CursorState.load(cursor)
+        try:
+            tree = read_tree(self.reddit, self.submission_id, max_more=self.max_more)
+        except Exception as exc:  # noqa: BLE001
+            raise self.backoff.note(translate(exc, f"GET /comments/{self.submission_id}/")) from exc
+        self.backoff.succeeded()
+        posts = diff(state, tree.comments, complete=tree.complete)
+        state.num_comments = tree.num_comments
+        if tree.complete:
+            state.advance(tree.newest if tree.newest is not None else (state.through or 0.0))
+        return FetchResult(posts=posts, cursor=state.dump(),
+                           requests=request_count(self.reddit) - start)
+
+    def reply(self, text: str, marker: str, *, in_reply_to: str | None = None) -> str:
+        where = f"POST /api/comment (t3_{self.submission_id})"
+        if marker not in text:
+            raise SourceError("reply text does not contain its marker", where=where)
+        if len(text) > MAX_COMMENT_CHARS:
+            raise SourceError(f"reply is {len(text)} characters; Reddit takes at most "
+                              f"{MAX_COMMENT_CHARS}", where=where)
+        self.backoff.check()
+        target: Any
+        if in_reply_to and not in_reply_to.startswith("t3_"):
+            target = self.reddit.comment(id=in_reply_to.removeprefix("t1_"))
+        else:
+            target = self.reddit.submission(id=self.submission_id)
+        try:
+            comment = target.reply(text)
+        except Exception as exc:  # noqa: BLE001
+            error = translate(exc, where, posting=True)
+            if self.verify_lost and error.retryable and error.retry_after is None:
+                # the POST may have landed: look before anybody posts again
+                found = self.find_reply(marker)
+                if found:
+                    return found
+            raise self.backoff.note(error) from exc
+        if comment is None:
+            raise SourceError("Reddit accepted the reply but returned no comment", where=where)
+        self.backoff.succeeded()
+        return str(comment.id)
+
+    def find_reply(self, marker: str) -> str | None:
+        self.backoff.check()
+        me = self.reddit.config.username
+        try:
+            tree = read_tree(self.reddit, self.submission_id, max_more=None)
+        except Exception as exc:  # noqa: BLE001
+            raise self.backoff.note(translate(exc, f"GET /comments/{self.submission_id}/")) from exc
+        for c in tree.comments:
+            author = getattr(c.author, "name", None)
+            if marker in (c.body or "") and (not me or (author or "").lower() == me.lower()):
+                return str(c.id)
+        return None
