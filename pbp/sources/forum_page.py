@@ -1,0 +1,259 @@
+"""One forum page -> posts, with a preset's selectors (HTML) or keys (Discourse JSON).
+
+Why strict: a selector that matches nothing on a page that must hold posts means the
+forum changed its layout. That is a :class:`LayoutError` naming the selector and the
+URL, never "zero posts", or pbp would silently stop seeing declarations.
+
+Post text is what the declaration parser reads: block elements and ``<br>`` become
+line breaks, and quotes of other posts are left out of it (they are in
+``extra["quotes"]``), so a player quoting the goblin's attack does not declare it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import warnings
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from datetime import datetime
+from typing import Any
+from urllib.parse import urljoin
+
+from bs4 import BeautifulSoup, Comment, NavigableString, Tag, XMLParsedAsHTMLWarning
+
+from .base import LayoutError, PostRecord, SourceError
+from .forum_preset import ForumPreset, Selector
+
+warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
+
+_BLOCKS = {"p", "div", "li", "ul", "ol", "blockquote", "dl", "dd", "dt", "h1", "h2", "h3", "h4",
+           "h5", "h6", "tr", "table", "pre", "hr", "section", "article", "aside", "header",
+           "footer", "figure", "details", "summary"}
+
+
+@dataclass
+class Page:
+    """Posts of one page, in page order, and the last page number its pagination shows."""
+
+    url: str
+    posts: list[PostRecord]
+    last_page: int | None = None
+    stream: list[str] | None = None     # Discourse: every post id of the topic, in order
+
+
+def html_to_text(el: Tag) -> str:
+    """Readable plain text: line breaks for ``<br>`` and blocks, spaces collapsed."""
+    parts: list[str] = []
+
+    def walk(node: Tag) -> None:
+        for child in node.children:
+            if isinstance(child, Comment):
+                continue
+            if isinstance(child, NavigableString):
+                parts.append(str(child))
+            elif isinstance(child, Tag):
+                if child.name in ("script", "style"):
+                    continue
+                if child.name == "br":
+                    parts.append("\n")
+                    continue
+                block = child.name in _BLOCKS
+                if block:
+                    parts.append("\n")
+                walk(child)
+                if block:
+                    parts.append("\n")
+
+    walk(el)
+    lines = [" ".join(line.split()) for line in "".join(parts).replace("\xa0", " ").split("\n")]
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out).strip()
+
+
+def soup_of(text: str) -> BeautifulSoup:
+    return BeautifulSoup(text, "lxml")
+
+
+def _read(el: Tag, sel: Selector, scope: Tag) -> tuple[Tag | None, str | None]:
+    node = el if not sel.css else scope.select_one(sel.css)
+    if node is None:
+        return None, None
+    if sel.attrs:
+        for a in sel.attrs:
+            v = node.get(a)
+            if v:
+                return node, " ".join(v) if isinstance(v, list) else str(v)
+        return node, None
+    return node, node.get_text(" ", strip=True)
+
+
+def _scope_of(el: Tag, scope_css: str) -> Tag:
+    if not scope_css:
+        return el
+    for parent in el.parents:
+        if isinstance(parent, Tag) and parent.css.match(scope_css):
+            return parent
+    return el
+
+
+def _pattern(value: str, pattern: re.Pattern[str] | None) -> str | None:
+    if pattern is None:
+        return value
+    m = pattern.search(value)
+    if not m:
+        return None
+    return m.group(1) if m.groups() else m.group(0)
+
+
+def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, *,
+                    groups: Mapping[str, str] | None = None, now: datetime | None = None) -> Page:
+    """Posts of one thread page. *groups* are the thread pattern's named groups (permalinks)."""
+    spec, thread = preset.post, preset.thread
+    assert spec is not None
+    for pat in thread.missing_text:
+        if pat.search(text):
+            raise SourceError("the forum says this thread does not exist", where=url)
+    soup = soup_of(text)
+    containers = soup.select(spec.container)
+    if not containers:
+        raise LayoutError(f"post container selector {spec.container!r} matched nothing "
+                          f"(layout changed, or not a thread page)", where=url)
+    posts: list[PostRecord] = []
+    for el in containers:
+        scope = _scope_of(el, spec.scope)
+        posts.append(_post(el, scope, preset, url, page_no, groups or {}, now))
+    return Page(url=url, posts=posts, last_page=_last_page(soup, preset, page_no, url))
+
+
+def _required(el: Tag, scope: Tag, sel: Selector, what: str, url: str,
+              pattern: re.Pattern[str] | None = None) -> tuple[Tag, str]:
+    node, value = _read(el, sel, scope)
+    if node is None or value is None:
+        raise LayoutError(f"{what} selector {str(sel)!r} matched nothing in a post", where=url)
+    got = _pattern(value, pattern)
+    if got is None:
+        raise LayoutError(f"{what} {value[:80]!r} does not match pattern {pattern.pattern!r}"
+                          if pattern else f"{what} is empty", where=url)
+    return node, got.strip()
+
+
+def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
+          groups: Mapping[str, str], now: datetime | None) -> PostRecord:
+    spec = preset.post
+    assert spec is not None
+    _, pid = _required(el, scope, spec.id, "post id", url, spec.id_pattern)
+    where = f"{url} (post {pid})"
+    _, author = _required(el, scope, spec.author, "author", where, spec.author_pattern)
+    time_pattern = spec.time_pattern
+    if time_pattern is not None and "{author}" in time_pattern.pattern:
+        time_pattern = _with_author(time_pattern.pattern, author)
+    _, when = _required(el, scope, spec.time, "timestamp", where, time_pattern)
+    try:
+        posted_at = preset.dates.parse(when, now)
+    except ValueError as exc:
+        raise LayoutError(f"timestamp: {exc}", where=where) from None
+    body_el, _ = _required(el, scope, spec.body, "body", where)
+    for css in spec.body_exclude:
+        for junk in body_el.select(css):
+            junk.decompose()
+    body_html = body_el.decode_contents().strip()
+    quotes: list[dict[str, str]] = []
+    if spec.quote:
+        for q in body_el.select(spec.quote):
+            who = q.select_one(spec.quote_author) if spec.quote_author else None
+            quotes.append({"author": who.get_text(" ", strip=True) if who else "",
+                           "text": html_to_text(q)})
+            q.decompose()
+    text = html_to_text(body_el)
+    edited_at = None
+    if spec.edited is not None:
+        _, edited = _read(el, spec.edited, scope)
+        edited = _pattern(edited, spec.edited_pattern) if edited else None
+        if edited:
+            try:
+                edited_at = preset.dates.parse(edited, now)
+            except ValueError:
+                edited_at = None
+    link = (preset.thread.permalink.format(**{**groups, "page": url, "id": pid})
+            if preset.thread.permalink else f"{url}#{pid}")
+    return PostRecord(platform_id=pid, author=author, posted_at=posted_at, body=body_html,
+                      text=text, fmt="html", edited_at=edited_at, url=link,
+                      extra={"page": page_no, "quotes": quotes})
+
+
+@lru_cache(maxsize=256)
+def _with_author(pattern: str, author: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace("{author}", re.escape(author)), re.S)
+
+
+def _last_page(soup: BeautifulSoup, preset: ForumPreset, page_no: int, url: str) -> int:
+    thread = preset.thread
+    best = page_no
+    if not thread.page_links or thread.page_link_pattern is None:
+        return best
+    for a in soup.select(thread.page_links):
+        href = a.get("href") or ""
+        m = thread.page_link_pattern.search(urljoin(url, str(href)))
+        if not m:
+            continue
+        n = int(m.group(1))
+        if thread.page_unit == "offset":
+            n = n // thread.per_page + 1
+        best = max(best, n)
+    return best
+
+
+# -- Discourse JSON ---------------------------------------------------------------------
+def dig(data: Any, path: str) -> Any:
+    for key in path.split("."):
+        if not isinstance(data, Mapping) or key not in data:
+            return None
+        data = data[key]
+    return data
+
+
+def parse_discourse_json(text: str, preset: ForumPreset, url: str) -> Page:
+    spec = preset.json
+    assert spec is not None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise LayoutError("not a JSON document (expected Discourse /t/ID.json)", where=url) from None
+    posts_raw = dig(data, spec.posts)
+    if not isinstance(posts_raw, list):
+        raise LayoutError(f"JSON key {spec.posts!r} holds no post list", where=url)
+    posts: list[PostRecord] = []
+    for item in posts_raw:
+        pid = item.get(spec.id)
+        if pid is None or item.get(spec.author) is None or item.get(spec.time) is None:
+            raise LayoutError(f"a post lacks {spec.id!r}, {spec.author!r} or {spec.time!r}",
+                              where=url)
+        try:
+            posted_at = preset.dates.parse(str(item[spec.time]))
+        except ValueError as exc:
+            raise LayoutError(f"timestamp: {exc}", where=url) from None
+        body = item.get(spec.body) or ""
+        quotes = []
+        body_soup = soup_of(f"<div>{body}</div>").div or soup_of("<div></div>").div
+        for q in body_soup.select("aside.quote"):
+            quotes.append({"author": q.get("data-username", ""), "text": html_to_text(q)})
+            q.decompose()
+        edited_at = None
+        if item.get(spec.edited_time) and item.get(spec.edited_time) != item.get(spec.time):
+            try:
+                edited_at = preset.dates.parse(str(item[spec.edited_time]))
+            except ValueError:
+                edited_at = None
+        posts.append(PostRecord(
+            platform_id=str(pid), author=str(item[spec.author]), posted_at=posted_at, body=body,
+            text=html_to_text(body_soup), fmt="html", edited_at=edited_at,
+            url=None, extra={"post_number": item.get(spec.number), "raw": item.get(spec.raw),
+                             "quotes": quotes}))
+    stream = dig(data, spec.stream)
+    return Page(url=url, posts=posts, last_page=1,
+                stream=[str(i) for i in stream] if isinstance(stream, list) else None)

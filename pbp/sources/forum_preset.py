@@ -1,0 +1,307 @@
+"""Forum engine presets: selectors and patterns as data (``config/forums/<engine>.toml``).
+
+Why data: a narrator whose forum runs an engine pbp does not know adds one TOML file
+(docs/forum-presets.md documents every key) and no code. Loading validates the whole
+file at once and reports every problem in one :class:`~pbp.errors.ConfigError`
+(unknown keys, missing keys, regexes and CSS that do not compile), like a rules
+validator that shows the whole picture.
+
+Selectors use CSS (soupsieve) with a small suffix: ``css`` is the element's text,
+``css@attr`` an attribute, ``@attr`` the post container's own attribute, and
+``css@a|b`` the first of several attributes present.
+
+>>> p = load_preset("machina")
+>>> p.post.container, p.thread.page_unit
+('div.card.post[id]', 'page')
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import soupsieve
+
+from ..errors import ConfigError
+from ..settings import CONFIG_DIR
+from .forum_dates import DateReader
+
+PRESET_DIR = CONFIG_DIR / "forums"
+
+
+@dataclass(frozen=True)
+class Selector:
+    """``css@attr`` parsed: where to look and what to read."""
+
+    css: str
+    attrs: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, spec: str) -> "Selector":
+        css, at, attrs = spec.rpartition("@") if "@" in spec else (spec, "", "")
+        return cls(css.strip(), tuple(a.strip() for a in attrs.split("|") if a.strip()) if at else ())
+
+    def __str__(self) -> str:
+        return self.css + ("@" + "|".join(self.attrs) if self.attrs else "")
+
+
+@dataclass(frozen=True)
+class ThreadSpec:
+    pattern: re.Pattern[str]
+    page_url: str
+    per_page: int = 0
+    page_links: str = ""
+    page_link_pattern: re.Pattern[str] | None = None
+    page_unit: str = "page"            # "page" (1, 2, 3) or "offset" (0, 15, 30)
+    missing_status: tuple[int, ...] = (404,)
+    missing_text: tuple[re.Pattern[str], ...] = ()
+    volatile: tuple[re.Pattern[str], ...] = ()
+    permalink: str = ""
+
+
+@dataclass(frozen=True)
+class PostSpec:
+    container: str
+    id: Selector
+    author: Selector
+    time: Selector
+    body: Selector
+    scope: str = ""
+    id_pattern: re.Pattern[str] | None = None
+    time_pattern: re.Pattern[str] | None = None
+    author_pattern: re.Pattern[str] | None = None
+    body_exclude: tuple[str, ...] = ()
+    quote: str = ""
+    quote_author: str = ""
+    edited: Selector | None = None
+    edited_pattern: re.Pattern[str] | None = None
+
+
+@dataclass(frozen=True)
+class JsonSpec:
+    posts: str = "post_stream.posts"
+    stream: str = "post_stream.stream"
+    id: str = "id"
+    number: str = "post_number"
+    author: str = "username"
+    time: str = "created_at"
+    edited_time: str = "updated_at"
+    body: str = "cooked"
+    raw: str = "raw"
+    more_posts_url: str = ""
+    chunk: int = 20
+
+
+@dataclass(frozen=True)
+class LoginSpec:
+    url: str
+    form: str
+    username_field: str = "username"
+    password_field: str = "password"
+    failure: str = ""
+    success_cookie: str = ""
+    extra_fields: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReplySpec:
+    kind: str = "form"                 # "form" (HTML form with CSRF) or "api" (JSON endpoint)
+    url: str = ""
+    link: str = ""
+    form: str = ""
+    text_field: str = "message"
+    extra_fields: Mapping[str, str] = field(default_factory=dict)
+    submit: str = ""
+    post_id_pattern: re.Pattern[str] | None = None
+    flood_status: tuple[int, ...] = (429,)
+    flood_patterns: tuple[re.Pattern[str], ...] = ()
+    flood_default_wait: float = 60.0
+    error: str = ""
+    api_headers: Mapping[str, str] = field(default_factory=dict)
+    api_body: Mapping[str, str] = field(default_factory=dict)
+    api_id_field: str = "id"
+
+
+@dataclass(frozen=True)
+class ListingSpec:
+    row: str
+    topic_link: Selector
+    last_post: Selector
+    topic_pattern: re.Pattern[str] | None = None
+    last_post_pattern: re.Pattern[str] | None = None
+    next_page: str = ""
+    sorted: bool = True
+    max_pages: int = 5
+
+
+@dataclass(frozen=True)
+class ForumPreset:
+    name: str
+    engine: str
+    thread: ThreadSpec
+    post: PostSpec | None
+    dates: DateReader
+    format: str = "html"               # "html" or "discourse-json"
+    json: JsonSpec | None = None
+    login: LoginSpec | None = None
+    reply: ReplySpec | None = None
+    listing: ListingSpec | None = None
+    description: str = ""
+    source: str = ""
+
+
+# -- loading ---------------------------------------------------------------------------
+_TOP = {"name", "engine", "description", "format", "thread", "post", "dates", "json", "login",
+        "reply", "listing"}
+_DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
+_REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
+               "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern"}
+_REGEX_LISTS = {"missing_text", "volatile", "flood_patterns"}
+_SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_post"}
+_CSS_KEYS = {"container", "scope", "page_links", "quote", "quote_author", "form", "failure",
+             "link", "error", "row", "next_page"}
+_CSS_LISTS = {"body_exclude"}
+
+
+def available_presets() -> list[str]:
+    return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
+
+
+def load_preset(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> ForumPreset:
+    """A preset by name (``config/forums/<name>.toml``) or path, with per-campaign
+    *overrides* merged over it table by table (e.g. ``{"dates": {"timezone": "Europe/Lisbon"}}``)."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = PRESET_DIR / f"{name_or_path}.toml"
+    if not path.exists():
+        raise ConfigError(f"no forum preset {str(name_or_path)!r} (known: "
+                          f"{', '.join(available_presets())})", where=str(path))
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML ({exc})", where=str(path)) from None
+    for table, values in (overrides or {}).items():
+        if isinstance(values, Mapping) and isinstance(data.get(table), Mapping):
+            data[table] = {**data[table], **values}
+        else:
+            data[table] = values
+    return preset_from_dict(data, where=str(path), default_name=path.stem)
+
+
+def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
+                     default_name: str = "custom") -> ForumPreset:
+    problems: list[str] = []
+    for key in sorted(set(data) - _TOP):
+        problems.append(f"unknown key {key!r}")
+    fmt = data.get("format", "html")
+    if fmt not in ("html", "discourse-json"):
+        problems.append(f"format must be 'html' or 'discourse-json', not {fmt!r}")
+
+    thread = _section(ThreadSpec, data.get("thread"), "thread", problems, required=True)
+    post = _section(PostSpec, data.get("post"), "post", problems, required=fmt == "html")
+    json_spec = _section(JsonSpec, data.get("json"), "json", problems,
+                         required=fmt == "discourse-json")
+    login = _section(LoginSpec, data.get("login"), "login", problems)
+    reply = _section(ReplySpec, data.get("reply"), "reply", problems)
+    listing = _section(ListingSpec, data.get("listing"), "listing", problems)
+
+    dates_raw = dict(data.get("dates") or {})
+    for key in sorted(set(dates_raw) - _DATES):
+        problems.append(f"unknown key 'dates.{key}'")
+    dates = None
+    try:
+        dates = DateReader(dates_raw.get("formats") or [], language=dates_raw.get("language", "en"),
+                           timezone=dates_raw.get("timezone", "UTC"),
+                           relative=dates_raw.get("relative"),
+                           **({"relative_formats": dates_raw["relative_formats"]}
+                              if "relative_formats" in dates_raw else {}))
+    except ConfigError as exc:
+        problems.append(f"dates: {exc.message}")
+
+    if thread is not None:
+        if "tid" not in thread.pattern.groupindex:
+            problems.append("thread.pattern needs a named group (?P<tid>...) for the topic id")
+        if thread.page_unit not in ("page", "offset"):
+            problems.append(f"thread.page_unit must be 'page' or 'offset', not {thread.page_unit!r}")
+        if thread.page_unit == "offset" and thread.per_page <= 0:
+            problems.append("thread.per_page is needed when thread.page_unit is 'offset'")
+    if reply is not None and reply.kind not in ("form", "api"):
+        problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
+    if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
+        problems.append("reply needs 'url' (a template) or 'link' (CSS of the reply link)")
+    if problems:
+        raise ConfigError("; ".join(problems), where=where)
+    assert thread is not None and dates is not None
+    return ForumPreset(name=data.get("name", default_name), engine=data.get("engine", ""),
+                       description=data.get("description", ""), format=fmt, thread=thread,
+                       post=post, dates=dates, json=json_spec, login=login, reply=reply,
+                       listing=listing, source=where)
+
+
+def _section(cls: type, raw: Any, name: str, problems: list[str], required: bool = False) -> Any:
+    if raw is None:
+        if required:
+            problems.append(f"missing table [{name}]")
+        return None
+    if not isinstance(raw, Mapping):
+        problems.append(f"[{name}] must be a table")
+        return None
+    known = {f.name: f for f in fields(cls)}
+    values: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in known:
+            problems.append(f"unknown key '{name}.{key}'")
+            continue
+        try:
+            values[key] = value if name == "json" else _convert(key, value)
+        except (re.error, ValueError, TypeError, soupsieve.SelectorSyntaxError) as exc:
+            problems.append(f"{name}.{key}: {exc}")
+    missing = [f.name for f in fields(cls)
+               if f.name not in values and f.default is _NO_DEFAULT and f.default_factory is _NO_DEFAULT]
+    for key in missing:
+        problems.append(f"missing key '{name}.{key}'")
+    if missing or any(p.startswith(f"{name}.") for p in problems):
+        return None
+    return cls(**values)
+
+
+_NO_DEFAULT = fields(ThreadSpec)[0].default  # dataclasses.MISSING, without importing it twice
+
+
+def _convert(key: str, value: Any) -> Any:
+    if key in _REGEX_KEYS:
+        return re.compile(_str(value), re.S)
+    if key in _REGEX_LISTS:
+        return tuple(re.compile(_str(v), re.S | re.I) for v in _list(value))
+    if key in _SELECTOR_KEYS:
+        sel = Selector.parse(_str(value))
+        if sel.css:
+            soupsieve.compile(sel.css)
+        return sel
+    if key in _CSS_KEYS:
+        if value:
+            soupsieve.compile(_str(value))
+        return value
+    if key in _CSS_LISTS:
+        for v in _list(value):
+            soupsieve.compile(_str(v))
+        return tuple(value)
+    if key in ("missing_status", "flood_status"):
+        return tuple(int(v) for v in _list(value))
+    return value
+
+
+def _str(value: Any) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"expected a string, got {value!r}")
+    return value
+
+
+def _list(value: Any) -> list[Any]:
+    if not isinstance(value, list):
+        raise TypeError(f"expected a list, got {value!r}")
+    return value
