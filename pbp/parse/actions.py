@@ -1,0 +1,332 @@
+"""Declared actions: explicit ``#`` lines and inference from prose with a verb lexicon.
+
+Explicit form (documented in docs/parse.md): a line starting with ``#`` and an action
+word in any of the three languages, then an optional target and weapon::
+
+    #attack Goblin with longsword      #ataque goblin com a espada      #атака гоблин мечом
+    #cast Fireball at goblin            #move                             #delay
+
+Inference reads the prose that is left once quotes, OOC, tags, commands and speech are
+blanked. Each word is looked up in the lexicon (exact form, then snowball stem); a verb
+after a negation (``não ataco``), after a conditional (``if it moves, I shoot``), after
+an object pronoun that makes someone else its subject (``o goblin me ataca``), or
+before ``me`` (``it attacks me``) is not a declaration. The target is the first
+roster name in the verb's clause (else in its sentence, for attacks, casts and
+maneuvers); the weapon likewise. A name that fits several combatants is reported and
+the action's target left empty, with the candidates attached.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from rapidfuzz import fuzz, process
+
+from ..rules.model import ActionKind
+from .lexicon import Lexicon, fold, get
+from .model import ParsedAction
+from .roster import WORD, Roster
+
+_BOUNDARY = re.compile(r"[.!?;…\n]+")
+_CONDITIONALS = {"en": frozenset(("if", "when", "unless", "once", "whenever")),
+                 "pt": frozenset(("se", "caso", "quando", "assim")),
+                 "ru": frozenset(("если", "когда", "как"))}
+_WEAPON_CONNECT = frozenset(("with", "using", "com", "usando", "c", "w", "с", "используя"))
+_TARGET_CONNECT = frozenset(("at", "on", "against", "to", "em", "no", "na", "nos", "nas", "contra",
+                             "sobre", "ao", "à", "a", "o", "os", "as", "the", "в", "на", "по",
+                             "против", "um", "uma", "an"))
+_PREPOSITIONS = frozenset(("к", "в", "на", "по", "до", "ao", "até", "no", "na", "em", "contra",
+                           "to", "at", "toward", "towards", "against", "on", "para"))
+_TARGETED = (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER)
+
+
+@dataclass
+class ActionScan:
+    actions: list[ParsedAction] = field(default_factory=list)
+    issues: list[tuple[str, int, dict[str, object]]] = field(default_factory=list)
+
+
+@dataclass
+class _Mention:
+    i: int
+    j: int            # one past the last word
+    pos: int
+    end: int
+    keys: tuple[str, ...]
+    text: str
+
+
+def _all_explicit() -> dict[str, str]:
+    table: dict[str, str] = {}
+    for lang in ("en", "pt", "ru"):
+        table.update(get(lang).explicit)
+    return table
+
+
+_EXPLICIT: dict[str, str] | None = None
+
+
+def explicit(lines: Sequence[tuple[int, str, str]], lex: Lexicon, roster: Roster | None,
+             actor: str | None, out: ActionScan) -> None:
+    """Actions from ``#word rest`` lines; an unknown word is reported (near misses accepted)."""
+    global _EXPLICIT
+    if _EXPLICIT is None:
+        _EXPLICIT = _all_explicit()
+    for pos, word, rest in lines:
+        f = fold(word)
+        kind_name = _EXPLICIT.get(f)
+        confidence = 1.0
+        if kind_name is None:
+            near = process.extractOne(f, list(_EXPLICIT), scorer=fuzz.ratio, score_cutoff=80)
+            if near is None:
+                out.issues.append(("action.unknown", pos, {"text": word}))
+                continue
+            kind_name = _EXPLICIT[near[0]]
+            confidence = 0.9
+            out.issues.append(("action.unknown", pos, {"text": word, "assumed": near[0]}))
+        kind = ActionKind(kind_name)
+        text = f"#{word}{rest}".rstrip()
+        target, target_text, candidates, weapon, spell = _read_rest(rest, pos + 1 + len(word), lex,
+                                                                    roster, actor, out)
+        options: dict[str, object] = {}
+        if spell and kind is ActionKind.CAST:
+            options["spell"] = spell
+        out.actions.append(ParsedAction(
+            kind=kind, position=pos, text=text, target=target, target_text=target_text,
+            candidates=candidates, weapon=weapon, explicit=True, confidence=confidence,
+            source="explicit", verb=f, options=options))
+
+
+def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, actor: str | None,
+               out: ActionScan) -> tuple[str | None, str | None, tuple[str, ...], str | None, str | None]:
+    words = [(m.start() + offset, m.group()) for m in WORD.finditer(rest)]
+    if not words:
+        return None, None, (), None, None
+    plain = [w for _, w in words]
+    folded = [fold(w) for w in plain]
+    weapon = None
+    w_at = len(words)
+    for i, f in enumerate(folded):
+        if f in _WEAPON_CONNECT:
+            w_at = i
+            break
+    if w_at < len(words):
+        weapon_words = plain[w_at + 1:]
+        weapon = _weapon_of(weapon_words, lex, roster, actor) or (" ".join(
+            w for w in weapon_words if fold(w) not in _TARGET_CONNECT) or None)
+    head = list(range(w_at))
+    mentions = _mentions(plain[:w_at], words[:w_at], lex, roster, actor) if roster else []
+    if weapon is None:
+        weapon = _weapon_of(plain[:w_at], lex, roster, actor, skip_names=mentions)
+    target = None
+    candidates: tuple[str, ...] = ()
+    target_text = None
+    spell = None
+    if mentions:
+        m = mentions[0]
+        target_text = m.text
+        if len(m.keys) == 1:
+            target = m.keys[0]
+        else:
+            candidates = m.keys
+            out.issues.append(("target.ambiguous", m.pos, {"text": m.text,
+                                                          "candidates": ", ".join(m.keys),
+                                                          "keys": list(m.keys)}))
+        spell_words = [plain[i] for i in head if i < m.i and folded[i] not in _TARGET_CONNECT]
+        spell = " ".join(spell_words) or None
+    else:
+        # "Fireball at goblin": what follows a target word is the target
+        t_at = next((i for i in head if folded[i] in ("at", "on", "em", "no", "na", "в", "на",
+                                                      "against", "contra")), None)
+        if t_at is not None:
+            spell = " ".join(plain[:t_at]) or None
+            cand = [w for w in plain[t_at + 1:w_at] if fold(w) not in _TARGET_CONNECT]
+        else:
+            cand = [plain[i] for i in head if folded[i] not in _TARGET_CONNECT]
+        text = " ".join(cand)
+        if text and lex.weapon(cand[-1]) and weapon is not None:
+            text = " ".join(cand[:-1])
+        if text:
+            if roster is not None:
+                keys = roster.resolve(text, lex)
+                if len(keys) == 1:
+                    target, target_text = keys[0], text
+                elif len(keys) > 1:
+                    candidates, target_text = keys, text
+                    out.issues.append(("target.ambiguous", offset, {
+                        "text": text, "candidates": ", ".join(keys), "keys": list(keys)}))
+                else:
+                    target_text = text
+                    if t_at is not None or not spell:
+                        out.issues.append(("target.unknown", offset, {"text": text}))
+            else:
+                target_text = text
+    return target, target_text, candidates, weapon, spell
+
+
+def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor: str | None,
+               skip_names: Sequence[_Mention] = ()) -> str | None:
+    skip = {i for m in skip_names for i in range(m.i, m.j)}
+    for i, w in enumerate(words):
+        if i in skip:
+            continue
+        if roster is not None:
+            length, names = roster.match_at(words, i, lex, weapons=True)
+            if length and names:
+                return names[0]
+        canon = lex.weapon(w)
+        if canon:
+            if roster is not None:
+                sheet = roster.sheet_weapon(canon, lex, actor)
+                if sheet:
+                    return sheet
+            return canon
+    return None
+
+
+def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexicon,
+              roster: Roster | None, actor: str | None) -> list[_Mention]:
+    if roster is None:
+        return []
+    found: list[_Mention] = []
+    i = 0
+    n = len(plain)
+    while i < n:
+        length, keys = roster.match_at(plain, i, lex)
+        if length:
+            if actor is not None and keys == (actor,):
+                i += length
+                continue
+            j = i + length
+            end = words[j - 1][0] + len(words[j - 1][1])
+            found.append(_Mention(i, j, words[i][0], end, keys, " ".join(plain[i:j])))
+            i = j
+        else:
+            i += 1
+    return found
+
+
+def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
+          out: ActionScan) -> None:
+    """Actions inferred from the prose left in *masked*."""
+    words: list[tuple[int, str]] = [(m.start(), m.group()) for m in WORD.finditer(masked)]
+    if not words:
+        return
+    verb_of = lex.verb
+    verbs: list[tuple[int, str, str, float]] = []      # (word index, verb, kind, confidence)
+    for i, (_, w) in enumerate(words):
+        if w[0].isdigit():
+            continue
+        hit = verb_of(w)
+        if hit is not None:
+            verbs.append((i, *hit))
+    if not verbs:
+        return
+    plain = [w for _, w in words]
+    bounds = [m.start() for m in _BOUNDARY.finditer(masked)]
+    positions = [p for p, _ in words]
+
+    def sentence(pos: int) -> tuple[int, int]:
+        k = bisect_left(bounds, pos)
+        start = bounds[k - 1] if k > 0 else 0
+        end = bounds[k] if k < len(bounds) else len(masked)
+        return start, end
+
+    mentions = _mentions(plain, words, lex, roster, actor) if roster is not None else []
+    mention_pos = [m.pos for m in mentions]
+    weapons: list[tuple[int, str]] = []
+    for i, w in enumerate(plain):
+        if w[0].isdigit():
+            continue
+        if roster is not None:
+            length, names = roster.match_at(plain, i, lex, weapons=True)
+            if length:
+                weapons.append((words[i][0], names[0]))
+                continue
+        canon = lex.weapon(w)
+        if canon:
+            sheet = roster.sheet_weapon(canon, lex, actor) if roster is not None else None
+            weapons.append((words[i][0], sheet or canon))
+    weapon_pos = [p for p, _ in weapons]
+    conditionals = _CONDITIONALS.get(lex.lang, frozenset())
+    kept: list[tuple[int, str, str, float]] = []
+    for n, (i, verb, kind, conf) in enumerate(verbs):
+        pos = positions[i]
+        s_start, _ = sentence(pos)
+        prev = [fold(plain[k]) for k in range(max(0, i - 3), i) if positions[k] >= s_start]
+        if any(p in lex.negations for p in prev[-2:]):
+            continue
+        if any(p in conditionals for p in prev):
+            continue
+        if kind not in ("move", "defend") and prev and prev[-1] in lex.objects_before:
+            continue
+        if i + 1 < len(plain) and fold(plain[i + 1]) in lex.objects_after and \
+                positions[i + 1] < sentence(pos)[1]:
+            continue
+        if actor is not None and mentions:
+            k = bisect_left(mention_pos, pos) - 1
+            if k >= 0 and mentions[k].j == i and mentions[k].pos >= s_start and \
+                    mentions[k].keys != (actor,) and (
+                        mentions[k].i == 0 or fold(plain[mentions[k].i - 1]) not in _PREPOSITIONS):
+                continue  # "the goblin attacks": someone else is the subject
+        kept.append((i, verb, kind, conf))
+    for n, (i, verb, kind_name, conf) in enumerate(kept):
+        pos = positions[i]
+        s_start, s_end = sentence(pos)
+        nxt = kept[n + 1] if n + 1 < len(kept) else None
+        clause_end = positions[nxt[0]] if nxt is not None and positions[nxt[0]] < s_end else s_end
+        kind = ActionKind(kind_name)
+        target_m = _first_in(mentions, mention_pos, pos, clause_end)
+        if target_m is None and kind in _TARGETED:
+            target_m = _first_in(mentions, mention_pos, pos, s_end) or \
+                _last_in(mentions, mention_pos, s_start, pos)
+        weapon = _first_weapon(weapons, weapon_pos, pos, clause_end)
+        if weapon is None and kind is ActionKind.ATTACK:
+            weapon = _first_weapon(weapons, weapon_pos, s_start, s_end)
+        if out.actions and out.actions[-1].source == "prose":
+            last = out.actions[-1]
+            if last.kind is kind and sentence(last.position)[0] == s_start and (
+                    target_m is None or (target_m.keys and target_m.keys[0] == last.target)):
+                continue  # "ataco o goblin, golpeando": one attack
+        target = candidates = None
+        target_text = None
+        if target_m is not None:
+            target_text = target_m.text
+            if len(target_m.keys) == 1:
+                target = target_m.keys[0]
+            else:
+                candidates = target_m.keys
+                out.issues.append(("target.ambiguous", target_m.pos, {
+                    "text": target_m.text, "candidates": ", ".join(target_m.keys),
+                    "keys": list(target_m.keys)}))
+        exact = lex.verbs_exact.get(plain[i].casefold()) is not None
+        confidence = round(conf if exact else conf - 0.1, 2)
+        snippet = masked[s_start:s_end].strip(" .!?;…\n\t*_")
+        out.actions.append(ParsedAction(
+            kind=kind, position=pos, text=" ".join(snippet.split())[:200], target=target,
+            target_text=target_text, candidates=candidates or (), weapon=weapon, explicit=False,
+            confidence=confidence, source="prose", verb=verb))
+
+
+def _first_in(mentions: list[_Mention], starts: list[int], lo: int, hi: int) -> _Mention | None:
+    k = bisect_right(starts, lo)
+    if k < len(mentions) and mentions[k].pos < hi:
+        return mentions[k]
+    return None
+
+
+def _last_in(mentions: list[_Mention], starts: list[int], lo: int, hi: int) -> _Mention | None:
+    k = bisect_left(starts, hi) - 1
+    if k >= 0 and mentions[k].pos >= lo:
+        return mentions[k]
+    return None
+
+
+def _first_weapon(weapons: list[tuple[int, str]], starts: list[int], lo: int, hi: int) -> str | None:
+    k = bisect_right(starts, lo)
+    if k < len(weapons) and weapons[k][0] < hi:
+        return weapons[k][1]
+    return None

@@ -1,0 +1,210 @@
+"""What the parser returns: frozen values, one per thing found in a post.
+
+Positions are character offsets in the *normalised* text (for plain text, BBCode
+and Markdown that is the post as written; for HTML it is the text BeautifulSoup
+extracted, see :mod:`pbp.parse.normalise`). Nothing here rolls dice: a
+:class:`RollTag` is what was written, rolled later by the rounds layer once per
+tag (tag identity = post id + :attr:`RollTag.index`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..rules.model import Action, ActionKind
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stretch of the post that is not the poster's declaration (quote, spoiler, code, ooc)."""
+
+    kind: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class RollTag:
+    """One roll the poster asked for.
+
+    ``expression`` is ready for :meth:`pbp.dice.DiceBox.roll` (Cyrillic ``к`` read
+    as ``d``; stat names such as ``Dex`` or ``Luta`` are left for the engine);
+    ``text`` is the tag's content as written. ``advantage`` is +1 (adv), -1 (dis)
+    or 0. ``syntax`` names the form: ``[roll]``, ``[roll=]``, ``[dice]``,
+    ``[dice=]``, ``[roll ]``, ``[dice ]``, ``[[]]``, ``.r``, ``.rh``, ``/roll``,
+    ``!roll``, ``!r``. ``purpose`` is read from the label (attack, damage,
+    defense, initiative, check) when it says so.
+    """
+
+    index: int
+    expression: str
+    label: str | None
+    syntax: str
+    position: int
+    end: int
+    text: str = ""
+    advantage: int = 0
+    hidden: bool = False
+    purpose: str | None = None
+    action_index: int | None = None
+    in_quote: bool = False
+
+    def dice_expression(self) -> str:
+        """The expression in d20 notation with advantage applied to the first ``1d20``.
+
+        >>> RollTag(0, "1d20+5", None, "[[]]", 0, 0, advantage=1).dice_expression()
+        '2d20kh1+5'
+        """
+        if not self.advantage:
+            return self.expression
+        keep = "kh1" if self.advantage > 0 else "kl1"
+        lowered = self.expression.lower()
+        at = lowered.find("1d20")
+        if at >= 0 and not lowered[at + 4: at + 5].isdigit():
+            return f"{self.expression[:at]}2d20{keep}{self.expression[at + 4:]}"
+        if lowered.startswith("d20") and not lowered[3:4].isdigit():
+            return f"2d20{keep}{self.expression[3:]}"
+        return self.expression
+
+
+@dataclass(frozen=True)
+class InitiativeEntry:
+    """One combatant of an initiative command: ``name`` None means the poster."""
+
+    name: str | None
+    expression: str | None = None      # to roll (``1d20+3``, ``1d20+Dex``)
+    value: float | None = None         # given outright (``.ri 12 Name``)
+    advantage: int = 0
+    key: str | None = None             # roster key when the name matched one
+
+
+@dataclass(frozen=True)
+class Command:
+    """A bot-style command line (``.ri``, ``.init``, Avrae's ``!i``, ``!a``, ``!cast``...).
+
+    ``name`` is stable: ``initiative.roll``, ``initiative.show``, ``initiative.clear``,
+    ``initiative.next``, ``initiative.prev``, ``initiative.set``, ``initiative.delete``,
+    ``initiative.join``, ``initiative.add``, ``initiative.begin``, ``initiative.end``,
+    ``initiative.goto``, ``initiative.list``, ``attack``, ``cast``, ``check``, ``save``,
+    ``monster.check``, ``monster.save``, ``monster.attack``, ``monster.cast``, ``other``.
+    """
+
+    name: str
+    text: str
+    syntax: str
+    position: int
+    args: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    entries: tuple[InitiativeEntry, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ParsedAction:
+    """One declared action, explicit (command, ``#attack`` line) or inferred from prose."""
+
+    kind: ActionKind
+    position: int
+    text: str = ""
+    target: str | None = None          # roster key, when exactly one combatant matched
+    target_text: str | None = None     # the words that named it
+    candidates: tuple[str, ...] = ()   # several matched: reported, not guessed
+    weapon: str | None = None
+    explicit: bool = False
+    confidence: float = 1.0
+    source: str = "prose"              # prose | explicit | command | label
+    verb: str | None = None
+    roll_index: int | None = None
+    roll_indices: tuple[int, ...] = ()
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_action(self) -> Action:
+        options = dict(self.options)
+        options["source"] = self.source
+        if self.verb:
+            options["verb"] = self.verb
+        if self.roll_index is not None:
+            options["roll_index"] = self.roll_index
+            options["roll_indices"] = list(self.roll_indices)
+        if self.candidates:
+            options["candidates"] = list(self.candidates)
+        if self.target_text and not self.target:
+            options["target_text"] = self.target_text
+        return Action(kind=self.kind, target=self.target, weapon=self.weapon, text=self.text,
+                      explicit=self.explicit, confidence=self.confidence,
+                      position=self.position, options=options)
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """A line of speech: between quotation marks or opened by a dialogue dash."""
+
+    text: str
+    position: int
+    mark: str                          # the opening mark: " “ « „ or the dash
+
+
+@dataclass(frozen=True)
+class OocNote:
+    """Out-of-character text, kept for the narrator but never declared."""
+
+    text: str
+    position: int
+
+
+@dataclass(frozen=True)
+class ParseIssue:
+    """A problem found in the post, in the post's language. ``code`` is stable."""
+
+    code: str
+    message: str
+    position: int
+    severity: str = "error"            # error | warning
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ParsedPost:
+    """Everything :func:`pbp.parse.parse_post` found in one post."""
+
+    text: str                           # the normalised text positions refer to
+    lang: str
+    fmt: str
+    rolls: tuple[RollTag, ...] = ()
+    commands: tuple[Command, ...] = ()
+    actions: tuple[ParsedAction, ...] = ()
+    speech: tuple[Utterance, ...] = ()
+    ooc: tuple[OocNote, ...] = ()
+    errors: tuple[ParseIssue, ...] = ()
+    excluded: tuple[Span, ...] = ()
+
+    @property
+    def speech_count(self) -> int:
+        return len(self.speech)
+
+    def to_actions(self) -> list[Action]:
+        """The declared actions as :class:`pbp.rules.model.Action` (``rolled`` left None)."""
+        return [a.to_action() for a in self.actions]
+
+    to_declaration_actions = to_actions
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON types, the ``pbp parse`` schema (docs/parse.md)."""
+
+        def clean(d: dict[str, Any]) -> dict[str, Any]:
+            return {k: (v.value if isinstance(v, ActionKind) else v) for k, v in d.items()}
+
+        return {
+            "lang": self.lang,
+            "format": self.fmt,
+            "rolls": [clean(asdict(r)) for r in self.rolls],
+            "commands": [clean(asdict(c)) for c in self.commands],
+            "actions": [clean(asdict(a)) for a in self.actions],
+            "speech": [clean(asdict(u)) for u in self.speech],
+            "speech_count": self.speech_count,
+            "ooc": [clean(asdict(o)) for o in self.ooc],
+            "excluded": [clean(asdict(s)) for s in self.excluded],
+            "errors": [clean(asdict(e)) for e in self.errors],
+        }

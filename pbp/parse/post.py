@@ -1,0 +1,229 @@
+"""parse_post: one post in, one :class:`~pbp.parse.model.ParsedPost` out, never an exception.
+
+The steps, each reading the text the previous one left (excluded parts blanked to
+spaces, so positions never move):
+
+1. normalise the input form (:mod:`.normalise`);
+2. find quotes, spoilers, code and OOC (:mod:`.regions`) and blank them;
+3. read roll tags (:mod:`.tags`) and blank them;
+4. read command lines (:mod:`.commands`) and blank them;
+5. read speech (:mod:`.speech`) and blank it;
+6. read explicit ``#`` actions and infer actions from what prose remains (:mod:`.actions`);
+7. attach each roll to the action it belongs to (same line, else the nearest before).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from bisect import bisect_left
+from typing import Any
+
+from ..rules.model import ActionKind
+from . import actions as actions_mod
+from . import commands as commands_mod
+from . import regions as regions_mod
+from . import speech as speech_mod
+from . import tags as tags_mod
+from .lexicon import Lexicon, detect, fold, get
+from .model import ParsedAction, ParsedPost, ParseIssue, RollTag, Span
+from .normalise import FORMATS, normalise
+from .roster import WORD, Roster
+
+#: At most this many problems are listed; one more item says how many were left out.
+MAX_ISSUES = 100
+
+_ROLL_PURPOSE_KINDS = {
+    "attack": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION),
+    "damage": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION),
+}
+
+
+def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster: Any = None,
+               actor: str | None = None) -> ParsedPost:
+    """Read one post. *lang* None or ``"auto"`` guesses it from the script and common words.
+
+    *roster* is a sequence of :class:`pbp.rules.model.Combatant` (or a :class:`Roster`,
+    or dicts ``{"key", "name", "aliases", "weapons"}``); *actor*, when known, is the
+    poster's combatant key: it is never their own target and its sheet's weapons win.
+
+    >>> p = parse_post("Corro até o goblin e golpeio com a espada [roll]1d20+5[/roll]"
+    ...                " — Morra, criatura!", lang="pt", roster=[{"key": "gob", "name": "Goblin"}])
+    >>> [(a.kind.value, a.target, a.weapon) for a in p.actions], p.rolls[0].expression
+    ([('move', 'gob', None), ('attack', 'gob', 'espada')], '1d20+5')
+    >>> p.speech_count, p.actions[1].roll_index
+    (1, 0)
+    """
+    if not isinstance(text, str):
+        text = str(text or "")
+    if lang in (None, "", "auto"):
+        lang = detect(text)
+    lex = get(lang)
+    if lex.lang != lang:
+        lang = lex.lang
+    issues: list[tuple[str, int, dict[str, Any]]] = []
+    if fmt not in FORMATS:
+        issues.append(("format.unknown", 0, {"text": fmt}))
+        fmt = "text"
+    try:
+        return _parse(text, fmt, lang, lex, Roster.of(roster), actor, issues)
+    except RecursionError:  # pragma: no cover - deeply nested HTML in BeautifulSoup
+        issues.append(("parse.internal", 0, {"detail": "nesting too deep"}))
+    except Exception as exc:  # pragma: no cover - a bug: report it, never raise on a post
+        issues.append(("parse.internal", 0, {"detail": f"{type(exc).__name__}: {exc}"}))
+    return ParsedPost(text=text, lang=lang, fmt=fmt, errors=_issues(issues, lex))
+
+
+def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
+           actor: str | None, issues: list[tuple[str, int, dict[str, Any]]]) -> ParsedPost:
+    text = normalise(raw, fmt)
+    reg = regions_mod.scan(text, fmt)
+    issues.extend(reg.issues)
+    masked = regions_mod.mask(text, reg.spans)
+
+    found = tags_mod.scan(masked, lex)
+    issues.extend(found.issues)
+    if found.spans:
+        masked = regions_mod.mask(masked, [Span("tag", s, e) for s, e in found.spans])
+
+    cmds = commands_mod.scan(masked, lex, roster)
+    issues.extend(cmds.issues)
+    if cmds.spans:
+        masked = regions_mod.mask(masked, [Span("command", s, e) for s, e in cmds.spans])
+
+    said = speech_mod.scan(masked, text, lang)
+    issues.extend(said.issues)
+    if said.spans:
+        masked = regions_mod.mask(masked, [Span("speech", s, e) for s, e in said.spans])
+
+    acts = actions_mod.ActionScan()
+    acts.actions.extend(cmds.actions)
+    if cmds.explicit:
+        actions_mod.explicit(cmds.explicit, lex, roster, actor, acts)
+    prose = actions_mod.ActionScan()
+    actions_mod.infer(masked, lex, roster, actor, prose)
+    acts.actions.extend(prose.actions)
+    issues.extend(acts.issues)
+    issues.extend(prose.issues)
+    actions = sorted(acts.actions, key=lambda a: a.position)
+
+    raw_rolls = sorted(found.rolls + cmds.rolls, key=lambda r: r.position)
+    rolls = [RollTag(index=i, expression=r.expression, label=r.label, syntax=r.syntax,
+                     position=r.position, end=r.end, text=r.text, advantage=r.advantage,
+                     hidden=r.hidden, purpose=_purpose(r.label, lex))
+             for i, r in enumerate(raw_rolls)]
+    if rolls:
+        rolls, actions = _attach(text, rolls, actions, lex)
+
+    return ParsedPost(text=text, lang=lang, fmt=fmt, rolls=tuple(rolls),
+                      commands=tuple(cmds.commands), actions=tuple(actions),
+                      speech=tuple(said.utterances), ooc=tuple(reg.ooc),
+                      errors=_issues(issues, lex), excluded=tuple(reg.spans))
+
+
+def _purpose(label: str | None, lex: Lexicon) -> str | None:
+    if not label:
+        return None
+    f = fold(label.strip())
+    en = get("en")
+    for table in (lex.labels, en.labels):
+        if f in table:
+            return table[f]
+    for w in WORD.findall(f):
+        for table in (lex.labels, en.labels):
+            if w in table:
+                return table[w]
+    return None
+
+
+def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction],
+            lex: Lexicon) -> tuple[list[RollTag], list[ParsedAction]]:
+    lines = regions_mod.Lines(text)
+    blanks = [i for i in range(len(lines.starts) - 1)
+              if not text[lines.starts[i]:lines.starts[i + 1]].strip()]
+    blank_pos = [lines.starts[i] for i in blanks]
+
+    def para(pos: int) -> int:
+        return bisect_left(blank_pos, pos + 1)
+
+    owner: dict[int, list[int]] = {}
+    out_rolls: list[RollTag] = []
+    created: list[ParsedAction] = []
+    for r in rolls:
+        if r.purpose in ("initiative", "check", "defense") or not (actions or created):
+            if r.purpose == "attack":
+                created.append(_label_action(r))
+                owner.setdefault(id(created[-1]), []).append(r.index)
+                out_rolls.append(r)
+                continue
+            out_rolls.append(r)
+            continue
+        pool = actions + created
+        want = _ROLL_PURPOSE_KINDS.get(r.purpose or "", ())
+        line = lines.line_start(r.position)
+        same_line = [a for a in pool if lines.line_start(a.position) == line]
+        choice = _nearest(same_line, r.position, want)
+        if choice is None:
+            same_para = [a for a in pool if para(a.position) == para(r.position)]
+            choice = _nearest(same_para, r.position, want)
+        if choice is None and r.purpose == "attack":
+            created.append(_label_action(r))
+            choice = created[-1]
+        if choice is None:
+            choice = _nearest(pool, r.position, want)
+        if choice is None:
+            out_rolls.append(r)
+            continue
+        owner.setdefault(id(choice), []).append(r.index)
+        out_rolls.append(r)
+    merged = sorted(actions + created, key=lambda a: a.position)
+    final: list[ParsedAction] = []
+    for a in merged:
+        idx = owner.get(id(a))
+        if idx:
+            a = dataclasses.replace(a, roll_index=idx[0], roll_indices=tuple(idx))
+        final.append(a)
+    action_of = {ri: n for n, a in enumerate(final) for ri in a.roll_indices}
+    out_rolls = [dataclasses.replace(r, action_index=action_of.get(r.index)) for r in out_rolls]
+    return out_rolls, final
+
+
+def _nearest(pool: list[ParsedAction], pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
+    if not pool:
+        return None
+    if want:
+        fitting = [a for a in pool if a.kind in want]
+        if fitting:
+            pool = fitting
+    before = [a for a in pool if a.position <= pos]
+    if before:
+        return max(before, key=lambda a: a.position)
+    return min(pool, key=lambda a: a.position)
+
+
+def _label_action(r: RollTag) -> ParsedAction:
+    return ParsedAction(kind=ActionKind.ATTACK, position=r.position, text=r.label or "",
+                        explicit=False, confidence=0.6, source="label", verb=r.label)
+
+
+def _issues(raw: list[tuple[str, int, dict[str, Any]]], lex: Lexicon) -> tuple[ParseIssue, ...]:
+    out: list[ParseIssue] = []
+    seen: set[tuple[str, int]] = set()
+    for code, pos, params in sorted(raw, key=lambda t: t[1]):
+        if (code, pos) in seen:
+            continue
+        seen.add((code, pos))
+        if len(out) >= MAX_ISSUES:
+            more = len(raw) - len(out)
+            out.append(ParseIssue("errors.truncated", lex.message("errors.truncated", count=more),
+                                  pos, "warning", {"count": more}))
+            break
+        severity = "warning" if code in _WARNINGS else "error"
+        message = lex.message(code, position=pos, **{k: v for k, v in params.items()
+                                                     if k != "position"})
+        out.append(ParseIssue(code, message, pos, severity,
+                              {k: v for k, v in params.items() if v is not None}))
+    return tuple(out)
+
+
+_WARNINGS = frozenset(("speech.unclosed", "region.stray_close", "command.unknown",
+                       "action.unknown", "ooc.unclosed"))
