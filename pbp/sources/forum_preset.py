@@ -53,6 +53,7 @@ class Selector:
 class ThreadSpec:
     pattern: re.Pattern[str]
     page_url: str
+    first_page_url: str = ""
     per_page: int = 0
     page_links: str = ""
     page_link_pattern: re.Pattern[str] | None = None
