@@ -225,7 +225,7 @@ class Ruleset:
                 and action.kind in (ActionKind.ATTACK, ActionKind.MANEUVER):
             out.append(Problem("target.down", None,
                                f"{ctx.name(action.target)} is already down", index))
-        if action.kind in (ActionKind.ATTACK, ActionKind.MANEUVER) and action.target is None:
+        if action.kind is ActionKind.ATTACK and action.target is None:
             out.append(Problem("target.missing", None, "an attack needs a target", index))
         if action.kind is ActionKind.ATTACK and action.weapon is not None \
                 and c.weapon(action.weapon) is None:

@@ -61,6 +61,7 @@ class Budget:
     slots: dict[str, int | None]
     spent: dict[str, int] = field(default_factory=dict)
     conversions: list[tuple[str, str, str | None]] = field(default_factory=list)
+    marks: dict[str, Any] = field(default_factory=dict)   # ruleset bookkeeping (FD-12, BEY-1)
 
     def left(self, slot: str) -> int | None:
         if slot not in self.slots:
@@ -82,20 +83,25 @@ class Budget:
     def convert(self, source: str, target: str, ratio: int, rule: str | None) -> None:
         """Turn one unspent *source* into *ratio* more *target* (e.g. attack -> 2 quick)."""
         self.spend(source)
-        cap = self.slots.get(target)
+        cap = self.slots.get(target, 0)
         if cap is not None:
             self.slots[target] = cap + ratio
         self.conversions.append((source, target, rule))
+        self.marks.setdefault("ratios", []).append(ratio)
 
     def overspent(self) -> bool:
         return any(self.left(s) is not None and (self.left(s) or 0) < 0 for s in self.slots)
 
     def copy(self) -> "Budget":
-        return Budget(dict(self.slots), dict(self.spent), list(self.conversions))
+        return Budget(dict(self.slots), dict(self.spent), list(self.conversions), dict(self.marks))
 
     def to_dict(self) -> dict[str, Any]:
         return {"slots": dict(self.slots), "spent": dict(self.spent),
                 "conversions": [list(c) for c in self.conversions]}
+
+    def within(self) -> bool:
+        """No slot spent beyond its cap (the Hypothesis property)."""
+        return all(cap is None or self.spent.get(s, 0) <= cap for s, cap in self.slots.items())
 
 
 @dataclass(frozen=True)
@@ -144,6 +150,8 @@ class RoundContext:
         self.budgets: dict[str, Budget] = {}
         self.acted: set[str] = set()
         self.scratch: dict[str, dict[str, Any]] = {}   # per-combatant, this round only
+        self.declarations: dict[str, Any] = {}         # actor key -> Declaration, this round
+        self.ahead: list[str] = []                      # act before everyone this round (BEY-17)
 
     # -- combatants ------------------------------------------------------------------
     def get(self, key: str) -> Combatant:

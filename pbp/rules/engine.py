@@ -64,10 +64,11 @@ def resolve(encounter: Encounter, declarations: Iterable[Declaration], dice: Dic
     number, surprise = round_number(encounter, ruleset)
     ctx = RoundContext(encounter, ruleset, dice, number, surprise)
     decls = _collect(ctx, declarations)
+    ctx.declarations = dict(decls)
     ctx.emit("round.start", round=number, surprise=surprise, seconds=ruleset.round_seconds,
              speech_limit=ruleset.speech_limit)
-    ruleset.start_of_round(ctx)
     _initiative(ctx, ruleset, decls)
+    ruleset.start_of_round(ctx)
     _run_turns(ctx, ruleset, decls)
     ruleset.end_of_round(ctx)
     ctx.emit("round.end", round=number)
@@ -175,11 +176,24 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
     for i, key in enumerate(ctx.order):
         c = ctx.get(key)
         count = ctx.delayed.get(key, c.initiative if c.initiative is not None else 0.0)
+        if key in ctx.ahead:
+            count, i = float("inf"), ctx.ahead.index(key) - len(ctx.ahead)
         queue.append((count, float(i), key, None))
     seq = float(len(queue))
+    resumed: set[str] = set()
+
+    def order_key(e: tuple[float, float, str, Any]) -> tuple[Any, ...]:
+        # several delayers at one count: the ruleset's tiebreak (FD-16: higher bonus first)
+        if e[2] in resumed:
+            tb = tuple(-x for x in rs.tiebreak(ctx, ctx.get(e[2])))
+            return (-e[0], 1, tb, e[1])
+        return (-e[0], 0, (), e[1])
+
     while queue:
-        queue.sort(key=lambda e: (-e[0], e[1]))
+        queue.sort(key=order_key)
         count, _, key, rest = queue.pop(0)
+        if count == float("inf"):
+            count = ctx.get(key).initiative or 0.0
         ctx.count = count
         ctx.turn_of = key
         _fire_readied(ctx, rs, key, decls)
@@ -195,7 +209,11 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 continue
             _lapse_readied(ctx, key)
             decl = decls.get(key)
-            if not rs.start_of_turn(ctx, ctx.get(key)) or decl is None:
+            if not rs.start_of_turn(ctx, ctx.get(key)):
+                continue
+            if decl is None:  # an NPC the narrator did not move: its turn still passes
+                rs.end_of_turn(ctx, ctx.get(key))
+                ctx.acted.add(key)
                 continue
             ctx.emit("turn.start", actor=key, count=_fmt(count))
             decl = _latency(ctx, rs, ctx.get(key), decl)
@@ -205,8 +223,9 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 ctx.emit(p.code if p.code.startswith("action.") else "action.rejected",
                          actor=key, rule=p.rule, reason=p.message, problem=p.code,
                          action_index=p.action_index, **dict(p.params))
-            for source, into, rule in budget.conversions:
-                ratio = rs.setting("conversion_ratio", 2)
+            ratios = budget.marks.get("ratios", [])
+            for n, (source, into, rule) in enumerate(budget.conversions):
+                ratio = ratios[n] if n < len(ratios) else 1
                 ctx.emit("action.converted", actor=key, rule=rule, source=source, into=into,
                          ratio=ratio)
             rest = accepted
@@ -217,6 +236,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
         if rest is not None:  # delayed: the rest of the turn waits for a later count
             new_count = ctx.delayed[key]
             seq += 1
+            resumed.add(key)
             queue.append((new_count, seq, key, rest))
             continue
         rs.end_of_turn(ctx, ctx.get(key))
@@ -224,6 +244,11 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
         ctx.acted.add(key)
     ctx.count = None
     ctx.turn_of = None
+    if ctx.delayed:  # FD-16: a delayed count is the combatant's initiative for the rest of combat
+        for key, count in ctx.delayed.items():
+            ctx.put(dataclasses.replace(ctx.get(key), initiative=count))
+        ctx.delayed = {}
+        ctx.order = _sort(ctx, rs, list(ctx.order))
 
 
 def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,

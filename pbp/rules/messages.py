@@ -31,7 +31,7 @@ EN: dict[str, str] = {
     "turn.end": "{actor} ends the turn.",
     "action.rejected": "{actor}: {reason}",
     "action.changed": "{actor}: {reason}",
-    "action.converted": "{actor} converts one {source} action into {ratio} {into} actions.",
+    "action.converted": "{actor} converts one {source} action into {ratio} {into} action(s).",
     "action.noted": "{actor}: {kind} action — {text}",
     "latency.penalty": "{actor} posted late or not at all: {reason}",
     "latency.waived": "{actor}'s late post is excused by the narrator.",

@@ -80,6 +80,7 @@ class Condition:
     started_count: float | None = None   # initiative count where it began
     source: str | None = None            # combatant key (Frightened is against its source)
     value: int = 0                       # e.g. Fatigued's CON-mod penalty, flanking enemies
+    note: str | None = None              # e.g. the power's name (FD-5), the dropped weapon
 
     def expired(self, round_number: int, count: float | None) -> bool:
         """True once we reach (round started+rounds, just before started_count)."""

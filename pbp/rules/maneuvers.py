@@ -1,0 +1,142 @@
+"""Combat maneuvers (FD-14): opposed Luta tests that do something other than damage.
+
+Why a module of its own: seven maneuvers with their own after-effects would swamp the
+ruleset class. Each function takes the ruleset (for modifiers and settings), the round
+context, the actor and the action, and leaves its effects as events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from . import conditions as C
+from .context import Modifier, RoundContext, total
+from .model import Action, Combatant
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .base import Ruleset
+
+RULE = "FD-14"
+#: maneuver name -> the slot it costs (FD-14: feint is a free action, releasing a grapple too)
+MANEUVERS: dict[str, str] = {
+    "grapple": "combat", "trip": "combat", "disarm": "combat", "push": "combat",
+    "sunder": "combat", "escape": "combat", "feint": "free", "release": "free",
+}
+SYNONYMS: dict[str, str] = {
+    "agarrar": "grapple", "derrubar": "trip", "desarmar": "disarm", "empurrar": "push",
+    "separar": "sunder", "fintar": "feint", "soltar": "release", "escapar": "escape",
+    "захват": "grapple", "подсечка": "trip", "обезоружить": "disarm", "толчок": "push",
+    "финт": "feint",
+}
+
+
+def name_of(action: Action) -> str | None:
+    raw = str(action.options.get("maneuver", "") or "").casefold()
+    name = SYNONYMS.get(raw, raw)
+    return name if name in MANEUVERS else None
+
+
+def _opposed(rs: "Ruleset", ctx: RoundContext, c: Combatant, target: Combatant,
+             action: Action, *, skill: str, label: str) -> tuple[bool, int, int, list[object]]:
+    """Attacker d20 + *skill* vs target d20 + luta; ties go to ``maneuvers.ties``."""
+    mods = [Modifier(c.stat(skill), skill)] + rs.condition_modifiers(ctx, c, "attack",
+                                                                     against=target)
+    roll, own = ctx.roll_for(action, "1d20", who=c, label=label)
+    mine = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
+    tmods = [Modifier(target.stat("luta"), "luta")] + rs.condition_modifiers(
+        ctx, target, "roll", against=c)
+    troll = ctx.roll("1d20", who=target, label=f"{label} (opposed)")
+    theirs = troll.total + total(tmods)
+    ties = rs.setting("maneuvers.ties", "defender")
+    won = mine > theirs or (mine == theirs and ties == "attacker")
+    return won, mine, theirs, [roll, troll]
+
+
+def perform(rs: "Ruleset", ctx: RoundContext, c: Combatant, action: Action) -> None:
+    name = name_of(action)
+    if name == "release":
+        release(ctx, c)
+        return
+    assert action.target is not None and name is not None
+    target = ctx.get(action.target)
+    if name == "feint":
+        feint(rs, ctx, c, target, action)
+        return
+    won, mine, theirs, rolls = _opposed(rs, ctx, c, target, action, skill="luta", label=name)
+    ctx.emit("maneuver.won" if won else "maneuver.lost", actor=c.key, target=target.key,
+             rule=RULE, rolls=rolls, maneuver=name, total=mine, opposed=theirs)
+    if not won:
+        return
+    if name == "grapple":
+        ctx.add_condition(target.key, C.lasting(C.GRAPPLED, None, round_number=ctx.round,
+                                                count=ctx.count, source=c.key), rule=RULE,
+                          source=c.key)
+        ctx.add_condition(c.key, C.lasting(C.GRAPPLING, None, round_number=ctx.round,
+                                           count=ctx.count, source=target.key), rule=RULE,
+                          source=c.key)
+    elif name == "escape":
+        grappler = ctx.get(c.key).condition(C.GRAPPLED)
+        ctx.remove_condition(c.key, C.GRAPPLED, rule=RULE, reason="escaped")
+        if grappler is not None and grappler.source in ctx.combatants:
+            ctx.remove_condition(grappler.source, C.GRAPPLING, rule=RULE, reason="escaped")
+    elif name == "trip":
+        ctx.add_condition(target.key, C.lasting(C.PRONE, None, round_number=ctx.round,
+                                                count=ctx.count, source=c.key), rule=RULE,
+                          source=c.key)
+    elif name == "disarm":
+        current = ctx.get(target.key)
+        dropped = current.weapon(action.options.get("item"))
+        if dropped is not None:
+            ctx.put(dataclasses.replace(current, weapons=tuple(
+                w for w in current.weapons if w is not dropped)))
+        ctx.emit("maneuver.disarm", actor=c.key, target=target.key, rule=RULE,
+                 item=dropped.name if dropped else None,
+                 message=f"{target.name} drops {dropped.name if dropped else 'what they held'}.")
+    elif name == "push":
+        margin = mine - theirs
+        base = float(rs.setting("maneuvers.push_base", 1.5))
+        step = float(rs.setting("maneuvers.push_step", 1.5))
+        every = int(rs.setting("maneuvers.push_margin", 5))
+        distance = base + step * (max(0, margin) // every)
+        ctx.emit("maneuver.push", actor=c.key, target=target.key, rule=RULE,
+                 distance=distance, margin=margin)
+    elif name == "sunder":
+        item = action.options.get("item")
+        weapon = rs.weapon_for(c, action)
+        droll = ctx.roll(weapon.damage, who=c, label="sunder")
+        if isinstance(item, str) and item in ctx.combatants and ctx.get(item).is_object:
+            obj = ctx.get(item)
+            ctx.damage(item, max(0, droll.total - obj.stat("reduction")), source=c.key,
+                       rule="FD-19", rolls=[droll], weapon=weapon.name)
+        else:
+            ctx.emit("maneuver.sunder", actor=c.key, target=target.key, rule=RULE,
+                     rolls=[droll], amount=droll.total, item=item,
+                     message=f"{c.name} strikes {target.name}'s {item or 'item'} "
+                             f"for {droll.total} damage.")
+
+
+def feint(rs: "Ruleset", ctx: RoundContext, c: Combatant, target: Combatant,
+          action: Action) -> None:
+    """FD-14: Deception (a free action) against the target's initiative roll; on a win the
+    target is flat-footed against c's next attack, until the end of next round."""
+    mods = [Modifier(c.stat("enganacao"), "enganacao")] + rs.condition_modifiers(
+        ctx, c, "roll", against=target)
+    roll, own = ctx.roll_for(action, "1d20", who=c, label="feint")
+    mine = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
+    theirs = int(target.initiative or 0)
+    won = mine > theirs or (mine == theirs and rs.setting("maneuvers.ties") == "attacker")
+    ctx.emit("maneuver.won" if won else "maneuver.lost", actor=c.key, target=target.key,
+             rule=RULE, rolls=[roll], maneuver="feint", total=mine, opposed=theirs)
+    if won:
+        # ends at the start of round+2 (count None): "until the end of the next round"
+        ctx.add_condition(target.key, C.lasting(C.FEINTED, 2, round_number=ctx.round,
+                                                count=None, source=c.key), rule=RULE,
+                          source=c.key)
+
+
+def release(ctx: RoundContext, c: Combatant) -> None:
+    held = c.condition(C.GRAPPLING)
+    ctx.remove_condition(c.key, C.GRAPPLING, rule=RULE, reason="released")
+    if held is not None and held.source in ctx.combatants:
+        ctx.remove_condition(held.source, C.GRAPPLED, rule=RULE, reason="released")

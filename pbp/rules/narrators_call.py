@@ -1,0 +1,68 @@
+"""Defaults for the "narrator's call" steps shared by dnd5e, resistance and two-action.
+
+Why a module: three sources say "the narrator decides" about initiative ties (DND-3,
+TA-1; RES-6 is silent) and none of them about late posts (PBP-2). The engine needs *a*
+default that it can carry out alone and that the reply explains, so the narrator can
+change it afterwards in the panel:
+
+* ties: with ``initiative.ties = "narrator"`` tied combatants stay in roster order and an
+  ``initiative.tie`` event says the narrator may reorder them (a tie between two player
+  characters of the same player is that player's call, DND-3); with ``"roll-off"`` the
+  engine rolls a d20 for each tied one (its ``initiative.rolloff`` events);
+* latency (PBP-2, FD-2's default): a late or missing post forfeits the round's actions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .context import RoundContext
+from .model import Combatant, Declaration
+
+
+def order_was_rolled(ctx: RoundContext) -> bool:
+    """Whether the engine sorted the initiative order during this call."""
+    return any(e.code == "initiative.order" for e in ctx.events)
+
+
+def announce_ties(ctx: RoundContext, rule: str, policy: str,
+                  same_unit: dict[str, str] | None = None) -> None:
+    """Emit ``initiative.tie`` for each pair of neighbours in the order with the same value.
+
+    *same_unit* maps keys to an initiative group (DND-3): members of one group act together
+    and do not tie with each other.
+    """
+    if not order_was_rolled(ctx):
+        return
+    unit = same_unit or {}
+    order = ctx.order
+    for first, second in zip(order, order[1:]):
+        a, b = ctx.get(first), ctx.get(second)
+        if a.initiative is None or a.initiative != b.initiative:
+            continue
+        if unit.get(first) is not None and unit.get(first) == unit.get(second):
+            continue
+        if policy == "roll-off":
+            how = "won the d20 roll-off"
+        elif a.player is not None and a.player == b.player:
+            how = f"roster order; {a.player} may swap their own characters"
+        else:
+            how = "roster order; the narrator may reorder them"
+        value = int(a.initiative) if float(a.initiative).is_integer() else a.initiative
+        ctx.emit("initiative.tie", actor=first, target=second, rule=rule, value=value,
+                 winner=a.name, policy=how,
+                 message=f"{a.name} and {b.name} tie at {value}; {a.name} goes first ({how}).")
+
+
+def forfeit(ctx: RoundContext, c: Combatant, declaration: Declaration,
+            rule: str = "PBP-2") -> Declaration:
+    """PBP-2 default: a late or missing post forfeits this round's actions."""
+    if declaration.actions:
+        what = "posted after the deadline" if declaration.late else "did not post"
+        ctx.emit("latency.penalty", actor=c.key, rule=rule, dropped=len(declaration.actions),
+                 reason=f"{c.name} {what}, so this round's actions are forfeited "
+                        f"(the narrator can waive this)")
+    elif declaration.missing:
+        ctx.emit("latency.penalty", actor=c.key, rule=rule, dropped=0,
+                 reason=f"{c.name} did not post and does nothing this round")
+    return dataclasses.replace(declaration, actions=())
