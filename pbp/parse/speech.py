@@ -148,7 +148,7 @@ def _dash_utterance(text: str, dash: int, start: int, out: SpeechScan) -> None:
             piece = text[pos:stop].strip()
             if piece:
                 pieces.append(piece)
-                spans.append((pos, stop))
+                spans.append((dash if not spans else pos, stop))
         speaking = not speaking
         pos = m.end() if m else end
     said = " ".join(" ".join(pieces).split())
