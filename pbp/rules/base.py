@@ -143,6 +143,11 @@ class Ruleset:
     def initiative_bonus(self, c: Combatant) -> int:
         return c.stat("initiative", c.stat("dex"))
 
+    def initiative_group(self, ctx: RoundContext, c: Combatant) -> str | None:
+        """Combatants with the same group key share one initiative roll and roll off as one
+        (DND-3: one roll for a group of identical creatures). None: rolls alone."""
+        return None
+
     def tiebreak(self, ctx: RoundContext, c: Combatant) -> tuple[float, ...]:
         """Sort key after the initiative value, higher first. ``initiative.ties`` policy:
         ``bonus`` (initiative bonus, then Dex), ``dex``, ``listed`` (scenario order);

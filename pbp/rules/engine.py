@@ -109,10 +109,21 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     if not new:
         return
     mode = rs.setting("initiative.mode", "roll")
+    shared: dict[str, tuple[float, str]] = {}   # DND-3: one roll per group of identical creatures
     for c in new:
         if c.initiative is not None:
             continue
         given = _initiative_action(decls.get(c.key))
+        group = rs.initiative_group(ctx, c)
+        if group is not None and given is None and group in shared:
+            value, leader = shared[group]
+            ctx.put(dataclasses.replace(c, initiative=float(value)))
+            ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
+                     value=int(value) if float(value).is_integer() else value,
+                     mode="group", group=group, shared_with=leader,
+                     message=f"{c.name} shares {ctx.name(leader)}'s initiative roll: "
+                             f"{_fmt(value)}.")
+            continue
         if mode == "dex" and given is None:
             value: float = rs.initiative_bonus(c)
             rolls = []
@@ -121,6 +132,8 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
                                    rs.initiative_expression(c), who=c, label="initiative")
             value, rolls = roll.total, [roll]
         ctx.put(dataclasses.replace(c, initiative=float(value)))
+        if group is not None and group not in shared:
+            shared[group] = (float(value), c.key)
         ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
                  rolls=rolls, value=value, mode=mode)
     keys = [k for k in ctx.order if k in ctx.combatants] + [c.key for c in new]
@@ -147,12 +160,20 @@ def _sort(ctx: RoundContext, rs: Ruleset, keys: list[str]) -> list[str]:
         for k in keys:
             by_value.setdefault(ctx.get(k).initiative or 0.0, []).append(k)
         for group in by_value.values():
-            if len(group) > 1:
-                for k in group:
+            # a group sharing one initiative roll (DND-3) rolls off once, as one unit
+            units: dict[str, list[str]] = {}
+            for k in group:
+                units.setdefault(rs.initiative_group(ctx, ctx.get(k)) or k, []).append(k)
+            if len(units) > 1:
+                for members in units.values():
                     r = ctx.roll("1d20", label="initiative roll-off")
-                    rolloff[k] = r.total
-                    ctx.emit("initiative.rolloff", actor=k, rule=rs.rule_ref("initiative"),
-                             rolls=[r], message=f"{ctx.name(k)} rolls {r.total} to break a tie.")
+                    for k in members:
+                        rolloff[k] = r.total
+                    ctx.emit("initiative.rolloff", actor=members[0],
+                             rule=rs.rule_ref("initiative"), rolls=[r],
+                             message=f"{', '.join(ctx.name(k) for k in members)} "
+                                     f"roll{'s' if len(members) == 1 else ''} {r.total} "
+                                     f"to break a tie.")
 
     def key(k: str) -> tuple[Any, ...]:
         c = ctx.get(k)
