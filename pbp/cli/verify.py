@@ -1,0 +1,48 @@
+"""``pbp verify``: recompute every roll of a round from its revealed seed (docs/rounds.md).
+
+Exit status 0 when every roll matches, 1 when one does not (each named), 2 on an error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+
+@click.command("verify")
+@click.option("--db", "database_url", default=None, help="Database URL (default: the settings').")
+@click.option("--round", "round_ids", type=int, multiple=True, help="Round id to check (repeatable).")
+@click.option("--encounter", "encounter_id", type=int, default=None,
+              help="Check every resolved round of this encounter.")
+@click.option("--published", type=click.File("r", encoding="utf-8"), default=None,
+              help="The replies as posted on the platform (default: the outbox's copies).")
+def command(database_url: str | None, round_ids: tuple[int, ...], encounter_id: int | None,
+            published: object) -> None:
+    """Check that a round's rolls are what its committed seed gives."""
+    from sqlalchemy import select
+
+    from ..settings import load_settings
+    from ..store import models as m
+    from ..store.db import make_engine, session_scope
+    from ..rounds.verify import verify_round
+
+    url = database_url or load_settings().database_url
+    engine = make_engine(url)
+    text = published.read() if published is not None else None  # type: ignore[attr-defined]
+    ok = True
+    with session_scope(engine) as s:
+        ids = list(round_ids)
+        if encounter_id is not None:
+            ids += list(s.scalars(select(m.Round.id).where(m.Round.encounter_id == encounter_id,
+                                                           m.Round.seed_revealed.is_(True))
+                                  .order_by(m.Round.number)))
+        if not ids:
+            raise click.UsageError("name a round (--round) or an encounter (--encounter)")
+        for rid in ids:
+            report = verify_round(s, rid, published=text)
+            ok = ok and report.ok
+            for line in report.lines():
+                click.echo(line)
+    engine.dispose()
+    sys.exit(0 if ok else 1)

@@ -1,0 +1,157 @@
+"""Replies: a :class:`~pbp.render.view.ReplyView` said in a platform's markup and a language.
+
+Templates live in ``templates/replies/<platform>/<kind>.j2`` (BBCode for forums, Markdown
+for Reddit, plain text for the bench); their words come from gettext catalogs
+(:mod:`pbp.render.i18n`). Every ``{{ value }}`` a template prints is escaped for the
+platform (:mod:`pbp.render.escape`) unless it is a :class:`Raw` made here (the marker),
+so a player's name or speech can never inject markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+from . import escape as _escape
+from .i18n import say
+from .view import ActorSection, EventLine, ReplyView
+
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
+PLATFORMS = ("bbcode", "markdown", "text")
+
+
+class Raw(str):
+    """Text the renderer made itself and that must not be escaped (the reply marker)."""
+
+
+#: engine problem codes said again in the reply's language (the engine's reason is English)
+PROBLEMS: Mapping[str, str] = {
+    "budget.exceeded": "no {slot} action left this turn",
+    "target.unknown": "there is nobody called '{target_key}' in this fight",
+    "target.down": "{target} is already down",
+    "target.missing": "an attack needs a target",
+    "weapon.unknown": "{actor} has no weapon called '{weapon}'",
+}
+
+
+def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
+    """One event as a sentence in *lang*, with its rule id and its rolls."""
+    from ..rules import messages
+
+    params: dict[str, Any] = dict(ev.params)
+    params["actor"] = names.get(ev.actor or "", ev.actor or "?")
+    params["target"] = names.get(ev.target or "", ev.target or "?")
+    for k in ("winner",):
+        if k in params:
+            params[k] = names.get(str(params[k]), params[k])
+    problem = params.get("problem")
+    if problem in PROBLEMS:
+        params["reason"] = say(PROBLEMS[problem], lang, params)
+    template = messages.EN.get(ev.code)
+    text = say(template, lang, params) if template else (ev.message or ev.code)
+    if ev.rule:
+        text += f" ({ev.rule})"
+    if ev.rolls:
+        text += " — " + "; ".join(ev.rolls)
+    return text
+
+
+def when(dt: datetime | None, tz: str) -> str:
+    """A deadline in the campaign's time zone, the same in every language:
+    ``2026-12-01 20:00 (America/Sao_Paulo, UTC-03:00)``."""
+    if dt is None:
+        return "?"
+    local = dt.astimezone(ZoneInfo(tz))
+    off = local.utcoffset() or timedelta(0)
+    sign = "-" if off < timedelta(0) else "+"
+    minutes = abs(int(off.total_seconds())) // 60
+    return f"{local:%Y-%m-%d %H:%M} ({tz}, UTC{sign}{minutes // 60:02d}:{minutes % 60:02d})"
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+@lru_cache(maxsize=None)
+def environment(platform: str) -> Environment:
+    esc = _escape.for_platform(platform)
+
+    def finalize(value: Any) -> Any:
+        if isinstance(value, Raw) or value is None:
+            return value if value is not None else ""
+        return esc(str(value))
+
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), trim_blocks=True,
+                      lstrip_blocks=True, keep_trailing_newline=False,
+                      undefined=StrictUndefined, finalize=finalize, autoescape=False)
+    env.filters["num"] = _number
+    return env
+
+
+def render_reply(view: ReplyView) -> str:
+    """The reply's text, ready to post (the marker on its last line)."""
+    if view.platform not in PLATFORMS:
+        raise ValueError(f"unknown reply platform {view.platform!r}")
+    env = environment(view.platform)
+    lang = view.language
+    names = {**view.names, **{a.key: a.name for a in view.actors}}
+
+    def _(msgid: str, **params: Any) -> str:
+        return say(msgid, lang, params)
+
+    def ev(line: EventLine) -> str:
+        return event_text(line, lang, names)
+
+    def note(n: Mapping[str, Any]) -> str:
+        return note_text(n, lang, view.timezone)
+
+    template = env.get_template(f"{view.platform}/{view.kind}.j2")
+    text = template.render(v=view, _=_, ev=ev, note=note, when=lambda d: when(d, view.timezone),
+                           marker=Raw(view.marker))
+    lines = [line.rstrip() for line in text.strip().splitlines()]
+    out: list[str] = []
+    for line in lines:   # at most one blank line in a row
+        if line or (out and out[-1]):
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+NOTES: Mapping[str, str] = {
+    "late": "late post",
+    "missing": "no post this round",
+    "waived": "latency penalty waived by the narrator",
+    "edited-after-roll": "edited after roll",
+    "edited-after-deadline": "edited after the deadline; the edit does not count",
+    "deleted-after-roll": "post deleted after roll; the rolls stand",
+    "deleted": "post deleted; declaration withdrawn",
+    "after-resolution": "seen after the round was resolved; not counted",
+    "superseded": "replaced by a later post",
+    "override": "declaration set by the narrator",
+}
+
+
+def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
+    code = n.get("code", "")
+    if code == "speech-over-limit":
+        key = ("{count} speeches, over the limit of {limit}: the extra speech is not part "
+               "of the round" if n.get("policy", "drop") == "drop"
+               else "{count} speeches, over the limit of {limit} (kept: narrator's call)")
+        text = say(key, lang, n)
+        return text + " (PBP-3)"
+    text = say(NOTES.get(code, code), lang, n)
+    if n.get("rolls"):
+        text += " — " + "; ".join(n["rolls"])
+    rule = {"late": "PBP-2", "missing": "PBP-2", "waived": "PBP-2", "edited-after-roll": "PBP-4",
+            "deleted-after-roll": "PBP-4"}.get(code)
+    return f"{text} ({rule})" if rule else text
+
+
+__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "event_text", "render_reply", "when"]

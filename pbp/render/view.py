@@ -1,0 +1,103 @@
+"""What a reply says, before it is said in a platform's markup and a language.
+
+Plain values, built either from the store (:mod:`pbp.rounds.replies`) or from a
+persistence-free simulation (:mod:`pbp.rounds.simulate`), so both render identically.
+Everything user-written (names, speech, action text, engine reasons quoting posts)
+stays raw here; the renderer escapes it for the platform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+
+@dataclass(frozen=True)
+class EventLine:
+    code: str
+    params: Mapping[str, Any]
+    rule: str | None = None
+    rolls: tuple[str, ...] = ()       # breakdowns: "1d20 (19) + 5 = 24"
+    message: str = ""                 # the engine's English sentence (fallback)
+    actor: str | None = None
+    target: str | None = None
+
+
+@dataclass
+class ActorSection:
+    key: str
+    name: str
+    player: str | None = None
+    side: str = ""
+    initiative: float | None = None
+    hp: int = 0
+    max_hp: int = 0
+    down: bool = False
+    conditions: list[str] = field(default_factory=list)
+    status: str = "declared"          # declared | late | missing | npc | override
+    waived: bool = False
+    notes: list[Mapping[str, Any]] = field(default_factory=list)
+    speech: list[str] = field(default_factory=list)
+    tag_rolls: list[str] = field(default_factory=list)   # player's own rolls not in an event
+    events: list[EventLine] = field(default_factory=list)
+    others: list[Mapping[str, Any]] = field(default_factory=list)  # posts kept, not counted
+
+
+@dataclass
+class ReplyView:
+    kind: str                         # opening | resolution | reminder
+    platform: str                     # bbcode | markdown | text
+    language: str
+    timezone: str
+    encounter: str
+    round_number: int
+    surprise: bool = False
+    deadline: datetime | None = None  # this round's (opening, reminder)
+    commitment: str | None = None     # this round's (opening)
+    seed: str | None = None           # revealed (resolution)
+    seed_commitment: str | None = None
+    header: list[EventLine] = field(default_factory=list)
+    actors: list[ActorSection] = field(default_factory=list)
+    footer: list[EventLine] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)      # reminder: who has not posted
+    order: list[str] = field(default_factory=list)        # names in initiative order
+    next_round: int | None = None
+    next_deadline: datetime | None = None
+    next_commitment: str | None = None
+    ended: bool = False
+    earlier: list[Mapping[str, Any]] = field(default_factory=list)  # seen after an earlier round closed
+    overrides: list[str] = field(default_factory=list)
+    names: dict[str, str] = field(default_factory=dict)   # combatant key -> name
+    marker: str = ""
+
+
+def group_events(events: Sequence[EventLine], order: Sequence[str]) -> tuple[
+        list[EventLine], dict[str, list[EventLine]], list[EventLine]]:
+    """(header, per actor, footer): an event goes to its actor; an event with no actor
+    (a combatant down, a condition ending) goes to the turn it happened in. Round and
+    initiative bookkeeping before the first turn is the header; after the last, the footer."""
+    header: list[EventLine] = []
+    footer: list[EventLine] = []
+    per: dict[str, list[EventLine]] = {}
+    current: str | None = None
+    for ev in events:
+        if ev.code == "round.end":
+            current = None
+            footer.append(ev)
+            continue
+        if ev.code in ("turn.start", "turn.end"):
+            if ev.code == "turn.start":
+                current = ev.actor
+            continue
+        actor = ev.actor if ev.actor in order else None
+        if ev.code.startswith(("initiative.", "round.")) and current is None:
+            header.append(ev)
+        elif actor is not None:
+            per.setdefault(actor, []).append(ev)
+        elif current is not None:
+            per.setdefault(current, []).append(ev)
+        else:
+            (footer if per else header).append(ev)
+    return header, per, footer

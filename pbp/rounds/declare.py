@@ -1,0 +1,217 @@
+"""From a stored post to declarations: who declares what, rolls made once, notes kept.
+
+The rules this module enforces (docs/rounds.md):
+
+* PBP-1: a post belongs to the round whose window it was posted in (the latest round
+  opened at or before it); a post before the first round is a setup post (``.ri``).
+* PBP-2: a post after the deadline of a round not yet resolved is *late*: kept,
+  shown, and passed to the engine with ``late=True``. A post in the window of a round
+  already resolved (the poller saw it too late) is kept with an ``after-resolution``
+  note and shown in the next reply; it is never rolled (the seed is public by then).
+* PBP-3: speech over the limit is flagged with the count and the limit; with the
+  ``drop`` houserule (default) the extra speech, and any action inside it, is not
+  part of the round; with ``warn`` it is kept.
+* PBP-4: each roll tag is rolled once, bound to (post, tag ordinal). An edit never
+  re-rolls: a changed tag keeps its first roll, and an edit after a roll that changes
+  a tag or the actions is noted ``edited-after-roll``. An edit after the deadline is
+  recorded but does not change the declaration. A deleted post withdraws its
+  declaration unless it was already rolled (then it stands, noted ``deleted-after-roll``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import DiceError
+from ..rules.model import Action
+from ..store import models as m
+from . import codec
+from .policy import RoundPolicy
+from .reading import ParseFn, Reading, read_post
+from .rolls import make_roll
+
+
+def live_encounter(session: Session, thread_id: int, at: datetime) -> m.Encounter | None:
+    """The thread's encounter running at *at* (started before it, not finished)."""
+    return session.scalar(
+        select(m.Encounter).where(m.Encounter.thread_id == thread_id,
+                                  m.Encounter.status.in_(("setup", "active")),
+                                  m.Encounter.started_at <= at)
+        .order_by(m.Encounter.started_at.desc(), m.Encounter.id.desc()).limit(1))
+
+
+def round_at(session: Session, encounter_id: int, at: datetime) -> m.Round | None:
+    """The round whose window *at* falls in (or that it is late for)."""
+    return session.scalar(
+        select(m.Round).where(m.Round.encounter_id == encounter_id, m.Round.opens_at <= at,
+                              m.Round.state != "cancelled")
+        .order_by(m.Round.number.desc()).limit(1))
+
+
+def narrator_names(session: Session, campaign: m.Campaign, thread: m.Thread) -> set[str]:
+    names = {str(n).casefold() for n in (thread.options or {}).get("narrators", [])}
+    for link in session.scalars(select(m.CampaignNarrator)
+                                .where(m.CampaignNarrator.campaign_id == campaign.id)):
+        names.update(str(n).casefold() for n in link.platform_names or [])
+    return names
+
+
+def controlled_by(author: str, combatants: Sequence[m.Combatant], is_narrator: bool
+                  ) -> list[m.Combatant]:
+    folded = author.casefold()
+    mine = [c for c in combatants if c.player and c.player.casefold() == folded]
+    if not mine and is_narrator:
+        mine = [c for c in combatants if c.player is None]
+    return mine
+
+
+def _same_actions(a: Sequence[dict[str, Any]], b: Sequence[dict[str, Any]]) -> bool:
+    def key(x: dict[str, Any]) -> tuple[Any, ...]:
+        return (x.get("kind"), x.get("target"), x.get("weapon"))
+
+    return [key(x) for x in a] == [key(x) for x in b]
+
+
+def _note(decl: m.Declaration, code: str, **params: Any) -> None:
+    notes = [n for n in (decl.notes or []) if n.get("code") != code]
+    notes.append({"code": code, **params})
+    decl.notes = notes
+
+
+def _drop_note(decl: m.Declaration, code: str) -> None:
+    if any(n.get("code") == code for n in decl.notes or []):
+        decl.notes = [n for n in decl.notes if n.get("code") != code]
+
+
+def process_post(session: Session, post: m.Post, *, now: datetime, policy: RoundPolicy,
+                 encounter: m.Encounter, rnd: m.Round | None, is_narrator: bool,
+                 edited_at: datetime | None = None, parse: ParseFn | None = None) -> list[int]:
+    """(Re)read *post* for *rnd* and update its declarations; returns declaration ids."""
+    combatants = list(encounter.combatants)
+    controlled = controlled_by(post.author, combatants, is_narrator)
+    if not controlled or rnd is None:
+        return []
+    by_key = {c.key: c for c in combatants}
+    existing = {d.combatant_id: d for d in session.scalars(
+        select(m.Declaration).where(m.Declaration.round_id == rnd.id,
+                                    m.Declaration.post_id == post.id))}
+    rolled = {r.tag_index: r for r in session.scalars(
+        select(m.RollRecord).where(m.RollRecord.post_id == post.id))}
+    late = post.posted_at > rnd.deadline
+    after_resolution = rnd.state != "open"
+
+    if post.deleted_at is not None:
+        for decl in existing.values():
+            decl.deleted = True
+            mine = [r for r in rolled.values() if r.actor == decl.combatant.key]
+            _note(decl, "deleted-after-roll" if mine else "deleted")
+            decl.updated_at = now
+        return [d.id for d in existing.values()]
+
+    edit_time = edited_at or (now if post.revisions_seen > 1 else post.posted_at)
+    if existing and post.revisions_seen > 1 and edit_time > rnd.deadline and not late:
+        for decl in existing.values():   # recorded, shown, but the deadline froze it
+            _note(decl, "edited-after-deadline")
+            decl.updated_at = now
+        return [d.id for d in existing.values()]
+
+    roster = [codec.combatant_to_model(c) for c in combatants]
+    readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
+                         [codec.combatant_to_model(c) for c in controlled], parse=parse)
+    ids: list[int] = []
+    for reading in readings:
+        row = by_key[reading.actor]
+        decl = existing.get(row.id)
+        if decl is None:
+            decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
+                                 source="narrator" if is_narrator else "post", created_at=now)
+            session.add(decl)
+        _fill(session, decl, reading, row, post, rnd, rolled, policy, late=late,
+              after_resolution=after_resolution, now=now)
+        session.flush()
+        ids.append(decl.id)
+    return ids
+
+
+def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combatant,
+          post: m.Post, rnd: m.Round, rolled: dict[int | None, m.RollRecord],
+          policy: RoundPolicy, *, late: bool, after_resolution: bool, now: datetime) -> None:
+    errors = list(reading.errors)
+    stats = dict((row.sheet or {}).get("stats") or {})
+    had_rolls = any(r.actor == row.key for r in rolled.values())
+    tag_rolls: dict[int, m.RollRecord] = {}
+    changed_tags = False
+    for tag in reading.tags:
+        if tag.purpose == "initiative":
+            continue
+        rec = rolled.get(tag.tag_index)
+        if rec is not None:
+            if rec.written != (tag.written or tag.expression)[:300]:
+                changed_tags = True   # PBP-4: the edit changed a rolled tag; the roll stands
+            tag_rolls[tag.tag_index] = rec
+            continue
+        if after_resolution:
+            continue
+        try:
+            rec = make_roll(session, rnd, tag.expression, kind="tag", stats=stats, actor=row.key,
+                            label=tag.label, post_id=post.id, tag_index=tag.tag_index,
+                            position=tag.position, written=tag.written or tag.expression)
+        except DiceError as exc:
+            errors.append({"code": "roll.refused", "message": str(exc), "position": tag.position})
+            continue
+        rolled[tag.tag_index] = rec
+        tag_rolls[tag.tag_index] = rec
+
+    actions = _attach_rolls(reading.actions, tag_rolls)
+    speech = list(reading.speech)
+    within, over = policy.speech_verdict(len(speech))
+    _drop_note(decl, "speech-over-limit")
+    if not within:
+        _note(decl, "speech-over-limit", count=len(speech), limit=policy.speech_limit,
+              over=over, policy=policy.speech_overflow)
+        if policy.speech_overflow == "drop":
+            dropped = reading.speech_spans[policy.speech_limit or 0:]
+            speech = speech[: policy.speech_limit or 0]
+            kept = [a for a in actions if not _inside(a.position, dropped)]
+            if len(kept) != len(actions):
+                _note(decl, "speech-over-limit", count=len(reading.speech),
+                      limit=policy.speech_limit, over=over, policy=policy.speech_overflow,
+                      actions_dropped=len(actions) - len(kept))
+            actions = kept
+    new_actions = [codec.action_to_dict(a) for a in actions]
+    if had_rolls and post.revisions_seen > 1 and (
+            changed_tags or not _same_actions(decl.actions or [], new_actions)):
+        _note(decl, "edited-after-roll")
+    if after_resolution:
+        _note(decl, "after-resolution")
+    if late:
+        _note(decl, "late")
+    decl.actions = new_actions
+    decl.errors = errors
+    decl.speech = speech
+    decl.speech_count = len(reading.speech)
+    decl.speech_limit = policy.speech_limit
+    decl.late = late
+    decl.deleted = False
+    decl.updated_at = now
+    if decl.notes and any(n.get("code") == "edited-after-roll" for n in decl.notes):
+        decl.edited_after_roll = True
+
+
+def _inside(position: int | None, spans: Sequence[tuple[int, int]]) -> bool:
+    return position is not None and any(a <= position < b for a, b in spans)
+
+
+def _attach_rolls(actions: Sequence[Action], rolls: dict[int, m.RollRecord]) -> list[Action]:
+    out = []
+    for a in actions:
+        index = a.options.get("roll_index")
+        rec = rolls.get(int(index)) if index is not None else None
+        out.append(dataclasses.replace(a, rolled=codec.roll_from_record(rec)) if rec else a)
+    return out

@@ -1,0 +1,114 @@
+"""Store what a source saw: posts, every revision, deletions; then read them for the round.
+
+Idempotent by construction: a post is unique per (thread, platform id); a revision is
+stored only when the content hash changes; reading a post again finds its rolls by
+(post, tag) and its declarations by (round, combatant, post). Feeding the same records
+twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..sources.base import PostRecord
+from ..store import models as m
+from ..store.types import utcnow
+from .declare import live_encounter, narrator_names, process_post, round_at
+from .policy import policy_for
+from .reading import ParseFn
+
+#: our own replies carry this marker; they are stored but never read as declarations
+MARKER = re.compile(r"pbp-reply:[\w:.-]+")
+
+
+def _utc(dt: datetime) -> datetime:
+    from datetime import timezone
+
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime
+           ) -> tuple[m.Post | None, bool]:
+    """(post, whether anything changed)."""
+    post = session.scalar(select(m.Post).where(m.Post.thread_id == thread_id,
+                                               m.Post.platform_id == rec.platform_id))
+    if post is None:
+        if rec.change == "deleted":
+            return None, False
+        post = m.Post(thread_id=thread_id, platform_id=rec.platform_id, author=rec.author,
+                      posted_at=_utc(rec.posted_at), body=rec.body, text=rec.text, fmt=rec.fmt,
+                      content_hash=rec.revision, url=rec.url, revisions_seen=1,
+                      edited_at=_utc(rec.edited_at) if rec.edited_at else None,
+                      first_seen_at=now, last_seen_at=now,
+                      is_ours=bool(MARKER.search(rec.body) or MARKER.search(rec.text)))
+        post.revisions.append(m.PostRevision(number=1, content_hash=rec.revision, body=rec.body,
+                                             text=rec.text, change="new", seen_at=now,
+                                             edited_at=post.edited_at))
+        try:
+            with session.begin_nested():
+                session.add(post)
+        except IntegrityError:   # another worker stored it first: treat as seen
+            return _store(session, thread_id, rec, now)
+        return post, True
+    post.last_seen_at = now
+    has_rolls = session.scalar(select(m.RollRecord.id).where(m.RollRecord.post_id == post.id)
+                               .limit(1)) is not None
+    if rec.change == "deleted":
+        if post.deleted_at is not None:
+            return post, False
+        post.deleted_at = now
+        post.revisions_seen += 1
+        post.revisions.append(m.PostRevision(number=post.revisions_seen, content_hash=post.content_hash,
+                                             body=post.body, text=post.text, change="deleted",
+                                             seen_at=now, after_roll=has_rolls))
+        return post, True
+    if rec.revision == post.content_hash:
+        return post, False
+    post.revisions_seen += 1
+    post.revisions.append(m.PostRevision(number=post.revisions_seen, content_hash=rec.revision,
+                                         body=rec.body, text=rec.text, change="edited",
+                                         seen_at=now, after_roll=has_rolls,
+                                         edited_at=_utc(rec.edited_at) if rec.edited_at else None))
+    post.body, post.text, post.content_hash = rec.body, rec.text, rec.revision
+    post.edited_at = _utc(rec.edited_at) if rec.edited_at else now
+    post.deleted_at = None
+    return post, True
+
+
+def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord], *,
+                 now: datetime | None = None, parse: ParseFn | None = None) -> list[int]:
+    """Store *records* for the thread and read the new or changed ones for the round.
+
+    Returns the ids of every stored post among *records* (new, edited or unchanged).
+    """
+    now = now or utcnow()
+    thread = session.get(m.Thread, thread_id)
+    if thread is None:
+        raise LookupError(f"no thread {thread_id}")
+    campaign = thread.campaign
+    narrators = narrator_names(session, campaign, thread)
+    ids: list[int] = []
+    for rec in records:
+        post, changed = _store(session, thread_id, rec, now)
+        if post is None:
+            continue
+        session.flush()
+        ids.append(post.id)
+        if not changed or post.is_ours:
+            continue
+        encounter = live_encounter(session, thread_id, post.posted_at)
+        if encounter is None:
+            continue
+        rnd = round_at(session, encounter.id, post.posted_at)
+        post.round_id = rnd.id if rnd is not None else None
+        policy = policy_for(campaign, encounter)
+        process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
+                     is_narrator=post.author.casefold() in narrators,
+                     edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse)
+    return ids

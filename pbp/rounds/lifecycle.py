@@ -1,0 +1,255 @@
+"""The round lifecycle: start an encounter, open a round (initiative, surprise, seed and
+commitment), remind who has not posted, find what is due.
+
+Deadlines are data (DESIGN.md point 9): ``due_rounds`` and ``due_reminders`` read the
+database, so a sweep after a restart catches everything. Opening is idempotent: a
+round is unique per (encounter, number), and asking to open while a round is open
+returns that round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import secrets
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..dice import DiceBox, commitment
+from ..errors import DiceError, PbpError
+from ..rules.model import Action, ActionKind, Combatant, Declaration
+from ..store import models as m
+from ..store.types import utcnow
+from . import codec
+from .declare import controlled_by, narrator_names
+from .policy import RoundPolicy, policy_for
+from .reading import ParseFn, read_post
+from .rolls import make_roll, next_index
+
+
+def start_encounter(session: Session, thread_id: int, combatants: Sequence[Combatant], *,
+                    name: str = "", surprise: bool = False, surprised: Sequence[str] = (),
+                    houserules: dict | None = None, now: datetime | None = None) -> int:
+    """Create an encounter in *thread* with *combatants*; its posts count from *now*."""
+    now = now or utcnow()
+    thread = session.get(m.Thread, thread_id)
+    if thread is None:
+        raise LookupError(f"no thread {thread_id}")
+    enc = m.Encounter(campaign_id=thread.campaign_id, thread_id=thread_id, name=name,
+                      ruleset=thread.campaign.ruleset, status="setup", surprise=surprise,
+                      surprised=list(surprised), houserules=dict(houserules or {}),
+                      started_at=now, created_at=now)
+    for c in combatants:
+        enc.combatants.append(m.Combatant(**codec.combatant_row_values(c)))
+    session.add(enc)
+    session.flush()
+    return enc.id
+
+
+def current_round(session: Session, encounter_id: int) -> m.Round | None:
+    return session.scalar(select(m.Round).where(m.Round.encounter_id == encounter_id)
+                          .order_by(m.Round.number.desc()).limit(1))
+
+
+def new_seed() -> str:
+    """A round's secret: 256 bits from the OS, never derived from anything public."""
+    return secrets.token_hex(32)
+
+
+#: where round seeds come from; tests swap in a deterministic source for golden replies
+seed_source = new_seed
+
+
+def open_round(session: Session, encounter_id: int, now: datetime, *,
+               deadline: datetime | None = None, seed: str | None = None,
+               parse: ParseFn | None = None) -> int:
+    """Open the encounter's next round (idempotent: an open round is returned as is).
+
+    The first round rolls initiative (``.ri`` posts first, the rest auto-rolled) and
+    queues the opening reply with the order, the deadline and the seed's commitment.
+    """
+    enc = session.get(m.Encounter, encounter_id)
+    if enc is None:
+        raise LookupError(f"no encounter {encounter_id}")
+    if enc.status == "finished":
+        raise PbpError(f"encounter {encounter_id} is finished")
+    last = current_round(session, encounter_id)
+    if last is not None and last.state == "open":
+        return last.id
+    campaign = enc.campaign
+    policy = policy_for(campaign, enc)
+    number, surprise = _next_number(enc, policy)
+    seed = seed or seed_source()
+    rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
+                  opens_at=now, deadline=deadline or now + timedelta(hours=policy.round_hours),
+                  seed=seed, commitment=commitment(seed), order=list(enc.order or []))
+    try:
+        with session.begin_nested():
+            session.add(rnd)
+    except IntegrityError:  # a concurrent opener won
+        existing = session.scalar(select(m.Round).where(m.Round.encounter_id == enc.id,
+                                                        m.Round.number == number))
+        assert existing is not None
+        return existing.id
+    first = last is None
+    enc.status = "active"
+    if first or not enc.order:
+        _initiative(session, enc, rnd, policy, parse=parse)
+        rnd.order = list(enc.order or [])
+    if first:
+        from .replies import queue_round_reply
+
+        queue_round_reply(session, rnd, "opening", now)
+    return rnd.id
+
+
+def _next_number(enc: m.Encounter, policy: RoundPolicy) -> tuple[int, bool]:
+    from ..rules import engine
+
+    model = codec.encounter_to_model(enc, enc.combatants, houserules=policy.houserules,
+                                     round_number=enc.round_number, surprise_round=enc.surprise)
+    return engine.round_number(model, engine.ruleset_for(model))
+
+
+def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundPolicy, *,
+                parse: ParseFn | None) -> None:
+    """Roll initiative from the setup posts' ``.ri`` commands, auto-roll the rest, order."""
+    from ..rules import engine
+    from ..rules.context import RoundContext
+
+    combatants = list(enc.combatants)
+    by_key = {c.key: c for c in combatants}
+    given: dict[str, Action] = {}
+    values: dict[str, float] = {}
+    narrators = narrator_names(session, enc.campaign, enc.thread)
+    roster = [codec.combatant_to_model(c) for c in combatants]
+    posts = session.scalars(
+        select(m.Post).where(m.Post.thread_id == enc.thread_id, m.Post.round_id.is_(None),
+                             m.Post.posted_at >= enc.started_at, m.Post.posted_at <= rnd.opens_at,
+                             m.Post.deleted_at.is_(None), m.Post.is_ours.is_(False))
+        .order_by(m.Post.posted_at, m.Post.id))
+    for post in posts:
+        controlled = controlled_by(post.author, combatants, post.author.casefold() in narrators)
+        if not controlled:
+            continue
+        readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
+                             [codec.combatant_to_model(c) for c in controlled], parse=parse)
+        for reading in readings:
+            for spec in reading.initiative:
+                actor = spec.actor or reading.actor
+                if actor in given or actor in values or actor not in by_key:
+                    continue  # the first command counts; a tag is rolled once
+                if spec.value is not None:
+                    values[actor] = float(spec.value)
+                    continue
+                row = by_key[actor]
+                expr = spec.expression or _default_expression(enc, policy, row)
+                try:
+                    rec = make_roll(session, rnd, expr, kind="initiative", actor=actor,
+                                    stats=dict((row.sheet or {}).get("stats") or {}),
+                                    label="initiative", post_id=post.id, tag_index=spec.tag_index,
+                                    position=spec.position, written=spec.written)
+                except DiceError:
+                    continue
+                given[actor] = Action(ActionKind.OTHER, text=spec.written, rolled=codec.roll_from_record(rec),
+                                      options={"initiative": True, "post": post.platform_id})
+    model = codec.encounter_to_model(enc, combatants, houserules=policy.houserules,
+                                     round_number=rnd.number, surprise_round=rnd.surprise)
+    model = dataclasses.replace(model, order=(), combatants=tuple(
+        dataclasses.replace(c, initiative=values.get(c.key)) for c in model.combatants))
+    rs = engine.ruleset_for(model)
+    box = DiceBox(seed=rnd.seed, start_index=next_index(session, rnd.id))
+    ctx = RoundContext(model, rs, box, rnd.number, rnd.surprise)
+    decls = {k: Declaration(actor=k, actions=(a,)) for k, a in given.items()}
+    engine._initiative(ctx, rs, decls)
+    for roll in box.rolls:
+        session.add(codec.record_from_roll(roll, round_id=rnd.id, kind="initiative",
+                                           actor=_actor_of(ctx, roll)))
+    for seq, ev in enumerate(ctx.events):
+        session.add(m.EventRecord(round_id=rnd.id, seq=seq, code=ev.code, actor=ev.actor,
+                                  target=ev.target, rule=ev.rule, message=ev.message,
+                                  params=codec._plain(dict(ev.params)),
+                                  roll_indexes=[r.index for r in ev.rolls]))
+    for key, c in ctx.combatants.items():
+        row = by_key[key]
+        if row.initiative != c.initiative:
+            row.initiative = c.initiative
+    enc.order = list(ctx.order)
+    session.flush()
+
+
+def _actor_of(ctx: object, roll: object) -> str | None:
+    for ev in getattr(ctx, "events", []):
+        if any(r.index == roll.index for r in ev.rolls):  # type: ignore[attr-defined]
+            return ev.actor
+    return None
+
+
+def _default_expression(enc: m.Encounter, policy: RoundPolicy, row: m.Combatant) -> str:
+    from ..rules import registry
+
+    return registry.get(enc.ruleset, policy.houserules).initiative_expression(
+        codec.combatant_to_model(row))
+
+
+# --- who has posted, reminders, what is due ----------------------------------------------
+
+def missing_players(session: Session, rnd: m.Round) -> list[m.Combatant]:
+    """Player-controlled combatants still standing with no on-time declaration."""
+    declared = set(session.scalars(
+        select(m.Declaration.combatant_id).where(m.Declaration.round_id == rnd.id,
+                                                 m.Declaration.deleted.is_(False),
+                                                 m.Declaration.late.is_(False))))
+    return [c for c in rnd.encounter.combatants
+            if c.player and not c.down and c.id not in declared
+            and not (c.sheet or {}).get("is_object")]
+
+
+def due_reminders(session: Session, now: datetime) -> list[int]:
+    """Open rounds with a reminder threshold passed and not yet sent."""
+    out = []
+    for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
+                                                     m.Round.deadline > now)):
+        if _due_thresholds(rnd, now):
+            out.append(rnd.id)
+    return out
+
+
+def _due_thresholds(rnd: m.Round, now: datetime) -> list[float]:
+    hours = rnd.encounter.campaign.reminder_hours or []
+    sent = {float(h) for h in rnd.reminders_sent or []}
+    return [float(h) for h in hours
+            if float(h) not in sent and rnd.deadline - timedelta(hours=float(h)) <= now
+            and rnd.opens_at < rnd.deadline - timedelta(hours=float(h))]
+
+
+def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
+    """Queue a reminder naming who has not posted; None when nothing is due or all posted."""
+    rnd = session.get(m.Round, round_id)
+    if rnd is None or rnd.state != "open" or now >= rnd.deadline:
+        return None
+    due = _due_thresholds(rnd, now)
+    if not due:
+        return None
+    rnd.reminders_sent = sorted({*(float(h) for h in rnd.reminders_sent or []), *due})
+    if not missing_players(session, rnd):
+        return None
+    from .replies import queue_round_reply
+
+    return queue_round_reply(session, rnd, "reminder", now, suffix=f"{min(due):g}h")
+
+
+def due_rounds(session: Session, now: datetime) -> list[int]:
+    """Open rounds past their deadline, and early-close rounds where everyone declared."""
+    due = list(session.scalars(select(m.Round.id).where(m.Round.state == "open",
+                                                        m.Round.deadline <= now)
+                               .order_by(m.Round.deadline)))
+    for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
+                                                     m.Round.deadline > now)):
+        policy = policy_for(rnd.encounter.campaign, rnd.encounter)
+        if policy.early_close and not missing_players(session, rnd):
+            due.append(rnd.id)
+    return due

@@ -1,0 +1,60 @@
+"""The outbox: replies wait here until a worker posts them, exactly once.
+
+Delivery checks the platform for the reply's marker first (``Source.find_reply``): if
+a previous attempt posted it but the answer was lost, we record that post instead of
+posting again. The caller owns the transaction (workers commit, or record the failure
+in a fresh one when the source raises).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import PbpError
+from ..sources.base import Source
+from ..store import models as m
+from ..store.types import utcnow
+
+
+def pending_replies(session: Session) -> list[int]:
+    """Replies ready to post (approved or not needing approval), oldest first."""
+    return list(session.scalars(select(m.Reply.id).where(m.Reply.state == "pending")
+                                .order_by(m.Reply.id)))
+
+
+def deliver_reply(session: Session, reply_id: int, source: Source, *,
+                  now: datetime | None = None) -> str | None:
+    """Post reply *reply_id* through *source* unless it is already there; returns the
+    platform id. A held or cancelled reply is not posted (None). A
+    :class:`~pbp.sources.base.SourceError` propagates for the caller to record."""
+    reply = session.get(m.Reply, reply_id)
+    if reply is None:
+        raise LookupError(f"no reply {reply_id}")
+    if reply.state == "sent":
+        return reply.platform_id
+    if reply.state in ("held", "cancelled"):
+        return None
+    now = now or utcnow()
+    reply.attempts = (reply.attempts or 0) + 1
+    found = source.find_reply(reply.marker)
+    platform_id = found if found is not None else source.reply(
+        reply.body, reply.marker, in_reply_to=reply.in_reply_to)
+    reply.platform_id = platform_id
+    reply.state = "sent"
+    reply.sent_at = now
+    reply.last_error = None
+    return platform_id
+
+
+def approve_reply(session: Session, reply_id: int, narrator_id: int | None,
+                  now: datetime | None = None) -> None:
+    """Release a held reply (approval mode) to the outbox."""
+    reply = session.get(m.Reply, reply_id)
+    if reply is None:
+        raise LookupError(f"no reply {reply_id}")
+    if reply.state != "held":
+        raise PbpError(f"reply {reply_id} is {reply.state}, not held")
+    reply.state, reply.approved_by, reply.approved_at = "pending", narrator_id, now or utcnow()

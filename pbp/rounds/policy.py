@@ -1,0 +1,110 @@
+"""What a campaign's round rules are: houserules merged, speech limit, overflow, timing.
+
+Why a separate object: the engine's houserules are checked against the ruleset's known
+keys, while a few settings belong to the rounds layer alone (what to do with speech
+over the limit, early close). Campaign and encounter houserules may carry those under
+a ``rounds`` table; everything else goes to the engine untouched.
+
+>>> p = RoundPolicy(ruleset="forum-d20", speech_limit=3)
+>>> p.speech_verdict(5)
+(False, 2)
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+#: speech over the limit: "drop" (PBP-3 default: not part of the round) or "warn" (kept)
+SPEECH_OVERFLOW = ("drop", "warn")
+
+
+def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(dict(base))
+    for k, v in over.items():
+        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) \
+            else copy.deepcopy(v)
+    return out
+
+
+@dataclass(frozen=True)
+class RoundPolicy:
+    ruleset: str
+    houserules: Mapping[str, Any] = field(default_factory=dict)   # for the engine
+    speech_limit: int | None = None
+    speech_overflow: str = "drop"
+    early_close: bool = False
+    round_hours: float = 24.0
+    reminder_hours: tuple[float, ...] = (2.0,)
+    timezone: str = "UTC"
+    language: str = "en"
+    latency_enabled: bool = True
+
+    def speech_verdict(self, count: int) -> tuple[bool, int]:
+        """(within the limit, how many speeches are over it)."""
+        if self.speech_limit is None or count <= self.speech_limit:
+            return True, 0
+        return False, count - self.speech_limit
+
+
+def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(engine houserules, rounds-layer settings)."""
+    engine = {k: v for k, v in houserules.items() if k != "rounds"}
+    return engine, dict(houserules.get("rounds") or {})
+
+
+def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """The ruleset file's houserules with *overrides* on top (validated when the
+    engine's :mod:`pbp.rules.houserules` is present)."""
+    try:
+        from ..rules import houserules as hr
+    except ImportError:  # pragma: no cover - engine not installed yet
+        return dict(overrides)
+    return hr.load(ruleset, overrides)
+
+
+def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float = 24.0,
+                reminder_hours: tuple[float, ...] = (2.0,), early_close: bool = False,
+                timezone: str = "UTC", language: str = "en") -> RoundPolicy:
+    engine_over, rounds = split_houserules(houserules)
+    merged = engine_houserules(ruleset, engine_over)
+    limit: int | None = None
+    overflow = "drop"
+    latency_enabled = True
+    try:
+        from ..rules import registry
+
+        rs = registry.get(ruleset, merged)
+        limit = rs.speech_limit
+        overflow = str(rs.setting("speech_overflow", overflow))
+        latency_enabled = bool(rs.setting("latency.enabled", True))
+    except ImportError:  # pragma: no cover
+        raw = int(merged.get("speech_limit", 0) or 0)
+        limit = raw or None
+    if "speech_limit" in rounds:
+        limit = int(rounds["speech_limit"]) or None
+    overflow = str(rounds.get("speech_overflow", overflow))
+    if overflow not in SPEECH_OVERFLOW:
+        from ..errors import ConfigError
+
+        raise ConfigError(f"speech_overflow must be one of {', '.join(SPEECH_OVERFLOW)}, "
+                          f"not {overflow!r}")
+    return RoundPolicy(
+        ruleset=ruleset, houserules=merged, speech_limit=limit, speech_overflow=overflow,
+        early_close=bool(rounds.get("early_close", early_close)),
+        round_hours=float(rounds.get("round_hours", round_hours)),
+        reminder_hours=tuple(float(h) for h in rounds.get("reminder_hours", reminder_hours)),
+        timezone=timezone, language=language, latency_enabled=latency_enabled,
+    )
+
+
+def policy_for(campaign: Any, encounter: Any) -> RoundPolicy:
+    """The policy of *encounter* (a row) in *campaign* (a row)."""
+    houserules = _merge(campaign.houserules or {}, encounter.houserules or {})
+    return make_policy(encounter.ruleset or campaign.ruleset, houserules,
+                       round_hours=campaign.round_hours,
+                       reminder_hours=tuple(campaign.reminder_hours or ()),
+                       early_close=campaign.early_close, timezone=campaign.timezone,
+                       language=campaign.language)

@@ -1,0 +1,151 @@
+"""A post, read for the round: which combatant declares what, which tags to roll.
+
+Why an adapter over :func:`pbp.parse.parse_post`: the parser reads one voice; a post
+may speak for several combatants (the narrator declaring NPC actions, a player with
+two characters). We split such a post on name headers (``Goblin 1: ...``,
+``[b]Goblin 1[/b]: ...``, ``**Goblin 1**: ...``), parse each part, and number the
+roll tags across the whole post so a tag's identity (post, ordinal) does not depend
+on how the post was split. Initiative commands (``.ri``) are numbered -1, -2, ...
+
+Nothing here touches the database or rolls dice.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules.model import Action, Combatant
+
+
+@dataclass(frozen=True)
+class TagSpec:
+    """A roll to make once for this post: ``tag_index`` is its identity (PBP-4)."""
+
+    tag_index: int
+    expression: str
+    written: str
+    label: str | None = None
+    position: int = 0
+    purpose: str | None = None
+    actor: str | None = None
+    value: float | None = None        # initiative given outright (``.ri 12``): nothing to roll
+
+
+@dataclass
+class Reading:
+    """What one combatant declares in one post."""
+
+    actor: str
+    actions: list[Action] = field(default_factory=list)
+    tags: list[TagSpec] = field(default_factory=list)
+    initiative: list[TagSpec] = field(default_factory=list)
+    speech: list[str] = field(default_factory=list)
+    speech_spans: list[tuple[int, int]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+ParseFn = Callable[..., Any]
+
+
+def default_parser() -> ParseFn:
+    from ..parse import parse_post
+
+    return parse_post
+
+
+_HEADER = r"^[ \t]*(?:\[b\]|\*\*|__)?[ \t]*(?P<name>{names})[ \t]*(?:\[/b\]|\*\*|__)?[ \t]*[:\-–—][ \t]*"
+
+
+def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str, str, int]]:
+    """Split *text* into (actor key, part, offset) on lines opening with an actor's name.
+
+    Text before the first header is narration: it declares nothing. A post naming
+    nobody belongs to the only controlled combatant, or to nobody when several.
+    """
+    names: dict[str, str] = {}
+    for c in controlled:
+        for n in (c.key, c.name, *c.aliases):
+            if n:
+                names[n.casefold()] = c.key
+    if not names:
+        return []
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    pattern = re.compile(_HEADER.format(names=alternatives), re.IGNORECASE | re.MULTILINE)
+    hits = list(pattern.finditer(text))
+    if not hits:
+        return [(controlled[0].key, text, 0)] if len(controlled) == 1 else []
+    parts = []
+    for i, hit in enumerate(hits):
+        end = hits[i + 1].start() if i + 1 < len(hits) else len(text)
+        parts.append((names[hit.group("name").casefold()], text[hit.end():end], hit.end()))
+    return parts
+
+
+def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combatant],
+              controlled: Sequence[Combatant], *, parse: ParseFn | None = None) -> list[Reading]:
+    """Read a post for every combatant its author controls (see the module docstring)."""
+    parse = parse or default_parser()
+    if not controlled:
+        return []
+    if len(controlled) == 1:
+        chunks = [(controlled[0].key, body, fmt, 0)]
+    else:
+        chunks = [(k, part, "text", off) for k, part, off in split_by_actor(text, controlled)]
+    readings: dict[str, Reading] = {}
+    tag_base = 0
+    init_base = 0
+    for actor, part, part_fmt, offset in chunks:
+        parsed = parse(part, fmt=part_fmt, lang=lang, roster=tuple(roster), actor=actor)
+        reading = readings.setdefault(actor, Reading(actor=actor))
+        tag_count = 0
+        for tag in parsed.rolls:
+            if getattr(tag, "in_quote", False):
+                continue
+            expr = tag.dice_expression() if hasattr(tag, "dice_expression") else tag.expression
+            reading.tags.append(TagSpec(
+                tag_index=tag_base + tag.index, expression=expr, written=tag.text or tag.expression,
+                label=tag.label, position=offset + tag.position, purpose=tag.purpose, actor=actor))
+            tag_count = max(tag_count, tag.index + 1)
+        for cmd in parsed.commands:
+            if cmd.name not in ("initiative.roll", "initiative.set", "initiative.add",
+                                "initiative.join"):
+                continue
+            for entry in cmd.entries or ():
+                init_base += 1
+                who = entry.key or (actor if entry.name is None else None)
+                if who is None or who not in {c.key for c in controlled}:
+                    reading.errors.append({"code": "initiative.not-yours",
+                                           "message": f"'{entry.name}' is not yours to roll for",
+                                           "position": offset + cmd.position})
+                    continue
+                expr = entry.expression
+                if expr and entry.advantage:
+                    expr = expr.replace("1d20", "2d20kh1" if entry.advantage > 0 else "2d20kl1", 1)
+                reading.initiative.append(TagSpec(
+                    tag_index=-init_base, expression=expr or "", written=cmd.text,
+                    label="initiative", position=offset + cmd.position, purpose="initiative",
+                    actor=who, value=entry.value))
+        for tag in list(reading.tags):
+            if tag.purpose == "initiative" and tag.actor == actor and tag.tag_index >= tag_base:
+                reading.initiative.append(tag)
+        for a in parsed.to_actions():
+            options = dict(a.options)
+            if "roll_index" in options:
+                options["roll_index"] = tag_base + int(options["roll_index"])
+                options["roll_indices"] = [tag_base + int(i) for i in options.get("roll_indices", [])]
+            reading.actions.append(Action(
+                kind=a.kind, target=a.target, weapon=a.weapon, text=a.text, explicit=a.explicit,
+                confidence=a.confidence, rolled=None,
+                position=None if a.position is None else offset + a.position, options=options))
+        for u in parsed.speech:
+            reading.speech.append(u.text)
+            reading.speech_spans.append((offset + u.position, offset + u.position + len(u.text) + 2))
+        for e in parsed.errors:
+            reading.errors.append({"code": e.code, "message": e.message,
+                                   "position": offset + e.position,
+                                   "severity": getattr(e, "severity", "error")})
+        tag_base += tag_count
+    return list(readings.values())

@@ -1,0 +1,226 @@
+"""Replies from the store: build the view of a round, render it, put it in the outbox.
+
+One reply per (round, kind): the idempotency key ``<round id>:<kind>`` is unique in the
+database, so a second resolution or a second reminder sweep cannot queue a double.
+The marker ``pbp-reply:<key>`` goes into the text so delivery can find a reply whose
+answer was lost (``Source.find_reply``) instead of posting it twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..render import render_reply
+from ..render.i18n import say
+from ..render.view import ActorSection, EventLine, ReplyView, group_events
+from ..store import models as m
+from .lifecycle import missing_players
+
+
+def marker_for(key: str) -> str:
+    return f"pbp-reply:{key}"
+
+
+def _combatant_state(rnd: m.Round) -> dict[str, Mapping[str, Any]]:
+    if rnd.state_after:
+        return {c["key"]: c for c in rnd.state_after.get("combatants", [])}
+    return {}
+
+
+def _events(session: Session, rnd: m.Round) -> list[EventLine]:
+    breakdown = {r.roll_index: r.breakdown for r in session.scalars(
+        select(m.RollRecord).where(m.RollRecord.round_id == rnd.id))}
+    from .resolve import roll_overrides
+
+    totals = roll_overrides(session, rnd.id)
+    out = []
+    for e in session.scalars(select(m.EventRecord).where(m.EventRecord.round_id == rnd.id)
+                             .order_by(m.EventRecord.seq)):
+        rolls = []
+        for i in e.roll_indexes or []:
+            text = breakdown.get(i, "?")
+            if i in totals:
+                text = f"{text} -> {totals[i]} (narrator)"
+            rolls.append(text)
+        out.append(EventLine(code=e.code, params=dict(e.params or {}), rule=e.rule,
+                             rolls=tuple(rolls), message=e.message, actor=e.actor,
+                             target=e.target))
+    return out
+
+
+def _describe_override(o: m.Override, lang: str, names: Mapping[str, str]) -> str:
+    p = o.payload or {}
+    who = names.get(o.target or "", p.get("name") or o.target or "")
+    texts = {
+        "roll": ("roll #{index} ({who}) set to {after} (rolled {rolled})",
+                 {"index": p.get("roll_index"), "who": names.get(p.get("actor") or "", "?"),
+                  "after": p.get("after"), "rolled": p.get("rolled")}),
+        "hp": ("{who}: HP {before} -> {after}", {"who": who, "before": p.get("before"),
+                                                  "after": p.get("after")}),
+        "penalty.waive": ("{who}: latency penalty waived", {"who": who}),
+        "penalty.apply": ("{who}: latency penalty applied", {"who": who}),
+        "condition.add": ("{who}: {condition} added", {"who": who, "condition": p.get("condition")}),
+        "condition.remove": ("{who}: {condition} removed",
+                             {"who": who, "condition": p.get("condition")}),
+        "initiative": ("initiative order changed", {}),
+        "deadline": ("deadline moved", {}),
+        "round.reresolve": ("round resolved again", {}),
+    }
+    if o.kind.startswith("action."):
+        text = say("{who}: declared action changed by the narrator", lang, {"who": who})
+    elif o.kind in texts:
+        template, params = texts[o.kind]
+        text = say(template, lang, params)
+    else:
+        return ""
+    return f"{text}: {o.reason}" if o.reason else text
+
+
+def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
+               marker: str = "") -> ReplyView:
+    enc = rnd.encounter
+    campaign = enc.campaign
+    thread = enc.thread
+    rows = list(enc.combatants)
+    names = {c.key: c.name for c in rows}
+    state = _combatant_state(rnd) if kind == "resolution" else {}
+    order = list(rnd.order or enc.order or [c.key for c in rows])
+    order += [c.key for c in rows if c.key not in order and not (c.sheet or {}).get("is_object")]
+    view = ReplyView(kind=kind, platform=thread.platform, language=campaign.language,
+                     timezone=campaign.timezone, encounter=enc.name or campaign.name,
+                     round_number=rnd.number, surprise=rnd.surprise, deadline=rnd.deadline,
+                     commitment=rnd.commitment, marker=marker, names=dict(names))
+    by_key = {c.key: c for c in rows}
+
+    def label(key: str) -> str:
+        c = by_key[key]
+        init = state.get(key, {}).get("initiative", c.initiative)
+        if init is None:
+            return c.name
+        return f"{c.name} ({int(init) if float(init).is_integer() else init})"
+
+    view.order = [label(k) for k in order if k in by_key]
+    events = _events(session, rnd)
+    if kind == "opening":
+        view.header = events
+        return view
+    if kind == "reminder":
+        view.waiting = [f"{c.name} ({c.player})" for c in missing_players(session, rnd)]
+        return view
+    start = next((i for i, e in enumerate(events) if e.code == "round.start"), 0)
+    header, per, footer = group_events(events[start:], order)
+    view.header, view.footer = header, footer
+    from .resolve import choose_declarations
+
+    counted, others = choose_declarations(session, rnd)
+    decl_of = {d.combatant_id: d for d in counted}
+    used = {int(i) for idx in session.scalars(select(m.EventRecord.roll_indexes)
+                                             .where(m.EventRecord.round_id == rnd.id))
+            for i in idx or []}
+    waived = set(rnd.waived or [])
+    for key in order:
+        c = by_key.get(key)
+        if c is None:
+            continue
+        s = state.get(key, {})
+        section = ActorSection(
+            key=key, name=c.name, player=c.player, side=c.side,
+            initiative=s.get("initiative", c.initiative), hp=s.get("hp", c.hp),
+            max_hp=s.get("max_hp", c.max_hp), down=s.get("down", c.down),
+            conditions=[x.get("name", "?") for x in s.get("conditions", c.conditions) or []],
+            events=per.get(key, []))
+        d = decl_of.get(c.id)
+        if d is None:
+            section.status = "missing" if c.player else "npc"
+            if c.player and not section.down:
+                section.notes.append({"code": "missing"})
+        else:
+            section.status = {"override": "override", "narrator": "npc"}.get(
+                d.source, "late" if d.late else "declared")
+            section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
+            section.speech = list(d.speech or [])
+            if d.post_id is not None:
+                section.tag_rolls = [r.breakdown for r in session.scalars(
+                    select(m.RollRecord).where(m.RollRecord.post_id == d.post_id,
+                                               m.RollRecord.actor == key,
+                                               m.RollRecord.kind == "tag")
+                    .order_by(m.RollRecord.tag_index)) if r.roll_index not in used]
+        if key in waived and (d is None or d.late):
+            section.waived = True
+            section.notes.append({"code": "waived"})
+        for o in others:
+            if o.combatant_id == c.id:
+                codes = [n.get("code") for n in o.notes or []]
+                code = next((x for x in ("deleted", "after-resolution") if x in codes),
+                            "superseded" if o.superseded else (codes[-1] if codes else "superseded"))
+                if code != "after-resolution":
+                    shown = [r.breakdown for r in session.scalars(
+                        select(m.RollRecord).where(m.RollRecord.post_id == o.post_id,
+                                                   m.RollRecord.actor == key)
+                        .order_by(m.RollRecord.tag_index))] if o.post_id is not None else []
+                    section.others.append({"code": code, "rolls": shown})
+        view.actors.append(section)
+    view.earlier = _earlier(session, rnd, names)
+    view.overrides = [t for t in (_describe_override(o, campaign.language, names) for o in
+                                  session.scalars(select(m.Override).where(
+                                      m.Override.round_id == rnd.id).order_by(m.Override.id)))
+                      if t]
+    view.seed = rnd.seed if rnd.seed_revealed else None
+    view.seed_commitment = rnd.commitment
+    nxt = session.scalar(select(m.Round).where(m.Round.encounter_id == enc.id,
+                                               m.Round.number > rnd.number)
+                         .order_by(m.Round.number).limit(1))
+    if nxt is not None:
+        view.next_round, view.next_deadline, view.next_commitment = (
+            nxt.number, nxt.deadline, nxt.commitment)
+    view.ended = enc.status == "finished" and nxt is None
+    return view
+
+
+def _earlier(session: Session, rnd: m.Round, names: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Declarations of earlier rounds seen only after those rounds were resolved."""
+    prev = session.scalars(select(m.Round).where(m.Round.encounter_id == rnd.encounter_id,
+                                                 m.Round.number == rnd.number - 1))
+    out = []
+    for p in prev:
+        for d in session.scalars(select(m.Declaration).where(m.Declaration.round_id == p.id)
+                                 .order_by(m.Declaration.id)):
+            if any(n.get("code") == "after-resolution" for n in d.notes or []):
+                out.append({"code": "after-resolution", "name": d.combatant.name,
+                            "round": p.number})
+    return out
+
+
+def render_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, *,
+                       marker: str) -> str:
+    return render_reply(build_view(session, rnd, kind, now, marker=marker))
+
+
+def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, *,
+                      suffix: str | None = None) -> int:
+    """Render and store the (round, kind) reply once; returns its id."""
+    key = f"{rnd.id}:{kind}" + (f":{suffix}" if suffix else "")
+    existing = session.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == key))
+    if existing is not None:
+        return existing
+    marker = marker_for(key)
+    enc = rnd.encounter
+    body = render_round_reply(session, rnd, kind, now, marker=marker)
+    held = enc.campaign.approval_mode and kind == "resolution"
+    reply = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=key,
+                    marker=marker, platform=enc.thread.platform, language=enc.campaign.language,
+                    body=body, state="held" if held else "pending", created_at=now)
+    try:
+        with session.begin_nested():
+            session.add(reply)
+    except IntegrityError:
+        found = session.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == key))
+        assert found is not None
+        return found
+    return reply.id

@@ -1,0 +1,74 @@
+"""Rolls made once: each under the round's secret seed, at the next free index, bound to
+its post tag when it has one (PBP-4).
+
+Why the database decides: two workers may read the same post at the same time. Both
+compute roll #7 of the round; the second insert breaks ``uq_rolls_round_index`` or
+``uq_rolls_post_tag`` inside a savepoint, and we either take the roll the other worker
+made for that tag or try the next index. No code path can roll a tag twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..dice import DiceBox, Roll
+from ..errors import PbpError
+from ..store import models as m
+from .codec import record_from_roll
+
+
+def _resolve_name(name: str) -> str | None:
+    try:
+        from ..rules.stats import resolve_name
+    except ImportError:  # pragma: no cover
+        return name
+    return resolve_name(name)
+
+
+def next_index(session: Session, round_id: int) -> int:
+    top = session.scalar(select(func.max(m.RollRecord.roll_index))
+                         .where(m.RollRecord.round_id == round_id))
+    return 0 if top is None else int(top) + 1
+
+
+def tag_roll(session: Session, post_id: int, tag_index: int) -> m.RollRecord | None:
+    return session.scalar(select(m.RollRecord).where(m.RollRecord.post_id == post_id,
+                                                     m.RollRecord.tag_index == tag_index))
+
+
+def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
+              stats: Mapping[str, int] | None = None, actor: str | None = None,
+              label: str | None = None, post_id: int | None = None,
+              tag_index: int | None = None, position: int | None = None,
+              written: str = "", attempts: int = 8) -> m.RollRecord:
+    """Roll *expression* once under *rnd*'s seed and store it; for a post tag, return the
+    roll already stored for it instead. Raises :class:`pbp.errors.DiceError` on a bad
+    expression (the caller reports it and keeps the rest of the post)."""
+    if rnd.seed_revealed:
+        raise PbpError(f"round {rnd.number} is resolved and its seed published: no more rolls")
+    if post_id is not None and tag_index is not None:
+        existing = tag_roll(session, post_id, tag_index)
+        if existing is not None:
+            return existing
+    for _ in range(attempts):
+        index = next_index(session, rnd.id)
+        box = DiceBox(seed=rnd.seed, start_index=index)
+        roll: Roll = box.roll(expression, label=label, stats=stats, resolve_name=_resolve_name)
+        record = record_from_roll(roll, round_id=rnd.id, kind=kind, actor=actor, post_id=post_id,
+                                  tag_index=tag_index, position=position,
+                                  written=written or expression)
+        try:
+            with session.begin_nested():
+                session.add(record)
+        except IntegrityError:
+            if post_id is not None and tag_index is not None:
+                existing = tag_roll(session, post_id, tag_index)
+                if existing is not None:
+                    return existing
+            continue  # someone took this index: take the next one
+        return record
+    raise PbpError(f"could not store a roll for round {rnd.number} after {attempts} attempts")

@@ -1,0 +1,90 @@
+"""The service layer of rounds: what workers, the panel and the CLI call (docs/rounds.md).
+
+Functions take a Session and ids and commit nothing themselves: the caller owns the
+transaction (``pbp.store.db.session_scope``). Every "at most once" promise is backed
+by a unique constraint (posts per thread, rolls per post tag and per round index,
+rounds per encounter number, replies per idempotency key), so a concurrent double
+raises IntegrityError at commit instead of doubling anything.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..store import models as m
+from ..store.types import utcnow
+from .ingest import ingest_posts
+from .lifecycle import (current_round, due_reminders, due_rounds, missing_players, open_round,
+                        send_reminder, start_encounter)
+from .outbox import approve_reply, deliver_reply, pending_replies
+from .replies import build_view, render_round_reply
+from .resolve import reresolve_round, resolve_round
+from .verify import verify_round
+
+
+def preview_reply(session: Session, round_id: int, now: datetime | None = None) -> str:
+    """The resolution reply as it would go out: the stored one once resolved; for an open
+    round, a resolution run inside a savepoint and rolled back (nothing is kept)."""
+    now = now or utcnow()
+    rnd = session.get(m.Round, round_id)
+    if rnd is None:
+        raise LookupError(f"no round {round_id}")
+    stored = session.scalar(select(m.Reply).where(m.Reply.idempotency_key == f"{rnd.id}:resolution"))
+    if stored is not None:
+        return stored.body
+    if rnd.state != "open":
+        return render_round_reply(session, rnd, "resolution", now, marker="")
+    from .resolve import _resolve
+
+    session.flush()
+    savepoint = session.begin_nested()
+    try:
+        _resolve(session, rnd, now)
+        text = render_round_reply(session, rnd, "resolution", now, marker="(preview)")
+    finally:
+        savepoint.rollback()
+    session.expire_all()
+    return text
+
+
+def waive_penalty(session: Session, round_id: int, combatant_key: str, *, reason: str,
+                  narrator_id: int | None = None, waive: bool = True,
+                  now: datetime | None = None) -> None:
+    """PBP-2: the narrator waives (or restores) one combatant's latency penalty this round."""
+    now = now or utcnow()
+    rnd = session.get(m.Round, round_id)
+    if rnd is None:
+        raise LookupError(f"no round {round_id}")
+    before = sorted(rnd.waived or [])
+    rnd.waived = sorted(set(before) | {combatant_key}) if waive else \
+        sorted(set(before) - {combatant_key})
+    kind = "penalty.waive" if waive else "penalty.apply"
+    session.add(m.Override(encounter_id=rnd.encounter_id, round_id=rnd.id,
+                           narrator_id=narrator_id, kind=kind, target=combatant_key,
+                           payload={"before": before, "after": rnd.waived}, reason=reason,
+                           applied=True, created_at=now))
+    session.add(m.AuditEntry(at=now, narrator_id=narrator_id,
+                             campaign_id=rnd.encounter.campaign_id, action=f"override.{kind}",
+                             entity="round", entity_id=str(rnd.id), before={"value": before},
+                             after={"value": rnd.waived}, note=reason))
+
+
+def round_status(session: Session, round_id: int) -> dict[str, object]:
+    """What the panel and ``pbp status`` show about a round."""
+    rnd = session.get(m.Round, round_id)
+    if rnd is None:
+        raise LookupError(f"no round {round_id}")
+    return {"id": rnd.id, "number": rnd.number, "state": rnd.state,
+            "opens_at": rnd.opens_at, "deadline": rnd.deadline, "commitment": rnd.commitment,
+            "waiting": [c.key for c in missing_players(session, rnd)] if rnd.state == "open" else []}
+
+
+__all__ = [
+    "approve_reply", "build_view", "current_round", "deliver_reply", "due_reminders",
+    "due_rounds", "ingest_posts", "open_round", "pending_replies", "preview_reply",
+    "render_round_reply", "reresolve_round", "resolve_round", "round_status", "send_reminder",
+    "start_encounter", "verify_round", "waive_penalty",
+]

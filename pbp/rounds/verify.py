@@ -1,0 +1,99 @@
+"""``pbp verify``: recompute every roll of a round from its revealed seed.
+
+What is public after a round: the commitment (SHA-256 of the seed, in the opening
+reply or the previous round's reply), the seed (in the resolution reply), and each
+roll's expression and result (in the replies). A roll is number *i* under the seed:
+:meth:`pbp.dice.DiceBox.replay` recomputes it. Verification fails, naming the roll,
+when a stored roll differs from what the seed gives, when an index is missing (a roll
+made and thrown away), when the seed does not match the commitment, or when a roll is
+not shown in the replies as stored. Narrator overrides are listed, never hidden.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..dice import DiceBox, commitment
+from ..errors import PbpError
+from ..store import models as m
+
+
+@dataclass
+class VerifyReport:
+    round_id: int
+    number: int
+    rolls: int = 0
+    problems: list[str] = field(default_factory=list)
+    overrides: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        head = (f"round {self.number} (id {self.round_id}): {self.rolls} rolls, "
+                + ("all match the seed" if self.ok else f"{len(self.problems)} problem(s)"))
+        return [head, *(f"  FAIL {p}" for p in self.problems),
+                *(f"  override {o}" for o in self.overrides)]
+
+
+def _who(r: m.RollRecord) -> str:
+    where = f"tag {r.tag_index} of post {r.post_id}" if r.post_id is not None else r.kind
+    return f"roll #{r.roll_index} ({r.actor or '-'}, {where}, '{r.expression}')"
+
+
+def verify_round(session: Session, round_id: int, *, published: str | None = None) -> VerifyReport:
+    """Check round *round_id*; *published* is the text of its replies as posted (defaults
+    to the replies stored in the outbox)."""
+    rnd = session.get(m.Round, round_id)
+    if rnd is None:
+        raise LookupError(f"no round {round_id}")
+    report = VerifyReport(round_id=rnd.id, number=rnd.number)
+    if not rnd.seed_revealed:
+        raise PbpError(f"round {rnd.number} is not resolved: its seed is still secret")
+    if commitment(rnd.seed) != rnd.commitment:
+        report.problems.append(f"the seed's SHA-256 is {commitment(rnd.seed)}, "
+                               f"but the commitment published was {rnd.commitment}")
+    if published is None:
+        published = "\n".join(session.scalars(select(m.Reply.body).where(m.Reply.round_id == rnd.id)))
+        opened_by = session.scalar(select(m.Round).where(m.Round.encounter_id == rnd.encounter_id,
+                                                         m.Round.number == rnd.number - 1))
+        if opened_by is not None:
+            published += "\n" + "\n".join(session.scalars(
+                select(m.Reply.body).where(m.Reply.round_id == opened_by.id)))
+    if rnd.commitment not in published:
+        report.problems.append("the commitment does not appear in the published replies")
+    if rnd.seed not in published:
+        report.problems.append("the seed does not appear in the published replies")
+    rolls = list(session.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
+                                 .order_by(m.RollRecord.roll_index)))
+    report.rolls = len(rolls)
+    expected = 0
+    for r in rolls:
+        if r.roll_index != expected:
+            gap = ", ".join(f"#{i}" for i in range(expected, r.roll_index))
+            report.problems.append(f"roll {gap} missing: a roll was made and not kept")
+        expected = r.roll_index + 1
+        try:
+            again = DiceBox(seed=rnd.seed).replay(r.expression, r.roll_index)
+        except PbpError as exc:
+            report.problems.append(f"{_who(r)} cannot be replayed: {exc}")
+            continue
+        if again.total != r.total or list(again.faces) != list(r.faces or []):
+            report.problems.append(f"{_who(r)}: stored {r.total} {list(r.faces or [])}, "
+                                   f"the seed gives {again.total} {list(again.faces)}")
+        elif again.breakdown != r.breakdown:
+            report.problems.append(f"{_who(r)}: stored '{r.breakdown}', "
+                                   f"the seed gives '{again.breakdown}'")
+        elif r.breakdown not in published:
+            report.problems.append(f"{_who(r)}: '{r.breakdown}' is not in the published replies")
+    for o in session.scalars(select(m.Override).where(m.Override.round_id == rnd.id,
+                                                      m.Override.kind == "roll")
+                             .order_by(m.Override.id)):
+        p = o.payload or {}
+        report.overrides.append(f"roll #{p.get('roll_index')} set to {p.get('after')} by the "
+                                f"narrator (rolled {p.get('rolled')}): {o.reason}")
+    return report
