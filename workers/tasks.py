@@ -35,6 +35,7 @@ from celery import shared_task
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from pbp.errors import PbpError
 from pbp.logs import log_context
 from pbp.settings import Settings
 from pbp.sources.base import FetchResult, PostRecord, SourceError
@@ -155,6 +156,10 @@ def poll_thread(self: Any, thread_id: int) -> int:
                 result: FetchResult = source.fetch(cursor)
             except SourceError as exc:
                 return _retry_or_give_up(self, rt, thread_id, exc)
+            except PbpError as exc:  # unreadable source (a broken scenario file): visible, no retry
+                _record_thread_error(rt, thread_id, exc, None)
+                log.error("poll failed", extra={"error": str(exc)})
+                return 0
             with session_scope(rt.engine) as s:
                 post_ids = _service().ingest_posts(s, thread_id, list(result.posts)) if result.posts else []
                 t = s.get(Thread, thread_id)

@@ -109,14 +109,18 @@ class FileSource:
             text = fh.read()
         raw = _split_documents(text)
         docs: list[dict[str, Any]] = []
-        for i, chunk in enumerate(raw, start=1):
+        i = 0
+        for n, chunk in enumerate(raw, start=1):
             try:
                 doc = yaml.safe_load(chunk)
             except yaml.YAMLError as exc:
-                if i == len(raw):  # still being written: try again next time
+                if n == len(raw):  # still being written: try again next time
                     return docs, True
-                raise UnreadableInput(f"post {i} is not valid YAML ({exc.__class__.__name__})",
+                raise UnreadableInput(f"post {i + 1} is not valid YAML ({exc.__class__.__name__})",
                                       where=str(self.path)) from None
+            if doc is None:  # only comments
+                continue
+            i += 1
             if isinstance(doc, str):
                 doc = {"body": doc}
             if not isinstance(doc, dict) or ("body" not in doc and not doc.get("deleted")):
