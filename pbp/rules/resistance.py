@@ -1,0 +1,541 @@
+"""resistance (RULES.md RES-1..RES-9): the die-step system of source 003 (Portuguese).
+
+Sheet: ``vigor`` and ``will`` hold the Resistance dice as sizes (4..12, RES-1; d6 when
+absent), ``vigor_wear`` / ``will_wear`` the wear on them (RES-5), Characteristics under
+their own names (``luta``, ``martial_arts``, ``big``...), ``armor``. Physical conflicts use
+Vigor, social ones Will (``conflict.default``, or ``options.conflict`` per action).
+Numbers come from ``config/rulesets/resistance.toml``.
+
+* RES-2 a roll = the Resistance die + a Characteristic (``options.characteristic``) + 1
+  for a second Characteristic the roller has (``options.synergy``) + 1 per helper in the
+  fight (``options.helpers``).
+* RES-3 a check (``other`` with ``options.difficulty``, a number or the table's word)
+  succeeds when total >= Difficulty; a failure steps the die down one size.
+* RES-4 an opposed check (``other`` with a target and ``options.opposed``): the target
+  rolls the same Resistance + ``options.against`` (default the same Characteristic); the
+  loser steps down one size; a tie is ``opposed.ties`` (``nobody`` steps, or ``reroll``).
+* RES-5 the Threshold is the die's size: damage is wear, and the die steps when the wear
+  goes over it (see :mod:`pbp.rules.resistance_dice`). Distance is Near or Far per pair
+  (a ``move`` with ``options.to = "far"/"near"`` and a target); a melee weapon without
+  Reach cannot attack a Far opponent.
+* RES-6 initiative = Resistance die + ``initiative.characteristic``, rolled again each
+  exchange (``initiative.reroll_each_round``); on its turn the actor attacks OR moves.
+* RES-7 without Martial Arts (physical) / Diplomacy (social) the only maneuvers are the
+  attack, Brutal Attack (one extra offensive maneuver) and Block. Brutal Attack needs Big
+  or Strong (Liar in a social conflict): that value adds to damage and comes off the
+  attacker's defense until its next turn.
+* RES-8 when the attack total beats the defense total: damage = difference + weapon +
+  maneuver/power - armor - defensive power; an unarmed attacker -2 (not social).
+* RES-9 damage that steps a die ends the conflict (``conflict.step_ends = "all"``) or
+  takes only that combatant out (``"combatant"``); big damage steps several sizes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any, ClassVar, Mapping
+
+from .base import Ruleset
+from .context import Budget, Problem, RoundContext
+from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
+from .narrators_call import announce_ties, forfeit
+from .registry import register
+from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_name, step_down
+from .stats import resolve_name
+
+BRUTAL = "brutal-attack"
+_INT = re.compile(r"^[+-]?\d+$")
+
+
+def _far(other: str) -> str:
+    return f"far:{other}"
+
+
+@register
+class Resistance(Ruleset):
+    id = "resistance"
+    title = "Resistance dice (die-step conflicts)"
+    source = "003_19437191594dc2fa.txt"
+    rule_ids = ("RES-1", "RES-2", "RES-3", "RES-4", "RES-5", "RES-6", "RES-7", "RES-8",
+                "RES-9", "PBP-2", "PBP-3")
+    rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "RES-6", "budget": "RES-6",
+                                              "latency": "PBP-2"}
+    defaults: ClassVar[Mapping[str, Any]] = {
+        "speech_limit": 0,
+        "round_seconds": 6,
+        "initiative": {"mode": "roll", "ties": "roll-off", "characteristic": "reflexos",
+                       "social_characteristic": "wits", "reroll_each_round": True},
+        "latency": {"enabled": True},
+        "dice": {"default": 6, "below_d4": "out"},
+        "checks": {"synergy_bonus": 1, "helper_bonus": 1, "failure_steps": 1},
+        "difficulty": dict(DIFFICULTIES),
+        "opposed": {"loser_steps": 1, "ties": "nobody"},
+        "threshold": {"mode": "exceeds"},
+        "conflict": {"default": "physical", "step_ends": "all",
+                     "attack_characteristic": "luta",
+                     "social_attack_characteristic": "diplomacy"},
+        "maneuvers": {"physical_skill": "martial_arts", "social_skill": "diplomacy",
+                      "offensive": ["attack", "brutal"], "defensive": ["block"],
+                      "brutal_physical": ["big", "strong"], "brutal_social": ["liar"]},
+        "damage": {"unarmed_penalty": 2},
+    }
+
+    # -- sheet -------------------------------------------------------------------------
+    @staticmethod
+    def char(c: Combatant, name: str | None) -> int:
+        """A Characteristic by any of its names (``Luta``, ``fight``...)."""
+        if not name:
+            return 0
+        key = resolve_name(str(name)) or str(name)
+        return c.stat(key, c.stat(str(name)))
+
+    def conflict(self, action: Action | None = None) -> str:
+        kind = (action.options.get("conflict") if action else None) \
+            or self.setting("conflict.default", "physical")
+        return "social" if str(kind).casefold() == "social" else "physical"
+
+    @staticmethod
+    def resistance_of(conflict: str) -> str:
+        return "will" if conflict == "social" else "vigor"
+
+    def die(self, c: Combatant, res: str) -> int:
+        return c.stat(res, int(self.setting("dice.default", 6)))
+
+    # -- RES-6 initiative --------------------------------------------------------------
+    def _initiative_char(self) -> str:
+        social = self.conflict() == "social"
+        return str(self.setting("initiative.social_characteristic" if social
+                                else "initiative.characteristic"))
+
+    def initiative_bonus(self, c: Combatant) -> int:
+        return self.char(c, self._initiative_char())
+
+    def initiative_expression(self, c: Combatant) -> str:
+        die = self.die(c, self.resistance_of(self.conflict()))
+        die = die if die in DIE_SIZES else int(self.setting("dice.default", 6))
+        bonus = self.initiative_bonus(c)
+        return f"1d{die}{bonus:+d}" if bonus else f"1d{die}"
+
+    def tiebreak(self, ctx: RoundContext, c: Combatant) -> tuple[float, ...]:
+        return ()
+
+    def start_of_round(self, ctx: RoundContext) -> None:
+        super().start_of_round(ctx)
+        announce_ties(ctx, "RES-6", str(self.setting("initiative.ties")))
+
+    def end_of_round(self, ctx: RoundContext) -> None:
+        if self.setting("initiative.reroll_each_round", True) and ctx.order:
+            for key in list(ctx.combatants):
+                ctx.put(dataclasses.replace(ctx.get(key), initiative=None))
+            ctx.order = []
+            ctx.emit("initiative.cleared", rule="RES-6",
+                     message="Back to initiative: everyone rolls again for the next exchange.")
+
+    # -- budget: attack OR move --------------------------------------------------------
+    def budget(self, ctx: RoundContext, c: Combatant) -> Budget:
+        return Budget({"action": 1, "free": None})
+
+    def slot_of(self, action: Action) -> str:
+        return "free" if action.kind in (ActionKind.DEFEND, ActionKind.FREE) else "action"
+
+    def charge(self, ctx: RoundContext, c: Combatant, action: Action, budget: Budget,
+               index: int) -> Problem | None:
+        slot = self.slot_of(action)
+        if budget.has(slot):
+            budget.spend(slot)
+            return None
+        return Problem("budget.exceeded", "RES-6",
+                       f"on your turn you attack, move or make one check, not more "
+                       f"('{action.text or action.kind.value}' is one too many)", index,
+                       {"slot": slot})
+
+    # -- validation --------------------------------------------------------------------
+    def check_action(self, ctx: RoundContext, c: Combatant, action: Action, index: int,
+                     declaration: Declaration) -> list[Problem]:
+        out: list[Problem] = []
+        kind = action.kind
+        conflict = self.conflict(action)
+        res = self.resistance_of(conflict)
+        if kind in (ActionKind.BONUS, ActionKind.REACTION, ActionKind.FULL_ROUND,
+                    ActionKind.DELAY, ActionKind.READY):
+            out.append(Problem("action.unknown-kind", "RES-6",
+                               f"an exchange has no {kind.value} actions: the actor attacks or "
+                               f"moves (or makes a check)", index))
+            return out
+        if self.die(c, res) not in DIE_SIZES:
+            out.append(Problem("die.invalid", "RES-1",
+                               f"{c.name}'s {res.title()} is d{self.die(c, res)}; a Resistance is "
+                               f"d4, d6, d8, d10 or d12", index))
+        out += self._check_help(ctx, c, action, index)
+        if kind in (ActionKind.ATTACK, ActionKind.MANEUVER):
+            out += self._check_attack(ctx, c, action, index, conflict)
+        elif kind is ActionKind.DEFEND:
+            out += self._check_maneuver(c, action, index, conflict, defensive=True)
+        elif kind is ActionKind.OTHER and "difficulty" in action.options:
+            if self._difficulty(action.options["difficulty"]) is None:
+                out.append(Problem("check.difficulty", "RES-3",
+                                   f"'{action.options['difficulty']}' is not a Difficulty: use "
+                                   f"a number from 1 or a word from the table "
+                                   f"({', '.join(self.setting('difficulty'))})", index))
+        elif kind is ActionKind.OTHER and action.options.get("opposed"):
+            if action.target is None:
+                out.append(Problem("target.missing", "RES-4",
+                                   "an opposed check needs an opponent", index))
+            elif self.die(ctx.get(action.target), res) not in DIE_SIZES:
+                out.append(Problem("die.invalid", "RES-1",
+                                   f"{ctx.name(action.target)}'s {res.title()} is not a "
+                                   f"Resistance die", index))
+        elif kind is ActionKind.MOVE:
+            to = action.options.get("to")
+            if to is not None and str(to).casefold() not in ("near", "far", "close", "flee"):
+                out.append(Problem("move.distance", "RES-5",
+                                   f"Distance is Near or Far, not '{to}'", index))
+            if to is not None and action.target is None:
+                out.append(Problem("target.missing", "RES-5",
+                                   "say whom you close in on or get away from", index))
+        return out
+
+    def _check_help(self, ctx: RoundContext, c: Combatant, action: Action,
+                    index: int) -> list[Problem]:
+        out: list[Problem] = []
+        synergy = action.options.get("synergy")
+        if synergy and self.char(c, str(synergy)) <= 0:
+            out.append(Problem("synergy.missing", "RES-2",
+                               f"{c.name} has no '{synergy}' to lend a synergy point", index))
+        for helper in action.options.get("helpers", ()) or ():
+            if helper == c.key or helper not in ctx.combatants or ctx.get(helper).down:
+                out.append(Problem("helper.invalid", "RES-2",
+                                   f"'{helper}' cannot help: helpers are other combatants "
+                                   f"still in the fight", index))
+        return out
+
+    def _check_attack(self, ctx: RoundContext, c: Combatant, action: Action, index: int,
+                      conflict: str) -> list[Problem]:
+        out = self._check_maneuver(c, action, index, conflict, defensive=False)
+        if action.target is None or action.target not in ctx.combatants:
+            return out
+        target = ctx.get(action.target)
+        if self.die(target, self.resistance_of(conflict)) not in DIE_SIZES:
+            out.append(Problem("die.invalid", "RES-1",
+                               f"{target.name}'s Resistance is not a die from d4 to d12", index))
+        weapon = self.weapon_for(c, action)
+        if conflict == "physical" and c.has(_far(target.key)) and not weapon.ranged \
+                and weapon.reach <= 0:
+            out.append(Problem("distance.far", "RES-5",
+                               f"{target.name} is Far from {c.name}: close in first (a move) "
+                               f"or use a weapon with Reach", index))
+        return out
+
+    def _maneuver_skill(self, conflict: str) -> str:
+        return str(self.setting("maneuvers.social_skill" if conflict == "social"
+                                else "maneuvers.physical_skill"))
+
+    def _check_maneuver(self, c: Combatant, action: Action, index: int, conflict: str,
+                        *, defensive: bool) -> list[Problem]:
+        name = str(action.options.get("maneuver") or ("block" if defensive else "attack"))
+        name = name.casefold()
+        skill = self._maneuver_skill(conflict)
+        trained = self.char(c, skill) > 0
+        allowed = [str(x) for x in self.setting("maneuvers.defensive" if defensive
+                                                else "maneuvers.offensive")]
+        out: list[Problem] = []
+        if name not in allowed and not trained:
+            what = "defense" if defensive else "offensive maneuver"
+            out.append(Problem("maneuver.untrained", "RES-7",
+                               f"without {skill.replace('_', ' ').title()}, {c.name} can only "
+                               f"use {' or '.join(allowed)} as {what}, not '{name}'", index))
+        if name == "brutal" and not defensive and self._brutal_value(c, conflict)[1] <= 0:
+            needs = " or ".join(self._brutal_chars(conflict))
+            out.append(Problem("maneuver.brutal", "RES-7",
+                               f"a Brutal Attack needs {needs}, which {c.name} does not have",
+                               index))
+        return out
+
+    def _brutal_chars(self, conflict: str) -> list[str]:
+        return [str(x) for x in self.setting("maneuvers.brutal_social" if conflict == "social"
+                                             else "maneuvers.brutal_physical")]
+
+    def _brutal_value(self, c: Combatant, conflict: str) -> tuple[str, int]:
+        best = max(self._brutal_chars(conflict), key=lambda n: self.char(c, n))
+        return best, self.char(c, best)
+
+    def _difficulty(self, value: Any) -> int | None:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int):
+            return value if value >= 1 else None
+        text = str(value).strip().casefold()
+        if _INT.match(text):
+            return int(text) if int(text) >= 1 else None
+        table = {k.casefold(): int(v) for k, v in self.setting("difficulty").items()}
+        return table.get(text)
+
+    # -- rolls -------------------------------------------------------------------------
+    def _roll(self, ctx: RoundContext, c: Combatant, res: str, characteristic: str | None,
+              synergy: Any, helpers: Any, label: str, action: Action | None = None
+              ) -> tuple[int, Any, list[str]]:
+        """RES-2: die + Characteristic + synergy point + helper points."""
+        parts: list[str] = []
+        bonus = self.char(c, characteristic)
+        if characteristic:
+            parts.append(f"{characteristic} {bonus:+d}")
+        if synergy and self.char(c, str(synergy)) > 0:
+            n = int(self.setting("checks.synergy_bonus", 1))
+            bonus += n
+            parts.append(f"synergy ({synergy}) +{n}")
+        for helper in helpers or ():
+            n = int(self.setting("checks.helper_bonus", 1))
+            bonus += n
+            parts.append(f"help ({helper}) +{n}")
+        expr = f"1d{self.die(c, res)}{bonus:+d}" if bonus else f"1d{self.die(c, res)}"
+        if action is not None:
+            roll, own = ctx.roll_for(action, expr, who=c, label=label)
+        else:
+            roll = ctx.roll(expr, who=c, label=label)
+        return roll.total, roll, parts
+
+    def _step(self, ctx: RoundContext, key: str, res: str, steps: int, rule: str,
+              why: str) -> bool:
+        """Step *key*'s die down; True when it broke (below d4)."""
+        c = ctx.get(key)
+        before = self.die(c, res)
+        after, broken = step_down(before, steps)
+        stats = dict(c.stats)
+        stats[res] = after
+        stats[f"{res}_wear"] = 0
+        ctx.put(dataclasses.replace(c, stats=stats))
+        ctx.emit("die.stepped", target=key, rule=rule, resistance=res, die_before=before,
+                 die_after=after, steps=steps, broken=broken,
+                 message=f"{c.name}'s {res.title()} steps down from d{before} to "
+                         f"{'nothing' if broken else f'd{after}'} ({why}).")
+        if broken:
+            self._take_out(ctx, key, rule, f"{res.title()} fell below d4")
+        return broken
+
+    def _take_out(self, ctx: RoundContext, key: str, rule: str, why: str) -> None:
+        c = ctx.get(key)
+        if not c.down:
+            ctx.put(dataclasses.replace(c, down=True))
+            ctx.emit("combatant.down", target=key, rule=rule, reason=why,
+                     message=f"{c.name} is out of the conflict: {why}.")
+
+    # -- carrying out ------------------------------------------------------------------
+    def can_act(self, ctx: RoundContext, c: Combatant) -> str | None:
+        if ctx.note("_conflict").get("over"):
+            return "the conflict is over (RES-9)"
+        return super().can_act(ctx, c)
+
+    def start_of_turn(self, ctx: RoundContext, c: Combatant) -> bool:
+        if c.has(BRUTAL):
+            ctx.remove_condition(c.key, BRUTAL, rule="RES-7", reason="a new turn began")
+        return True
+
+    def latency(self, ctx: RoundContext, c: Combatant, declaration: Declaration) -> Declaration:
+        return forfeit(ctx, c, declaration)
+
+    def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
+        if "difficulty" in action.options:
+            self._check(ctx, c, action)
+        elif action.options.get("opposed") and action.target is not None:
+            self._opposed(ctx, c, action)
+        else:
+            super().on_other(ctx, c, action)
+
+    def _check(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
+        res = str(action.options.get("resistance") or self.resistance_of(self.conflict(action)))
+        dc = self._difficulty(action.options["difficulty"]) or 1
+        total, roll, parts = self._roll(ctx, c, res, action.options.get("characteristic"),
+                                        action.options.get("synergy"),
+                                        action.options.get("helpers"), "check", action)
+        ok = total >= dc
+        ctx.emit("check", actor=c.key, rule="RES-3", rolls=[roll], total=total, dc=dc,
+                 what=f"{res.title()} check", result="success" if ok else "failure",
+                 difficulty=difficulty_name(dc), parts=parts,
+                 message=f"{c.name}: {res.title()} check {total} against Difficulty {dc} "
+                         f"({difficulty_name(dc)}): {'success' if ok else 'failure'}.")
+        if not ok:
+            self._step(ctx, c.key, res, int(self.setting("checks.failure_steps", 1)), "RES-3",
+                       "a failed check")
+
+    def _opposed(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
+        assert action.target is not None
+        target = ctx.get(action.target)
+        res = str(action.options.get("resistance") or self.resistance_of(self.conflict(action)))
+        mine = action.options.get("characteristic")
+        theirs = action.options.get("against") or mine
+        for attempt in range(10):
+            a, ra, _ = self._roll(ctx, c, res, mine, action.options.get("synergy"),
+                                  action.options.get("helpers"), "opposed",
+                                  action if attempt == 0 else None)
+            d, rd, _ = self._roll(ctx, target, res, theirs, action.options.get("target_synergy"),
+                                  (), "opposed")
+            if a != d or self.setting("opposed.ties") != "reroll":
+                break
+            ctx.emit("opposed.tie", actor=c.key, target=target.key, rule="RES-4", rolls=[ra, rd],
+                     total=a, message=f"{c.name} and {target.name} tie at {a}: roll again.")
+        params = dict(total=a, opposed=d, resistance=res)
+        if a == d:
+            ctx.emit("opposed.tie", actor=c.key, target=target.key, rule="RES-4", rolls=[ra, rd],
+                     **params, message=f"{c.name} and {target.name} tie at {a}: nobody steps "
+                                       f"down (narrator's call).")
+            return
+        winner, loser = (c, target) if a > d else (target, c)
+        ctx.emit("opposed.won", actor=winner.key, target=loser.key, rule="RES-4",
+                 rolls=[ra, rd], **params,
+                 message=f"{c.name} {a} against {target.name} {d}: {winner.name} wins.")
+        self._step(ctx, loser.key, res, int(self.setting("opposed.loser_steps", 1)), "RES-4",
+                   "lost an opposed check")
+
+    def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
+        to = str(action.options.get("to") or "").casefold()
+        target = action.target
+        if target is not None and to in ("far", "flee"):
+            ctx.add_condition(c.key, Condition(_far(target), source=target), rule="RES-5")
+            ctx.add_condition(target, Condition(_far(c.key), source=c.key), rule="RES-5")
+            ctx.emit("move", actor=c.key, target=target, rule="RES-6", to="far",
+                     message=f"{c.name} gets away from {ctx.name(target)}: they are now Far.")
+            return
+        if target is not None and to in ("near", "close"):
+            ctx.remove_condition(c.key, _far(target), rule="RES-5", reason="closed in")
+            ctx.remove_condition(target, _far(c.key), rule="RES-5", reason="closed in")
+            ctx.emit("move", actor=c.key, target=target, rule="RES-6", to="near",
+                     message=f"{c.name} closes in on {ctx.name(target)}: they are now Near.")
+            return
+        what = action.text or action.options.get("intent") or "moves instead of attacking"
+        ctx.emit("move", actor=c.key, target=target, rule="RES-6", to=to or None,
+                 message=f"{c.name} {what}.")
+
+    def on_defend(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
+        name = action.options.get("maneuver") or "block"
+        ctx.emit("defend.declared", actor=c.key, rule="RES-7", maneuver=name,
+                 message=f"{c.name} will {name} with "
+                         f"{action.options.get('characteristic') or 'the same Characteristic'}"
+                         f" when attacked.")
+
+    on_maneuver = Ruleset.on_attack
+
+    def _defense(self, ctx: RoundContext, target: Combatant, conflict: str) -> Mapping[str, Any]:
+        """The defender's declared defense (RES-7: Block unless trained), checked when used,
+        since an attack can come before the defender's own turn."""
+        decl = ctx.declarations.get(target.key)
+        for i, a in enumerate(decl.actions if decl is not None else ()):
+            if a.kind is not ActionKind.DEFEND:
+                continue
+            problems = self._check_maneuver(target, a, i, conflict, defensive=True)
+            problems += self._check_help(ctx, target, a, i)
+            if not problems:
+                return a.options
+            note = ctx.note(target.key)
+            if not note.get("defense_refused"):
+                note["defense_refused"] = True
+                for p in problems:
+                    ctx.emit("action.rejected", actor=target.key, rule=p.rule,
+                             reason=f"{p.message}; it blocks instead", problem=p.code,
+                             action_index=i)
+            return {k: v for k, v in a.options.items() if k == "characteristic"}
+        return {}
+
+    @staticmethod
+    def weapon_value(ctx: RoundContext, c: Combatant, weapon: Weapon) -> tuple[int, list[Any]]:
+        text = str(weapon.damage).strip()
+        if _INT.match(text):
+            return int(text), []
+        roll = ctx.roll(text, who=c, label="weapon")
+        return roll.total, [roll]
+
+    def resolve_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> bool:
+        assert action.target is not None
+        target = ctx.get(action.target)
+        conflict = self.conflict(action)
+        res = self.resistance_of(conflict)
+        unarmed = bool(action.options.get("unarmed")) or not c.weapons
+        weapon = self.weapon_for(c, action)
+        name = self.setting("conflict.social_attack_characteristic" if conflict == "social"
+                            else "conflict.attack_characteristic")
+        characteristic = action.options.get("characteristic") or weapon.skill or name
+        maneuver = str(action.options.get("maneuver") or "attack").casefold()
+        a, ra, parts = self._roll(ctx, c, res, characteristic, action.options.get("synergy"),
+                                  action.options.get("helpers"), f"attack {target.key}", action)
+        if maneuver not in ("attack", "brutal"):  # trained maneuvers: the narrator's numbers
+            a += int(action.options.get("bonus", 0) or 0)
+        guard = self._defense(ctx, target, conflict)
+        d, rd, _ = self._roll(ctx, target, res, guard.get("characteristic") or characteristic,
+                              guard.get("synergy"), (), f"defense {c.key}")
+        lowered = target.condition(BRUTAL)
+        if lowered is not None:
+            d -= lowered.value
+        params: dict[str, Any] = dict(total=a, defense=d, conflict=conflict, maneuver=maneuver)
+        if maneuver == "brutal":
+            which, value = self._brutal_value(c, conflict)
+            ctx.add_condition(c.key, Condition(BRUTAL, value=value, note=which, source=c.key),
+                              rule="RES-7", source=c.key, value=value)
+        if a <= d:
+            ctx.emit("attack.blocked", actor=c.key, target=target.key, rule="RES-8",
+                     rolls=[ra, rd], **params,
+                     message=f"{target.name} holds: {d} against {c.name}'s {a}; no damage.")
+            return False
+        extra: list[Any] = []
+        damage = a - d
+        notes = [f"difference {a - d}"]
+        if not unarmed:
+            value, extra = self.weapon_value(ctx, c, weapon)
+            damage += value
+            notes.append(f"{weapon.name} {value:+d}")
+        elif conflict == "physical":
+            pen = int(self.setting("damage.unarmed_penalty", 2))
+            damage -= pen
+            notes.append(f"unarmed -{pen}")
+        if maneuver == "brutal":
+            which, value = self._brutal_value(c, conflict)
+            damage += value
+            notes.append(f"Brutal Attack ({which}) +{value}")
+        elif maneuver != "attack":
+            damage += int(action.options.get("damage", 0) or 0)
+        damage += int(action.options.get("power", 0) or 0)
+        armor = target.stat("armor") if conflict == "physical" else 0
+        if armor:
+            damage -= armor
+            notes.append(f"armor -{armor}")
+        damage -= int(guard.get("power", 0) or 0)
+        damage = max(0, damage)
+        ctx.emit("attack.hit", actor=c.key, target=target.key, rule="RES-8",
+                 rolls=[ra, rd, *extra], damage=damage, notes=notes, **params,
+                 message=f"{c.name} beats {target.name}'s defense, {a} against {d}: "
+                         f"{damage} damage ({', '.join(notes)}).")
+        self.wear(ctx, c, target.key, res, damage)
+        return True
+
+    def wear(self, ctx: RoundContext, source: Combatant, key: str, res: str, damage: int) -> None:
+        """RES-5/RES-9: damage wears the Threshold; a die that steps ends the conflict."""
+        if damage <= 0:
+            return
+        c = ctx.get(key)
+        die, worn = self.die(c, res), c.stat(f"{res}_wear")
+        result = apply_wear(die, worn, damage, mode=str(self.setting("threshold.mode")))
+        stats = dict(c.stats)
+        stats[res] = result.die
+        stats[f"{res}_wear"] = result.wear
+        ctx.put(dataclasses.replace(c, stats=stats))
+        ctx.emit("wear", actor=source.key, target=key, rule="RES-5", resistance=res,
+                 amount=damage, die_before=die, wear_before=worn, die_after=result.die,
+                 wear_after=result.wear, steps=result.steps, broken=result.broken,
+                 message=f"{c.name} takes {damage} wear on {res.title()} d{die} "
+                         f"(threshold {die}, {worn} worn before)."
+                         + (f" The die steps down {result.steps} size(s) to "
+                            f"{'nothing' if result.broken else f'd{result.die}'}"
+                            f" with {result.wear} wear." if result.steps else
+                            f" {result.wear}/{die} worn."))
+        if not result.steps:
+            return
+        ctx.emit("die.stepped", target=key, rule="RES-9", resistance=res, die_before=die,
+                 die_after=result.die, steps=result.steps, broken=result.broken,
+                 message=f"{c.name}'s {res.title()} steps down from d{die} to "
+                         f"{'nothing' if result.broken else f'd{result.die}'}.")
+        self._take_out(ctx, key, "RES-9", f"{source.name}'s damage stepped "
+                                          f"{res.title()} down")
+        if self.setting("conflict.step_ends") == "all":
+            ctx.note("_conflict")["over"] = True
+            ctx.emit("conflict.ended", actor=source.key, target=key, rule="RES-9",
+                     message=f"The conflict ends: {source.name} stepped {c.name}'s "
+                             f"{res.title()} down.")
