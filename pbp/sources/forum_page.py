@@ -26,7 +26,6 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag, XMLParsedAsHTMLWar
 from .base import LayoutError, PostRecord, SourceError
 from .forum_preset import ForumPreset, Selector
 
-warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
 
 _BLOCKS = {"p", "div", "li", "ul", "ol", "blockquote", "dl", "dd", "dt", "h1", "h2", "h3", "h4",
            "h5", "h6", "tr", "table", "pre", "hr", "section", "article", "aside", "header",
@@ -76,7 +75,9 @@ def html_to_text(el: Tag) -> str:
 
 
 def soup_of(text: str) -> BeautifulSoup:
-    return BeautifulSoup(text, "lxml")
+    with warnings.catch_warnings():     # XHTML doctypes: still HTML to a forum
+        warnings.simplefilter("ignore", XMLParsedAsHTMLWarning)
+        return BeautifulSoup(text, "lxml")
 
 
 def _read(el: Tag, sel: Selector, scope: Tag) -> tuple[Tag | None, str | None]:
@@ -118,6 +119,9 @@ def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
     for pat in thread.missing_text:
         if pat.search(text):
             raise SourceError("the forum says this thread does not exist", where=url)
+    if groups is None:
+        m = thread.pattern.match(url)
+        groups = {k: v for k, v in m.groupdict().items() if v is not None} if m else {}
     soup = soup_of(text)
     containers = soup.select(spec.container)
     if not containers:
@@ -164,7 +168,9 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
     body_html = body_el.decode_contents().strip()
     quotes: list[dict[str, str]] = []
     if spec.quote:
-        for q in body_el.select(spec.quote):
+        found = body_el.select(spec.quote)
+        inside = {id(x) for x in found}
+        for q in [x for x in found if not any(id(a) in inside for a in x.parents)]:
             who = q.select_one(spec.quote_author) if spec.quote_author else None
             quotes.append({"author": who.get_text(" ", strip=True) if who else "",
                            "text": html_to_text(q)})
@@ -179,8 +185,11 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
                 edited_at = preset.dates.parse(edited, now)
             except ValueError:
                 edited_at = None
-    link = (preset.thread.permalink.format(**{**groups, "page": url, "id": pid})
-            if preset.thread.permalink else f"{url}#{pid}")
+    try:
+        link = preset.thread.permalink.format(**{**groups, "page": url, "id": pid})
+    except (KeyError, IndexError):
+        link = ""
+    link = link or f"{url}#{pid}"
     return PostRecord(platform_id=pid, author=author, posted_at=posted_at, body=body_html,
                       text=text, fmt="html", edited_at=edited_at, url=link,
                       extra={"page": page_no, "quotes": quotes})

@@ -6,6 +6,7 @@
     seed.py edit POST_ID TEXT      edit a post's content
     seed.py delete POST_ID         delete a post
     seed.py topics FORUM_NAME      print "<topic url path> <posts>" per topic
+    seed.py topic SUBJECT N        a new topic of N posts in "Adventures" (one per test)
 
 MACHINA_DB names the SQLite file. Prints one line per result, for the caller to read.
 """
@@ -102,6 +103,11 @@ def main(argv):
     elif cmd == "delete":
         Post.objects.get(pk=int(argv[2])).delete()
         print("DELETED", argv[2])
+    elif cmd == "topic":
+        t = new_topic(Forum.objects.get(name="Adventures"), User.objects.get(username="admin"),
+                      argv[2], ["%s: post %d, the goblin growls." % (argv[2], i + 1)
+                                for i in range(int(argv[3]))])
+        print("TOPIC", topic_path(t), t.posts.count())
     elif cmd == "topics":
         topics(argv[2])
     else:

@@ -22,10 +22,12 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 PYTHON = HERE / "venv" / "bin" / "python"
 TEMPLATE_DB = HERE / "site" / "template.sqlite3"
+BENCH_DB = HERE / "site" / "bench.sqlite3"     # the template plus 200 topics in "Bench"
 
 
 def ready() -> bool:
-    return PYTHON.exists() and TEMPLATE_DB.exists()
+    return PYTHON.exists() and TEMPLATE_DB.exists() and BENCH_DB.exists() and \
+        (HERE / "site" / ".stamp").exists()
 
 
 def free_port() -> int:
@@ -65,13 +67,13 @@ class MachinaServer:
 
 
 def start(*, etag: bool = False, flood: float = 0, port: int | None = None,
-          timeout: float = 30) -> MachinaServer:
+          bench: bool = False, timeout: float = 30) -> MachinaServer:
     if not ready():
         raise RuntimeError(f"machina harness not set up: run bash {HERE / 'setup.sh'}")
     port = port or free_port()
     workdir = Path(tempfile.mkdtemp(prefix=f"machina-{port}-"))
     db = workdir / "db.sqlite3"
-    shutil.copyfile(TEMPLATE_DB, db)
+    shutil.copyfile(BENCH_DB if bench else TEMPLATE_DB, db)
     env = {**os.environ, "PYTHONPATH": str(HERE), "DJANGO_SETTINGS_MODULE": "host.settings",
            "MACHINA_DB": str(db), "MACHINA_ETAG": "1" if etag else "0",
            "MACHINA_FLOOD": str(flood)}

@@ -1,0 +1,127 @@
+"""One request per forum tells which watched threads changed: the topic list.
+
+Why: polling 200 threads one by one costs 200 requests a cycle even when the thread
+pages answer 304. Most engines list a forum's topics newest-last-post first, each
+row linking to its last post (``?post=123``, ``viewtopic.php?p=123``). Comparing those
+last-post ids with the ones seen before tells which threads grew; the walk stops
+at the first page that holds an unchanged row (everything after it is older).
+Only those threads are then fetched (:meth:`ForumSource.fetch`).
+
+What it cannot see: edits and deletions do not move a topic's last post, so a
+caller that must notice them also re-reads a thread now and then (the thread's own
+fetch is one conditional request when idle).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+from ..settings import Settings, load_settings
+from .base import LayoutError, SourceError
+from .forum_page import soup_of
+from .forum_preset import ForumPreset, load_preset
+from .http import PoliteClient, Response
+
+
+@dataclass(frozen=True)
+class ListingResult:
+    """Topic ids whose last post changed (or that are new), and the state to pass next time."""
+
+    changed: frozenset[str]
+    state: Mapping[str, Any]
+    requests: int = 0
+    bytes: int = 0
+    not_modified: bool = False
+    last_posts: Mapping[str, str] = field(default_factory=dict)
+
+
+class ForumWatcher:
+    """Watches one forum's topic list (*forum_url*, a page of the engine's forum view)."""
+
+    def __init__(self, forum_url: str, preset: str | ForumPreset = "machina", *,
+                 settings: Settings | None = None, client: PoliteClient | None = None,
+                 allowed_hosts: Iterable[str] | None = None,
+                 overrides: Mapping[str, Any] | None = None) -> None:
+        self.preset = preset if isinstance(preset, ForumPreset) else load_preset(preset, overrides)
+        if self.preset.listing is None:
+            raise SourceError(f"preset {self.preset.name!r} has no [listing] settings",
+                              where=forum_url)
+        host = (urlsplit(forum_url).hostname or "").lower()
+        hosts = {h.lower() for h in allowed_hosts} if allowed_hosts is not None else {host}
+        if client is None:
+            s = settings or load_settings()
+            client = PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
+                                  allowed_hosts=hosts)
+        client.check_url(forum_url)
+        self.url = forum_url
+        self.client = client
+
+    def changed(self, state: Mapping[str, Any] | None) -> ListingResult:
+        """Which topics changed since *state* (None: every listed topic counts as changed)."""
+        spec = self.preset.listing
+        assert spec is not None
+        start = (self.client.requests_made, self.client.bytes_read)
+        old: dict[str, str] = dict((state or {}).get("last_posts") or {})
+        url: str | None = self.url
+        changed: set[str] = set()
+        seen_now: dict[str, str] = {}
+        first: Response | None = None
+        for n in range(spec.max_pages):
+            assert url is not None
+            resp = self.client.get(url, etag=(state or {}).get("etag") if n == 0 else None)
+            if resp.status == 429:
+                raise SourceError("the forum asks us to slow down (HTTP 429)", where=url,
+                                  retry_after=60)
+            if resp.status >= 400:
+                raise SourceError(f"topic list answered HTTP {resp.status}", where=url,
+                                  retryable=resp.status >= 500)
+            if n == 0:
+                first = resp
+                if resp.not_modified:
+                    return self._result(set(), dict(state or {}), start, True)
+            soup = soup_of(resp.text)
+            rows = soup.select(spec.row)
+            if not rows:
+                raise LayoutError(f"topic list row selector {spec.row!r} matched nothing", where=url)
+            stop = False
+            for row in rows:
+                tid = _read(row, spec.topic_link, spec.topic_pattern, "topic link", url)
+                last = _read(row, spec.last_post, spec.last_post_pattern, "last post", url)
+                seen_now.setdefault(tid, last)
+                if old.get(tid) != last:
+                    changed.add(tid)
+                elif spec.sorted and old:
+                    stop = True         # rows below are older: unchanged too
+            nxt = soup.select_one(spec.next_page) if spec.next_page else None
+            if stop or nxt is None or not nxt.get("href"):
+                break
+            url = urljoin(resp.url, str(nxt["href"]))
+        new_state = {"last_posts": {**old, **seen_now},
+                     "etag": first.etag if first is not None else None}
+        return self._result(changed, new_state, start, False, seen_now)
+
+    def _result(self, changed: set[str], state: dict[str, Any], start: tuple[int, int],
+                unchanged: bool, last_posts: Mapping[str, str] | None = None) -> ListingResult:
+        return ListingResult(changed=frozenset(changed), state=state,
+                             requests=self.client.requests_made - start[0],
+                             bytes=self.client.bytes_read - start[1], not_modified=unchanged,
+                             last_posts=dict(last_posts or {}))
+
+
+def _read(row: Any, sel: Any, pattern: Any, what: str, url: str) -> str:
+    node = row.select_one(sel.css) if sel.css else row
+    value = None
+    if node is not None:
+        value = node.get(sel.attrs[0]) if sel.attrs else node.get_text(" ", strip=True)
+    if not value:
+        raise LayoutError(f"{what} selector {str(sel)!r} matched nothing in a topic row", where=url)
+    if pattern is not None:
+        m = pattern.search(str(value))
+        if not m:
+            raise LayoutError(f"{what} {str(value)[:80]!r} does not match {pattern.pattern!r}",
+                              where=url)
+        return m.group(1)
+    return str(value)

@@ -1,0 +1,84 @@
+"""Fixtures for the sources' tests.
+
+Forum (machina) part: a real django-machina forum (tests/harness/machina/), started once
+per session on free ports: ``machina`` as stock machina (no validators), ``machina_etag``
+with Django's ConditionalGetMiddleware (ETag + 304), ``machina_flood`` with HTML 429
+flood control on replies. ``machina_any`` runs a test on both of the first two.
+The harness is set up by ``.ci/run`` (``bash tests/harness/machina/setup.sh``); a test
+run sets it up itself when it is missing (skip locally if that fails, fail in CI).
+
+Reddit fixtures live in tests/sources/reddit_fixtures.py (another module, imported by
+those tests).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.conftest import ROOT, missing
+
+MACHINA_DIR = ROOT / "tests" / "harness" / "machina"
+
+
+def _machina_module() -> Any:
+    spec = importlib.util.spec_from_file_location("machina_harness", MACHINA_DIR / "server.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def machina_harness() -> Any:
+    harness = _machina_module()
+    if not harness.ready():
+        done = subprocess.run(["bash", str(MACHINA_DIR / "setup.sh")], capture_output=True,
+                              text=True, timeout=900)
+        if done.returncode != 0 or not harness.ready():
+            missing("machina harness could not be set up: " + done.stderr[-500:])
+    return harness
+
+
+def _serve(harness: Any, **kwargs: Any) -> Iterator[Any]:
+    try:
+        server = harness.start(**kwargs)
+    except RuntimeError as exc:
+        missing(f"machina server did not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def machina(machina_harness: Any) -> Iterator[Any]:
+    yield from _serve(machina_harness, etag=False)
+
+
+@pytest.fixture(scope="session")
+def machina_etag(machina_harness: Any) -> Iterator[Any]:
+    yield from _serve(machina_harness, etag=True)
+
+
+@pytest.fixture(scope="session")
+def machina_flood(machina_harness: Any) -> Iterator[Any]:
+    yield from _serve(machina_harness, etag=False, flood=30)
+
+
+@pytest.fixture(params=["plain", "etag"])
+def machina_any(request: pytest.FixtureRequest) -> Any:
+    return request.getfixturevalue("machina" if request.param == "plain" else "machina_etag")
+
+
+@pytest.fixture
+def new_topic() -> Any:
+    """``new_topic(server, subject, posts=1)``: a fresh topic (through the ORM), its URL."""
+    def make(server: Any, subject: str, posts: int = 1) -> str:
+        line = next(x for x in server.seed("topic", subject, str(posts)) if x.startswith("TOPIC"))
+        return str(server.base + line.split()[1])
+    return make
