@@ -31,9 +31,6 @@ from .model import ParsedAction
 from .roster import WORD, Roster
 
 _BOUNDARY = re.compile(r"[.!?;…\n]+")
-_CONDITIONALS = {"en": frozenset(("if", "when", "unless", "once", "whenever")),
-                 "pt": frozenset(("se", "caso", "quando", "assim")),
-                 "ru": frozenset(("если", "когда", "как"))}
 _WEAPON_CONNECT = frozenset(("with", "using", "com", "usando", "c", "w", "с", "используя"))
 _TARGET_CONNECT = frozenset(("at", "on", "against", "to", "em", "no", "na", "nos", "nas", "contra",
                              "sobre", "ao", "à", "a", "o", "os", "as", "the", "в", "на", "по",
@@ -41,6 +38,8 @@ _TARGET_CONNECT = frozenset(("at", "on", "against", "to", "em", "no", "na", "nos
 _PREPOSITIONS = frozenset(("к", "в", "на", "по", "до", "ao", "até", "no", "na", "em", "contra",
                            "to", "at", "toward", "towards", "against", "on", "para"))
 _TARGETED = (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER)
+_ARMED = (ActionKind.ATTACK, ActionKind.DEFEND, ActionKind.QUICK, ActionKind.READY,
+          ActionKind.MANEUVER)
 
 
 @dataclass
@@ -226,6 +225,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     if not verbs:
         return
     plain = [w for _, w in words]
+    folded = [fold(w) for w in plain]
     bounds = [m.start() for m in _BOUNDARY.finditer(masked)]
     positions = [p for p, _ in words]
 
@@ -251,47 +251,63 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
             sheet = roster.sheet_weapon(canon, lex, actor) if roster is not None else None
             weapons.append((words[i][0], sheet or canon))
     weapon_pos = [p for p, _ in weapons]
-    conditionals = _CONDITIONALS.get(lex.lang, frozenset())
     kept: list[tuple[int, str, str, float]] = []
-    for n, (i, verb, kind, conf) in enumerate(verbs):
+    for i, verb, kind, conf in verbs:
         pos = positions[i]
-        s_start, _ = sentence(pos)
-        prev = [fold(plain[k]) for k in range(max(0, i - 3), i) if positions[k] >= s_start]
-        if any(p in lex.negations for p in prev[-2:]):
-            continue
-        if any(p in conditionals for p in prev):
-            continue
-        if kind not in ("move", "defend") and prev and prev[-1] in lex.objects_before:
-            continue
-        if i + 1 < len(plain) and fold(plain[i + 1]) in lex.objects_after and \
-                positions[i + 1] < sentence(pos)[1]:
-            continue
+        s_start, s_end = sentence(pos)
+        first = i
+        while first > 0 and positions[first - 1] >= s_start:
+            first -= 1
+        before = folded[first:i]
+        if before and before[-1] in lex.determiners:
+            continue                                  # "a strike", "nice hit": a noun
+        if any(p in lex.negations for p in before[-2:]):
+            continue                                  # "não ataco", "I don't attack"
+        if any(p in lex.conditionals and not _reflexive(p, plain, first + k + 1, lex)
+               for k, p in enumerate(before)):
+            continue                                  # "if it moves, I shoot": a trigger
+        if kind not in ("move", "defend") and before and before[-1] in lex.objects_before:
+            continue                                  # "o goblin me ataca"
+        nxt = folded[i + 1] if i + 1 < len(folded) and positions[i + 1] < s_end else None
+        if nxt is not None and (nxt in lex.objects_after or nxt in lex.unless_next.get(verb, ())):
+            continue                                  # "it attacks me", "ready to"
         if actor is not None and mentions:
             k = bisect_left(mention_pos, pos) - 1
             if k >= 0 and mentions[k].j == i and mentions[k].pos >= s_start and \
                     mentions[k].keys != (actor,) and (
-                        mentions[k].i == 0 or fold(plain[mentions[k].i - 1]) not in _PREPOSITIONS):
-                continue  # "the goblin attacks": someone else is the subject
+                        mentions[k].i == 0 or folded[mentions[k].i - 1] not in _PREPOSITIONS):
+                continue                              # "the goblin attacks": its subject
         kept.append((i, verb, kind, conf))
     for n, (i, verb, kind_name, conf) in enumerate(kept):
         pos = positions[i]
         s_start, s_end = sentence(pos)
-        nxt = kept[n + 1] if n + 1 < len(kept) else None
-        clause_end = positions[nxt[0]] if nxt is not None and positions[nxt[0]] < s_end else s_end
+        nxt_verb = kept[n + 1] if n + 1 < len(kept) else None
+        clause_end = positions[nxt_verb[0]] if nxt_verb is not None and \
+            positions[nxt_verb[0]] < s_end else s_end
         kind = ActionKind(kind_name)
-        target_m = _first_in(mentions, mention_pos, pos, clause_end)
-        if target_m is None and kind in _TARGETED:
-            target_m = _first_in(mentions, mention_pos, pos, s_end) or \
-                _last_in(mentions, mention_pos, s_start, pos)
-        weapon = _first_weapon(weapons, weapon_pos, pos, clause_end)
-        if weapon is None and kind is ActionKind.ATTACK:
-            weapon = _first_weapon(weapons, weapon_pos, s_start, s_end)
+        target_m = None
+        if kind in _TARGETED:
+            target_m = _first_in(mentions, mention_pos, pos, clause_end) or \
+                _first_in(mentions, mention_pos, pos, s_end) or \
+                _last_in(mentions, mention_pos, s_start, pos) or \
+                _last_clear(mentions, mention_pos, pos)
+        elif kind is ActionKind.MOVE:
+            m = _first_in(mentions, mention_pos, pos, clause_end)
+            if m is not None and any(folded[k] in lex.destinations
+                                     for k in range(max(i + 1, m.i - 3), m.i)):
+                target_m = m
+        weapon = None
+        if kind in _ARMED:
+            weapon = _first_weapon(weapons, weapon_pos, pos, clause_end)
+            if weapon is None and kind is ActionKind.ATTACK:
+                weapon = _first_weapon(weapons, weapon_pos, s_start, s_end)
         if out.actions and out.actions[-1].source == "prose":
             last = out.actions[-1]
             if last.kind is kind and sentence(last.position)[0] == s_start and (
                     target_m is None or (target_m.keys and target_m.keys[0] == last.target)):
-                continue  # "ataco o goblin, golpeando": one attack
-        target = candidates = None
+                continue                              # "ataco o goblin, golpeando": one attack
+        target = None
+        candidates: tuple[str, ...] = ()
         target_text = None
         if target_m is not None:
             target_text = target_m.text
@@ -307,8 +323,30 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         snippet = masked[s_start:s_end].strip(" .!?;…\n\t*_")
         out.actions.append(ParsedAction(
             kind=kind, position=pos, text=" ".join(snippet.split())[:200], target=target,
-            target_text=target_text, candidates=candidates or (), weapon=weapon, explicit=False,
+            target_text=target_text, candidates=candidates, weapon=weapon, explicit=False,
             confidence=confidence, source="prose", verb=verb))
+
+
+def _reflexive(word: str, plain: Sequence[str], nxt: int, lex: Lexicon) -> bool:
+    """Portuguese "se" before a verb is reflexive ("se move"), not "if"."""
+    return word == "se" and nxt < len(plain) and lex.verb(plain[nxt]) is not None
+
+
+def mentions_in(text: str, offset: int, lex: Lexicon, roster: Roster | None,
+                actor: str | None) -> list[_Mention]:
+    """Roster names in a bit of text (a roll's label, say)."""
+    words = [(m.start() + offset, m.group()) for m in WORD.finditer(text)]
+    return _mentions([w for _, w in words], words, lex, roster, actor)
+
+
+def _last_clear(mentions: list[_Mention], starts: list[int], hi: int) -> _Mention | None:
+    """The last unambiguous name before *hi* ("I strike!" after "...toward goblin 2")."""
+    k = bisect_left(starts, hi) - 1
+    while k >= 0:
+        if len(mentions[k].keys) == 1:
+            return mentions[k]
+        k -= 1
+    return None
 
 
 def _first_in(mentions: list[_Mention], starts: list[int], lo: int, hi: int) -> _Mention | None:

@@ -101,7 +101,8 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         actions_mod.explicit(cmds.explicit, lex, roster, actor, acts)
     prose = actions_mod.ActionScan()
     actions_mod.infer(masked, lex, roster, actor, prose)
-    acts.actions.extend(prose.actions)
+    declared = {a.kind for a in acts.actions}
+    acts.actions.extend(a for a in prose.actions if a.kind not in declared)
     issues.extend(acts.issues)
     issues.extend(prose.issues)
     actions = sorted(acts.actions, key=lambda a: a.position)
@@ -112,7 +113,7 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
                      hidden=r.hidden, purpose=_purpose(r.label, lex))
              for i, r in enumerate(raw_rolls)]
     if rolls:
-        rolls, actions = _attach(text, rolls, actions, lex)
+        rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 
     return ParsedPost(text=text, lang=lang, fmt=fmt, rolls=tuple(rolls),
                       commands=tuple(cmds.commands), actions=tuple(actions),
@@ -135,46 +136,42 @@ def _purpose(label: str | None, lex: Lexicon) -> str | None:
     return None
 
 
-def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction],
-            lex: Lexicon) -> tuple[list[RollTag], list[ParsedAction]]:
+def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: Lexicon,
+            roster: Roster | None, actor: str | None) -> tuple[list[RollTag], list[ParsedAction]]:
+    """Give each roll to an action: same line, else same paragraph, else the nearest before.
+
+    A roll labelled as an attack (``[roll=Ataque]``) with no attack to belong to becomes
+    an inferred attack of its own (confidence 0.6), its target read from the label.
+    """
     lines = regions_mod.Lines(text)
-    blanks = [i for i in range(len(lines.starts) - 1)
-              if not text[lines.starts[i]:lines.starts[i + 1]].strip()]
-    blank_pos = [lines.starts[i] for i in blanks]
+    blank_pos = [lines.starts[i] for i in range(len(lines.starts) - 1)
+                 if not text[lines.starts[i]:lines.starts[i + 1]].strip()]
 
     def para(pos: int) -> int:
         return bisect_left(blank_pos, pos + 1)
 
     owner: dict[int, list[int]] = {}
-    out_rolls: list[RollTag] = []
     created: list[ParsedAction] = []
     for r in rolls:
-        if r.purpose in ("initiative", "check", "defense") or not (actions or created):
-            if r.purpose == "attack":
-                created.append(_label_action(r))
-                owner.setdefault(id(created[-1]), []).append(r.index)
-                out_rolls.append(r)
-                continue
-            out_rolls.append(r)
+        if r.purpose in ("initiative", "check", "defense"):
             continue
         pool = actions + created
         want = _ROLL_PURPOSE_KINDS.get(r.purpose or "", ())
         line = lines.line_start(r.position)
-        same_line = [a for a in pool if lines.line_start(a.position) == line]
-        choice = _nearest(same_line, r.position, want)
+        choice = _nearest([a for a in pool if lines.line_start(a.position) == line], r.position, want)
         if choice is None:
-            same_para = [a for a in pool if para(a.position) == para(r.position)]
-            choice = _nearest(same_para, r.position, want)
+            choice = _nearest([a for a in pool if para(a.position) == para(r.position)],
+                              r.position, want)
+        if choice is None and want:
+            choice = _nearest([a for a in pool if a.kind in want and a.position < r.position],
+                              r.position, want)
         if choice is None and r.purpose == "attack":
-            created.append(_label_action(r))
+            created.append(_label_action(r, lex, roster, actor))
             choice = created[-1]
         if choice is None:
-            choice = _nearest(pool, r.position, want)
-        if choice is None:
-            out_rolls.append(r)
-            continue
-        owner.setdefault(id(choice), []).append(r.index)
-        out_rolls.append(r)
+            choice = _nearest(pool, r.position, ())
+        if choice is not None:
+            owner.setdefault(id(choice), []).append(r.index)
     merged = sorted(actions + created, key=lambda a: a.position)
     final: list[ParsedAction] = []
     for a in merged:
@@ -183,8 +180,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction],
             a = dataclasses.replace(a, roll_index=idx[0], roll_indices=tuple(idx))
         final.append(a)
     action_of = {ri: n for n, a in enumerate(final) for ri in a.roll_indices}
-    out_rolls = [dataclasses.replace(r, action_index=action_of.get(r.index)) for r in out_rolls]
-    return out_rolls, final
+    return [dataclasses.replace(r, action_index=action_of.get(r.index)) for r in rolls], final
 
 
 def _nearest(pool: list[ParsedAction], pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
@@ -200,8 +196,20 @@ def _nearest(pool: list[ParsedAction], pos: int, want: tuple[ActionKind, ...]) -
     return min(pool, key=lambda a: a.position)
 
 
-def _label_action(r: RollTag) -> ParsedAction:
+def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
+                  actor: str | None) -> ParsedAction:
+    target = target_text = None
+    candidates: tuple[str, ...] = ()
+    if roster is not None and r.label:
+        found = actions_mod.mentions_in(r.label, r.position, lex, roster, actor)
+        if found:
+            target_text = found[0].text
+            if len(found[0].keys) == 1:
+                target = found[0].keys[0]
+            else:
+                candidates = found[0].keys
     return ParsedAction(kind=ActionKind.ATTACK, position=r.position, text=r.label or "",
+                        target=target, target_text=target_text, candidates=candidates,
                         explicit=False, confidence=0.6, source="label", verb=r.label)
 
 

@@ -38,6 +38,13 @@ _TRANSLIT = str.maketrans({
 })
 
 
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
+def _compact(text: str) -> str:
+    return _NOT_ALNUM.sub("", fold(text))
+
+
 @dataclass(frozen=True)
 class RosterEntry:
     """A combatant as the parser needs it: key, shown name, other names, weapon names."""
@@ -54,6 +61,7 @@ class RosterEntry:
 class _Index:
     first: dict[str, list[tuple[int, tuple[frozenset[str], ...]]]]
     folds: list[tuple[str, int]]          # (folded variant, entry) for prefix / fuzzy
+    compact: dict[str, list[int]]         # folded variant without spaces/punctuation
     weapons_first: dict[str, list[tuple[str, int, tuple[frozenset[str], ...]]]]
     weapon_canon: dict[str, list[tuple[str, int]]]   # lexicon canonical -> (sheet weapon, owner)
     keys: dict[str, frozenset[str]]
@@ -138,7 +146,7 @@ class Roster:
         idx = self._indexes.get(lex.lang)
         if idx is not None:
             return idx
-        idx = _Index({}, [], {}, {}, {})
+        idx = _Index({}, [], {}, {}, {}, {})
         self._indexes[lex.lang] = idx
         for n, e in enumerate(self.entries):
             names = {e.name, e.key, *e.aliases}
@@ -148,6 +156,10 @@ class Roster:
                 if not toks:
                     continue
                 idx.folds.append((fold(name), n))
+                idx.compact.setdefault(_compact(name), []).append(n)
+                translit = _compact(name).translate(_TRANSLIT)
+                if translit != _compact(name):
+                    idx.compact.setdefault(translit, []).append(n)
                 for k in toks[0]:
                     idx.first.setdefault(k, []).append((n, toks))
             for w in e.weapons:
@@ -211,6 +223,10 @@ class Roster:
         exact = [self.entries[n].key for v, n in idx.folds if v == f]
         if exact:
             return tuple(dict.fromkeys(exact))
+        compact = idx.compact.get(_compact(text)) or idx.compact.get(
+            _compact(text).translate(_TRANSLIT))
+        if compact:
+            return tuple(dict.fromkeys(self.entries[n].key for n in compact))
         words = WORD.findall(text)
         if words:
             length, keys = self.match_at(words, 0, lex)

@@ -26,7 +26,7 @@ _DASH_LINE = re.compile(r"(?m)^[ \t>*_]{0,8}(?P<dash>[—–―]|-(?=[ \t]))[ \t
 _DASH_MID = re.compile(r"[ \t\u00a0](?P<dash>[—–―])[ \t\u00a0]+(?=\S)")
 _AUTHOR = re.compile(r"[ \t\u00a0][—–―][ \t\u00a0]")
 _AUTHOR_HYPHEN = re.compile(r"[ \t\u00a0][—–―-][ \t\u00a0]")
-_SENTENCE_END = frozenset(".!?…:]*_)\"»”")
+_SENTENCE_END = frozenset(".!?…:]*_)")
 _TITLE_PUNCT = frozenset(".!?…,;")
 
 

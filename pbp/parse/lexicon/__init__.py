@@ -58,6 +58,11 @@ class Lexicon:
     advantage: frozenset[str] = frozenset()
     disadvantage: frozenset[str] = frozenset()
     ooc_prefixes: tuple[str, ...] = ()
+    determiners: frozenset[str] = frozenset()
+    nouns: frozenset[str] = frozenset()
+    conditionals: frozenset[str] = frozenset()
+    destinations: frozenset[str] = frozenset()
+    unless_next: dict[str, frozenset[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._stemmer = snowballstemmer.stemmer(self.data.get("stemmer", "english"))
@@ -65,6 +70,8 @@ class Lexicon:
         d = self.data
         for verb, spec in d.get("verbs", {}).items():
             kind, conf = spec["kind"], float(spec.get("confidence", 0.8))
+            if spec.get("unless_next"):
+                self.unless_next[verb] = frozenset(fold(w) for w in spec["unless_next"])
             for form in spec["forms"]:
                 f = fold(form)
                 self.verbs_exact.setdefault(form.casefold(), (verb, kind, conf))
@@ -90,6 +97,10 @@ class Lexicon:
         self.advantage = frozenset(fold(w) for w in d.get("advantage", ()))
         self.disadvantage = frozenset(fold(w) for w in d.get("disadvantage", ()))
         self.ooc_prefixes = tuple(fold(w) for w in d.get("ooc_prefixes", ()))
+        self.determiners = frozenset(fold(w) for w in d.get("determiners", ()))
+        self.nouns = frozenset(fold(w) for w in d.get("nouns", ()))
+        self.conditionals = frozenset(fold(w) for w in d.get("conditionals", ()) if " " not in w)
+        self.destinations = frozenset(fold(w) for w in d.get("destinations", ()))
 
     fold = staticmethod(fold)
 
@@ -109,6 +120,8 @@ class Lexicon:
         hit = self.verbs_exact.get(low)
         if hit is None:
             f = fold(low)
+            if f in self.nouns:
+                return None
             hit = self.verbs_exact.get(f)
             if hit is None and len(low) > 3:
                 hit = self.verbs_stem.get(self.stem(low))
