@@ -22,7 +22,7 @@ def test_corpus_size(corpus):
     langs = Counter(p.lang for p in corpus)
     assert len(corpus) >= 90
     assert all(langs[lang] >= 30 for lang in ("pt", "ru", "en")), langs
-    assert {p.fmt for p in corpus} == {"text", "html", "markdown"}
+    assert {p.fmt for p in corpus} >= {"text", "html", "markdown"}
 
 
 def test_corpus_scores(corpus):
