@@ -166,7 +166,7 @@ class Dnd5e(Ruleset):
                             f"{c.name} is surprised: it cannot move or act on its first "
                             f"turn ('{what}')", index)]
         if kind is ActionKind.FULL_ROUND:
-            return [Problem("action.unknown-kind", "DND-4",
+            return [Problem("kind.unknown", "DND-4",
                             f"there are no full-round actions: a turn is a move and one "
                             f"action ('{what}')", index)]
         if kind is ActionKind.DELAY:

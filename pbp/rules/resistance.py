@@ -159,7 +159,7 @@ class Resistance(Ruleset):
         res = self.resistance_of(conflict)
         if kind in (ActionKind.BONUS, ActionKind.REACTION, ActionKind.FULL_ROUND,
                     ActionKind.DELAY, ActionKind.READY):
-            out.append(Problem("action.unknown-kind", "RES-6",
+            out.append(Problem("kind.unknown", "RES-6",
                                f"an exchange has no {kind.value} actions: the actor attacks or "
                                f"moves (or makes a check)", index))
             return out

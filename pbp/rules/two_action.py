@@ -109,7 +109,7 @@ class TwoAction(Ruleset):
         out: list[Problem] = []
         kind = action.kind
         if kind in (ActionKind.BONUS, ActionKind.REACTION, ActionKind.FULL_ROUND):
-            out.append(Problem("action.unknown-kind", "TA-2",
+            out.append(Problem("kind.unknown", "TA-2",
                                f"there are no {kind.value} actions here: a turn is two "
                                f"actions (skill, move, prepare or cast a spell, use a "
                                f"prepared item, an infusion...)", index))
