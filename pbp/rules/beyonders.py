@@ -301,7 +301,8 @@ class Beyonders(Ruleset):
         ctx.emit("full-round.started", actor=c.key, rule="BEY-8",
                  text=action.text or "full-round action")
         ctx.add_condition(c.key, C.lasting(C.FULL_ROUND, None, round_number=ctx.round,
-                                           count=ctx.count), rule="BEY-8")
+                                           count=ctx.count), rule="BEY-8",
+                          message=f"{c.name} is busy with a full-round action.")
 
     def on_free(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         if action.options.get("cancel_cast"):

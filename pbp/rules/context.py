@@ -235,11 +235,12 @@ class RoundContext:
         return after - before
 
     def add_condition(self, key: str, condition: Condition, *, rule: str | None,
-                      source: str | None = None, **params: Any) -> None:
+                      source: str | None = None, message: str | None = None,
+                      **params: Any) -> None:
         c = self.get(key)
         kept = tuple(x for x in c.conditions if x.name != condition.name)
         self.put(dataclasses.replace(c, conditions=kept + (condition,)))
-        self.emit("condition.added", actor=source, target=key, rule=rule,
+        self.emit("condition.added", actor=source, target=key, rule=rule, message=message,
                   condition=condition.name, rounds=condition.rounds, **params)
 
     def remove_condition(self, key: str, name: str, *, rule: str | None,

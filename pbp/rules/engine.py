@@ -230,13 +230,14 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 continue
             _lapse_readied(ctx, key)
             decl = decls.get(key)
+            if decl is not None:
+                ctx.emit("turn.start", actor=key, count=_fmt(count))
             if not rs.start_of_turn(ctx, ctx.get(key)):
                 continue
             if decl is None:  # an NPC the narrator did not move: its turn still passes
                 rs.end_of_turn(ctx, ctx.get(key))
                 ctx.acted.add(key)
                 continue
-            ctx.emit("turn.start", actor=key, count=_fmt(count))
             decl = _latency(ctx, rs, ctx.get(key), decl)
             accepted, problems, budget = rs.plan(ctx, decl)
             ctx.budgets[key] = budget

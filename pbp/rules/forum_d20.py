@@ -405,7 +405,7 @@ class ForumD20(Ruleset):
 
     def finish_attack(self, ctx: RoundContext, c: Combatant, target: Combatant, action: Action,
                       weapon: Weapon, attack: AttackRoll, defense: Defense) -> bool:
-        rolls = [r for r in (attack.roll, defense.roll) if r is not None]
+        rolls = [attack.roll] if attack.roll is not None else []  # the defense has its event
         hit, rule, said = self.hits(ctx, attack, defense)
         params = dict(total=attack.total, natural=attack.natural, defense=defense.total,
                       defense_kind=defense.kind, weapon=weapon.name, said=said,
@@ -416,7 +416,7 @@ class ForumD20(Ruleset):
         if defense.roll is not None:
             ctx.emit("defense.rolled", actor=c.key, target=target.key, rule=defense.rule,
                      rolls=[defense.roll], kind=defense.kind, total=defense.total,
-                     natural=defense.natural)
+                     natural=defense.natural, mods=[m.to_dict() for m in defense.mods])
         if hit:
             missed = self.miss_chance(ctx, c, target, attack)
             if missed is not None:
@@ -521,7 +521,8 @@ class ForumD20(Ruleset):
                      total=value, dc=dc, rounds=rounds)
             ctx.add_condition(c.key, C.lasting(C.POWER, rounds, round_number=ctx.round,
                                                count=ctx.count, value=c.stat("int_mod"),
-                                               note=name), rule="FD-5")
+                                               note=name), rule="FD-5",
+                              message=f"{c.name}'s power {name} is active for {rounds} round(s).")
         else:
             ctx.emit("power.failed", actor=c.key, rule="FD-5", rolls=[roll], power=name,
                      total=value, dc=dc)
