@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from . import access, audit, db
-from .forms import CampaignForm, CoNarratorForm, ThreadForm
+from .forms import CampaignForm, CoNarratorForm, ThreadForm, choices
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
@@ -56,7 +56,7 @@ def _value(v: object) -> str:
 
 def _form(campaign: Campaign | None = None) -> CampaignForm:
     form = CampaignForm(obj=campaign if request.method == "GET" else None)
-    form.ruleset.choices = [(r, r) for r in RULESETS]
+    form.ruleset.choices = choices((r, r) for r in RULESETS)
     if request.method == "GET" and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
     if request.method == "GET" and campaign is None:

@@ -9,6 +9,7 @@ layer's, followed by the marks of the narrator's overrides.
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +20,8 @@ from ..errors import PbpError
 from ..store.models import (AuditEntry, Combatant, Declaration, Encounter, EventRecord, Override, Post,
                             Reply, RollRecord, Round)
 from . import overrides as ov
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -36,9 +39,12 @@ class PostView:
     rolls: list[RollRecord] = field(default_factory=list)
 
 
-def current_round(session: Session, encounter: Encounter) -> Round | None:
-    return session.scalars(select(Round).where(Round.encounter_id == encounter.id)
-                           .order_by(Round.number.desc()).limit(1)).first()
+def current_round(session: Session, encounter: Encounter, number: int | None = None) -> Round | None:
+    """The encounter's latest round, or round *number*."""
+    q = select(Round).where(Round.encounter_id == encounter.id)
+    if number is not None:
+        q = q.where(Round.number == number)
+    return session.scalars(q.order_by(Round.number.desc()).limit(1)).first()
 
 
 def ordered_combatants(encounter: Encounter, rnd: Round | None) -> list[Combatant]:
@@ -73,21 +79,32 @@ def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Viol
     return out
 
 
+def pending_marks(session: Session, rnd: Round) -> list[str]:
+    """Overrides made after the round's reply was rendered: not in the stored reply yet."""
+    if rnd.state == "open" or rnd.resolved_at is None:
+        return []
+    rows = session.scalars(select(Override).where(Override.round_id == rnd.id,
+                                                  Override.created_at > rnd.resolved_at)
+                           .order_by(Override.id))
+    return [ov.describe(o) for o in rows if o.kind in ov.MARKED and o.kind != "round.reresolve"]
+
+
 def preview(session: Session, rnd: Round | None) -> str:
-    """The reply as it would go out now: the service's preview plus the override marks."""
+    """The reply as it would go out now (the service's preview: a dry-run resolution of an
+    open round, the stored reply of a resolved one), plus overrides it does not hold yet."""
     if rnd is None:
         return ""
     try:
         from ..rounds import service
 
         text = service.preview_reply(session, rnd.id)
-    except (ImportError, AttributeError):
-        text = "(the resolution preview is not available in this version of the service)"
-    except PbpError as exc:
+    except Exception as exc:  # the preview must never take the page down
+        log.exception("preview of round %s failed", rnd.id)
         text = f"(no preview: {exc})"
-    marks = ov.reply_marks(session, rnd.id)
-    if marks and not all(m in text for m in marks):
-        text = text.rstrip() + "\n\nNarrator overrides:\n" + "\n".join(f"* {m}" for m in marks)
+    marks = pending_marks(session, rnd)
+    if marks:
+        text = text.rstrip() + "\n\n--- Narrator overrides not yet in this reply (re-resolve to apply) ---\n" + \
+            "\n".join(f"* {m}" for m in marks)
     return text
 
 
@@ -110,8 +127,8 @@ def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
 
 
-def build(session: Session, encounter: Encounter) -> dict[str, Any]:
-    rnd = current_round(session, encounter)
+def build(session: Session, encounter: Encounter, number: int | None = None) -> dict[str, Any]:
+    rnd = current_round(session, encounter, number)
     combatants = ordered_combatants(encounter, rnd)
     by_id = {c.id: c for c in combatants}
     posts: list[PostView] = []
@@ -156,6 +173,11 @@ def build(session: Session, encounter: Encounter) -> dict[str, Any]:
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
     roll_totals = ov.roll_totals(session, rnd.id) if rnd is not None else {}
+    rounds = list(session.execute(select(Round.number, Round.state).where(Round.encounter_id == encounter.id)
+                                  .order_by(Round.number)))
+    held = list(session.execute(select(Reply, Round.number).join(Round, Round.id == Reply.round_id)
+                                .where(Round.encounter_id == encounter.id, Reply.state == "held")
+                                .order_by(Round.number)))
     return {
         "encounter": encounter, "round": rnd, "combatants": combatants, "posts": posts,
         "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,
@@ -164,4 +186,5 @@ def build(session: Session, encounter: Encounter) -> dict[str, Any]:
         "overrides": overrides, "audit": audit, "preview": preview(session, rnd),
         "version": version(session, encounter, rnd),
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
+        "rounds": rounds, "held": held, "loose_rolls": [r for r in rolls if r.post_id is None],
     }

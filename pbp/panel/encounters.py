@@ -16,11 +16,12 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
+from ..errors import PbpError
 from ..store.models import Combatant, Declaration, Reply, RollRecord, Round
 from . import access, db, encounter_view
 from . import overrides as ov
 from .forms import (ConditionForm, DeadlineForm, HpOverrideForm, InferredForm, InitiativeForm, PenaltyForm,
-                    ReplyForm, ResolveForm, RollOverrideForm)
+                    ReplyForm, ResolveForm, RollOverrideForm, choices)
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 
@@ -31,16 +32,23 @@ def _forms() -> dict[str, Any]:
     from ..rules.model import ActionKind
 
     inferred = InferredForm()
-    inferred.kind.choices = [(k.value, k.value) for k in ActionKind]
+    inferred.kind.choices = choices((k.value, k.value) for k in ActionKind)
     return {"roll_form": RollOverrideForm(), "hp_form": HpOverrideForm(), "condition_form": ConditionForm(),
             "initiative_form": InitiativeForm(), "inferred_form": inferred, "penalty_form": PenaltyForm(),
             "deadline_form": DeadlineForm(), "reply_form": ReplyForm(), "resolve_form": ResolveForm()}
 
 
-def _context(encounter_id: int) -> dict[str, Any]:
+def _round_arg() -> int | None:
+    return request.args.get("round", type=int)
+
+
+def _context(encounter_id: int, number: int | None = None) -> dict[str, Any]:
     s = db.session()
     enc = access.encounter_or_404(s, encounter_id)
-    ctx = encounter_view.build(s, enc)
+    ctx = encounter_view.build(s, enc, number)
+    if number is not None and ctx["round"] is None:
+        abort(404)
+    ctx["selected"] = number
     ctx["campaign"] = enc.campaign
     ctx["tz"] = ZoneInfo(enc.campaign.timezone or "UTC")
     ctx.update(_forms())
@@ -50,7 +58,7 @@ def _context(encounter_id: int) -> dict[str, Any]:
 @bp.route("/<int:encounter_id>")
 @login_required
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
-    return render_template("panel/encounter.html", **_context(encounter_id))
+    return render_template("panel/encounter.html", **_context(encounter_id, _round_arg()))
 
 
 @bp.route("/<int:encounter_id>/live")
@@ -60,11 +68,11 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     the new version, the posts and declarations as data, and the page's fragments."""
     s = db.session()
     enc = access.encounter_or_404(s, encounter_id)
-    rnd = encounter_view.current_round(s, enc)
+    rnd = encounter_view.current_round(s, enc, _round_arg())
     version = encounter_view.version(s, enc, rnd)
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
-    ctx = _context(encounter_id)
+    ctx = _context(encounter_id, _round_arg())
     env = current_app.jinja_env
     frags = {name: env.get_template(f"panel/encounter/_{name}.html").render(**ctx) for name in FRAGMENTS}
     posts = [{"id": p.post.id, "author": p.post.author, "posted_at": p.post.posted_at.isoformat(),
@@ -76,21 +84,27 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
                    missing=[c.key for c in ctx["missing"]])
 
 
+def _back(encounter_id: int, anchor: str = "") -> Any:
+    number = request.form.get("round_number", type=int)
+    url = url_for("encounters.show", encounter_id=encounter_id, round=number) + anchor
+    return redirect(url, code=303)
+
+
 def _done(encounter_id: int, form: FlaskForm, apply: Any) -> Any:
     if not form.validate_on_submit():
         flash(_("Not changed: %(errors)s", errors="; ".join(
             f"{getattr(form, k).label.text}: {' '.join(map(str, v))}" for k, v in form.errors.items())), "error")
-        return redirect(url_for("encounters.show", encounter_id=encounter_id)), 303
+        return _back(encounter_id)
     s = db.session()
     try:
         apply(s)
-    except ov.OverrideError as exc:
+    except PbpError as exc:
         s.rollback()
         flash(_("Not changed: %(error)s", error=exc.message), "error")
-        return redirect(url_for("encounters.show", encounter_id=encounter_id)), 303
+        return _back(encounter_id)
     s.commit()
     flash(_("Change recorded."), "ok")
-    return redirect(url_for("encounters.show", encounter_id=encounter_id) + "#audit", code=303)
+    return _back(encounter_id)
 
 
 def _enc(encounter_id: int) -> Any:
@@ -167,9 +181,7 @@ def override_penalty(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_deadline(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = DeadlineForm()
-    rnd = encounter_view.current_round(db.session(), enc)
-    if rnd is None:
-        abort(404)
+    rnd = access.in_encounter_or_404(db.session(), Round, request.form.get("round_id"), enc)
 
     def apply(s: Any) -> Any:
         when: datetime = form.deadline.data.replace(tzinfo=ZoneInfo(enc.campaign.timezone or "UTC"))

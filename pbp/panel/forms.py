@@ -6,12 +6,25 @@ allowed by the game is the service layer's business.
 
 from __future__ import annotations
 
+from typing import Any
+
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
 from wtforms import (BooleanField, DateTimeLocalField, HiddenField, IntegerField, PasswordField,
                      SelectField, StringField, TextAreaField)
 from wtforms.validators import URL, DataRequired, InputRequired, Length, NumberRange, Optional
+
+try:  # WTForms 3.3 deprecates (value, label) tuples
+    from wtforms import SelectChoice as _Choice
+except ImportError:  # pragma: no cover - older WTForms
+    _Choice = None
+
+
+def choices(pairs: Any) -> list[Any]:
+    """(value, label) pairs in the form this WTForms wants."""
+    return [_Choice(v, l) if _Choice else (v, l) for v, l in pairs]
+
 
 REASON = [DataRequired(message=_l("A reason is required.")), Length(max=500)]
 
@@ -26,23 +39,23 @@ class LoginForm(FlaskForm):
 
 
 class LanguageForm(FlaskForm):
-    language = SelectField(_l("Language"), choices=[("en", "English"), ("pt", "Português"),
-                                                    ("ru", "Русский")])
+    language = SelectField(_l("Language"), choices=choices([("en", "English"), ("pt", "Português"),
+                                                    ("ru", "Русский")]))
 
 
 class CampaignForm(FlaskForm):
     name = StringField(_l("Name"), validators=[DataRequired(), Length(max=120)])
     ruleset = SelectField(_l("Ruleset"), choices=[])
-    language = SelectField(_l("Language of replies"), choices=[("en", "English"), ("pt", "Português"),
-                                                               ("ru", "Русский")])
+    language = SelectField(_l("Language of replies"), choices=choices([("en", "English"), ("pt", "Português"),
+                                                               ("ru", "Русский")]))
     timezone = StringField(_l("Time zone"), validators=[DataRequired(), Length(max=64)])
     houserules = TextAreaField(_l("House rules (TOML)"), validators=[Optional(), Length(max=20000)])
     approval_mode = BooleanField(_l("Hold every reply until I approve it"))
 
 
 class ThreadForm(FlaskForm):
-    kind = SelectField(_l("Source"), choices=[("forum", _l("Forum thread")),
-                                              ("reddit", _l("Reddit submission"))])
+    kind = SelectField(_l("Source"), choices=choices([("forum", _l("Forum thread")),
+                                              ("reddit", _l("Reddit submission"))]))
     url = StringField(_l("Address"), validators=[DataRequired(), URL(require_tld=False), Length(max=500)])
 
 
@@ -78,15 +91,15 @@ class InitiativeForm(ReasonForm):
 class InferredForm(ReasonForm):
     declaration_id = HiddenField(validators=[DataRequired()])
     index = IntegerField(validators=[InputRequired(), NumberRange(0, 100)])
-    verdict = SelectField(_l("Verdict"), choices=[("confirm", _l("Confirm")), ("correct", _l("Correct")),
-                                                  ("reject", _l("Reject"))])
+    verdict = SelectField(_l("Verdict"), choices=choices([("confirm", _l("Confirm")), ("correct", _l("Correct")),
+                                                  ("reject", _l("Reject"))]))
     kind = SelectField(_l("Action"), choices=[], validate_choice=False)
     target = StringField(_l("Target"), validators=[Optional(), Length(max=80)])
 
 
 class PenaltyForm(ReasonForm):
     declaration_id = HiddenField(validators=[DataRequired()])
-    waive = SelectField(_l("Latency penalty"), choices=[("waive", _l("Waive")), ("apply", _l("Apply"))])
+    waive = SelectField(_l("Latency penalty"), choices=choices([("waive", _l("Waive")), ("apply", _l("Apply"))]))
 
 
 class DeadlineForm(ReasonForm):
@@ -95,8 +108,8 @@ class DeadlineForm(ReasonForm):
 
 
 class ReplyForm(ReasonForm):
-    action = SelectField(_l("Reply"), choices=[("hold", _l("Hold for approval")),
-                                               ("post", _l("Approve and post now"))])
+    action = SelectField(_l("Reply"), choices=choices([("hold", _l("Hold for approval")),
+                                               ("post", _l("Approve and post now"))]))
 
 
 class ResolveForm(ReasonForm):

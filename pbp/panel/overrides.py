@@ -322,24 +322,25 @@ def describe(ov: Override) -> str:
     """One plain-English line marking an override in a reply or the panel (no markup)."""
     p = ov.payload or {}
     who = p.get("name") or ov.target or ""
-    text = {
-        "roll": f"roll #{p.get('roll_index')} ({p.get('actor') or '?'}) set to {p.get('after')} "
+    lines: dict[str, Any] = {
+        "roll": lambda: f"roll #{p.get('roll_index')} ({p.get('actor') or '?'}) set to {p.get('after')} "
                 f"(rolled {p.get('rolled')})",
-        "hp": f"{who}: HP {p.get('before')} -> {p.get('after')}",
-        "condition.add": f"{who}: {p.get('condition')} added"
+        "hp": lambda: f"{who}: HP {p.get('before')} -> {p.get('after')}",
+        "condition.add": lambda: f"{who}: {p.get('condition')} added"
                          + (f" for {p.get('rounds')} rounds" if p.get("rounds") else ""),
-        "condition.remove": f"{who}: {p.get('condition')} removed",
-        "initiative": f"initiative order: {', '.join(p.get('after') or [])}",
-        "action.confirm": f"{who}: inferred action confirmed",
-        "action.correct": f"{who}: inferred action corrected",
-        "action.reject": f"{who}: inferred action rejected",
-        "penalty.waive": f"{ov.target}: latency penalty waived",
-        "penalty.apply": f"{ov.target}: latency penalty applied",
-        "deadline": f"deadline moved to {p.get('after')}",
-        "reply.hold": "reply held for approval",
-        "reply.approve": "reply approved",
-        "round.reresolve": "round resolved again",
-    }.get(ov.kind, ov.kind)
+        "condition.remove": lambda: f"{who}: {p.get('condition')} removed",
+        "initiative": lambda: f"initiative order: {', '.join(p.get('after') or [])}",
+        "action.confirm": lambda: f"{who}: inferred action confirmed",
+        "action.correct": lambda: f"{who}: inferred action corrected",
+        "action.reject": lambda: f"{who}: inferred action rejected",
+        "penalty.waive": lambda: f"{ov.target}: latency penalty waived",
+        "penalty.apply": lambda: f"{ov.target}: latency penalty applied",
+        "deadline": lambda: f"deadline moved to {p.get('after')}",
+        "reply.hold": lambda: "reply held for approval",
+        "reply.approve": lambda: "reply approved",
+        "round.reresolve": lambda: "round resolved again",
+    }
+    text = lines[ov.kind]() if ov.kind in lines else ov.kind
     return f"{text}: {ov.reason}"
 
 

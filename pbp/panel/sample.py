@@ -1,122 +1,123 @@
-"""A sample fight in the store, for the panel's tests, browser tests, benchmark and demo.
+"""A sample fight, built through the real service layer, for the panel's tests, browser
+tests, benchmark and screenshots.
 
-``seed(session, combatants=6, posts=8)`` writes two narrators (``alice`` narrates the
-campaign, ``bob`` does not), a campaign, a forum thread, an encounter with an open
-round, posts beside their declarations (one action inferred, one post late, one edited
-after its roll, one with a ``<script>`` and BBCode tricks) and a held resolution reply.
+``seed(session)`` writes two narrators (``alice`` narrates the campaign, ``bob`` only
+his own), a forum-d20 campaign in approval mode, a thread and an encounter; round 1
+is declared (posts ingested and parsed by :func:`pbp.rounds.service.ingest_posts`) and
+resolved, so its reply waits for approval; round 2 is open with posts of its own: one
+edited after its roll, one full of ``<script>`` and BBCode tricks, one player silent.
 """
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..store.models import (Campaign, CampaignNarrator, Combatant, Declaration, Encounter, Narrator, Post,
-                            Reply, RollRecord, Round, Thread)
+from ..rules.model import Combatant, Weapon
+from ..sources.base import PostRecord
+from ..store import models as m
 from .security import hash_password
 
 PASSWORD = "correct horse battery"
 EVIL = ('<script>alert("pwned")</script>[url=javascript:alert(1)]click[/url] '
-        '<img src=x onerror=alert(2)> [b]bold[/b] {{ 7*7 }}')
+        '<img src=x onerror=alert(2)> [b]bold[/b] {{ 7*7 }} I attack Goblin 2 [roll]1d20+4[/roll]')
+HEROES = ["Aria", "Brom", "Cato", "Dara", "Edric", "Fenna", "Garr", "Hilde", "Ivo", "Jora",
+          "Kael", "Lira", "Mott", "Nessa", "Orin", "Pell", "Quin", "Rhea", "Sten", "Tova"]
 
-#: Hashing is slow on purpose; tests seed many databases, so hash once per process.
 _HASHES: dict[str, str] = {}
 
 
 def _hash(password: str) -> str:
+    """Hashing is slow on purpose; tests seed many databases, so hash once per process."""
     if password not in _HASHES:
         _HASHES[password] = hash_password(password)
     return _HASHES[password]
 
 
-def seed(session: Session, *, combatants: int = 6, posts: int = 8, now: datetime | None = None,
+def roster(combatants: int) -> list[Combatant]:
+    players = min(len(HEROES), max(1, combatants // 2))
+    out = []
+    for i in range(combatants):
+        if i < players:
+            name = HEROES[i]
+            out.append(Combatant(key=name.lower(), name=name, side="players", player=f"{name.lower()}_p",
+                                 stats={"str": 3, "dex": 2, "con": 2, "ac": 16, "bab": 3}, hp=20, max_hp=20,
+                                 weapons=(Weapon("longsword", "1d8+3", threat=19, skill="str", aliases=("sword",)),)))
+        else:
+            n = i - players + 1
+            out.append(Combatant(key=f"goblin-{n}", name=f"Goblin {n}", side="monsters",
+                                 stats={"str": 0, "dex": 1, "ac": 15, "bab": 1}, hp=6, max_hp=6,
+                                 weapons=(Weapon("short sword", "1d6", threat=19, skill="str"),)))
+    return out
+
+
+def _post(i: int, author: str, at: datetime, body: str, **kw: Any) -> PostRecord:
+    return PostRecord(platform_id=f"p{i}", author=author, posted_at=at, body=body, text=body, fmt="bbcode", **kw)
+
+
+def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime | None = None,
          approval: bool = True) -> dict[str, Any]:
+    """Seed the sample; *posts* > 0 adds that many more posts to the open round (bench)."""
+    from ..rounds import service
+
     now = now or datetime.now(timezone.utc)
-    alice = Narrator(username="alice", display_name="Alice", language="en", password_hash=_hash(PASSWORD))
-    bob = Narrator(username="bob", display_name="Bob", language="en", password_hash=_hash(PASSWORD))
+    alice = m.Narrator(username="alice", display_name="Alice", language="en", password_hash=_hash(PASSWORD))
+    bob = m.Narrator(username="bob", display_name="Bob", language="en", password_hash=_hash(PASSWORD))
     session.add_all([alice, bob])
     session.flush()
-    camp = Campaign(name="The Sunken Keep", slug="sunken-keep", ruleset="forum-d20", language="en",
-                    timezone="Europe/Lisbon", owner_id=alice.id, approval_mode=approval)
-    other = Campaign(name="Bob's Game", slug="bobs-game", ruleset="dnd5e", owner_id=bob.id)
+    camp = m.Campaign(name="The Sunken Keep", slug="sunken-keep", ruleset="forum-d20", language="en",
+                      timezone="Europe/Lisbon", owner_id=alice.id, approval_mode=approval, round_hours=24.0)
+    other = m.Campaign(name="Bob's Game", slug="bobs-game", ruleset="dnd5e", owner_id=bob.id)
     session.add_all([camp, other])
     session.flush()
-    session.add_all([CampaignNarrator(campaign_id=camp.id, narrator_id=alice.id, role="owner"),
-                     CampaignNarrator(campaign_id=other.id, narrator_id=bob.id, role="owner")])
-    thread = Thread(campaign_id=camp.id, kind="forum", url="http://127.0.0.1:9/viewtopic.php?t=1",
-                    title="Into the keep", last_poll=now - timedelta(minutes=3), error_count=1,
-                    last_error="HTTP 503 from the forum (retrying)")
-    other_thread = Thread(campaign_id=other.id, kind="reddit", url="https://reddit.invalid/comments/abc/x")
+    session.add_all([m.CampaignNarrator(campaign_id=camp.id, narrator_id=alice.id, role="owner"),
+                     m.CampaignNarrator(campaign_id=other.id, narrator_id=bob.id, role="owner")])
+    thread = m.Thread(campaign_id=camp.id, kind="forum", url="http://127.0.0.1:9/viewtopic.php?t=1",
+                      title="Into the keep", last_poll=now - timedelta(minutes=3), error_count=1,
+                      last_error="HTTP 503 from the forum (retrying)")
+    other_thread = m.Thread(campaign_id=other.id, kind="reddit", url="https://reddit.invalid/comments/abc/x",
+                            platform="markdown")
     session.add_all([thread, other_thread])
     session.flush()
-    enc = Encounter(campaign_id=camp.id, thread_id=thread.id, name="Gate fight", ruleset="forum-d20",
-                    status="active", round_number=1)
-    other_enc = Encounter(campaign_id=other.id, thread_id=other_thread.id, name="Bob's fight", ruleset="dnd5e")
-    session.add_all([enc, other_enc])
+
+    t0 = now - timedelta(hours=30)
+    team = roster(combatants)
+    heroes = [c for c in team if c.player]
+    foes = [c for c in team if not c.player] or heroes
+    enc_id = service.start_encounter(session, thread.id, team, name="Gate fight", now=t0)
+    other_enc = service.start_encounter(session, other_thread.id, roster(2), name="Bob's fight", now=t0)
+    r1 = service.open_round(session, enc_id, t0, deadline=t0 + timedelta(hours=24), seed="sample-seed-1")
+    first = [_post(k + 1, h.player or "", t0 + timedelta(minutes=10 * k + 5),
+                   f"{h.name} lunges. I attack {foes[k % len(foes)].name} with my longsword [roll]1d20+6[/roll]")
+             for k, h in enumerate(heroes[:3])]
+    service.ingest_posts(session, thread.id, first, now=t0 + timedelta(hours=1))
+    service.resolve_round(session, r1, t0 + timedelta(hours=24))
+    r2 = service.current_round(session, enc_id)
+    assert r2 is not None and r2.id != r1
+    t2 = r2.opens_at
+    second = [
+        _post(101, heroes[0].player or "", t2 + timedelta(minutes=5),
+              f'"Stay behind me!" I attack {foes[0].name} [roll]1d20+6[/roll] and then I move towards the gate'),
+        _post(102, heroes[1 % len(heroes)].player or "", t2 + timedelta(minutes=9), EVIL),
+    ]
+    service.ingest_posts(session, thread.id, second, now=t2 + timedelta(minutes=10))
+    edited = _post(101, heroes[0].player or "", t2 + timedelta(minutes=5),
+                   f'"Stay behind me!" I attack {foes[-1].name} [roll]1d20+6[/roll] and then I move towards the gate',
+                   change="edited", edited_at=t2 + timedelta(minutes=30))
+    service.ingest_posts(session, thread.id, [edited], now=t2 + timedelta(minutes=31))
+    extra = []
+    for k in range(posts):
+        h = heroes[k % len(heroes)]
+        extra.append(_post(1000 + k, h.player or "", t2 + timedelta(minutes=40 + k),
+                           f"{h.name} presses on. I attack {foes[k % len(foes)].name} [roll]1d20+6[/roll] "
+                           f"\"Round {k}!\""))
+    for start in range(0, len(extra), 50):
+        service.ingest_posts(session, thread.id, extra[start:start + 50], now=t2 + timedelta(hours=1))
     session.flush()
-    heroes = [("aria", "Aria", "aria_p"), ("brom", "Brom", "brom_p"), ("cato", "Cato", "cato_p")]
-    rows: list[Combatant] = []
-    for i in range(combatants):
-        if i < len(heroes):
-            key, name, player = heroes[i]
-            rows.append(Combatant(encounter_id=enc.id, key=key, name=name, side="players", player=player,
-                                  hp=20, max_hp=20, initiative=20 - i,
-                                  sheet={"stats": {"dex": 2, "str": 1}, "weapons": [{"name": "sword", "damage": "1d8"}]}))
-        else:
-            n = i - len(heroes) + 1
-            rows.append(Combatant(encounter_id=enc.id, key=f"goblin-{n}", name=f"Goblin {n}", side="enemies",
-                                  hp=7 - (n % 5), max_hp=7, initiative=15 - (i % 10) / 2,
-                                  sheet={"stats": {"dex": 1}, "weapons": [{"name": "spear", "damage": "1d6"}]}))
-    session.add_all(rows)
-    session.add(Combatant(encounter_id=other_enc.id, key="x", name="X"))
-    session.flush()
-    enc.order = [c.key for c in rows]
-    rnd = Round(encounter_id=enc.id, number=1, state="open", opens_at=now - timedelta(hours=20),
-                deadline=now + timedelta(hours=4), seed="s3cret", commitment=hashlib.sha256(b"s3cret").hexdigest(),
-                order=list(enc.order))
-    session.add(rnd)
-    session.flush()
-    players = [c for c in rows if c.player]
-    roll_index = 0
-    post_rows: list[Post] = []
-    for i in range(posts):
-        actor = players[i % len(players)] if players else rows[0]
-        target = rows[len(players) + (i % max(1, len(rows) - len(players)))] if len(rows) > len(players) else rows[0]
-        body = EVIL if i == 1 else f"{actor.name} swings at {target.name}! [roll]1d20+5[/roll] \"Take that!\""
-        p = Post(thread_id=thread.id, platform_id=f"p{i + 1}", author=actor.player or "gm",
-                 posted_at=rnd.opens_at + timedelta(minutes=5 * i + 1), body=body, text=body, fmt="bbcode",
-                 content_hash=hashlib.sha256(body.encode()).hexdigest(), round_id=rnd.id,
-                 edited_at=(rnd.opens_at + timedelta(hours=2)) if i == 2 else None)
-        session.add(p)
-        session.flush()
-        post_rows.append(p)
-        if i >= len(players):       # one declaration per player: later posts are chatter
-            continue
-        roll = RollRecord(round_id=rnd.id, roll_index=roll_index, post_id=p.id, tag_index=0, kind="tag",
-                          actor=actor.key, written="1d20+5", expression="1d20+5", total=11 + i, natural=6 + i,
-                          faces=[6 + i], breakdown=f"1d20 ({6 + i}) + 5 = {11 + i}")
-        roll_index += 1
-        session.add(roll)
-        actions = [{"kind": "attack", "target": target.key, "weapon": "sword", "text": f"swings at {target.name}",
-                    "explicit": True, "confidence": 1.0, "position": 0, "options": {}}]
-        if i == 0:
-            actions.append({"kind": "move", "target": None, "weapon": None, "text": "steps towards the gate",
-                            "explicit": False, "confidence": 0.6, "position": 30, "options": {}})
-        session.add(Declaration(round_id=rnd.id, combatant_id=actor.id, post_id=p.id, actions=actions,
-                                speech=["Take that!"], speech_count=3 if i == 0 else 1, speech_limit=2,
-                                late=(i == 1), edited_after_roll=(i == 2),
-                                errors=[{"rule": "FD-3", "message": "two standard actions: over the action budget"}]
-                                if i == 2 else []))
-    session.flush()
-    reply = Reply(thread_id=thread.id, round_id=rnd.id, kind="resolution", idempotency_key=f"{rnd.id}:resolution",
-                  marker=f"pbp:{rnd.id}", platform="bbcode", language="en", body="Round 1 resolved.",
-                  state="held" if approval else "pending")
-    session.add(reply)
-    session.flush()
+    reply = session.scalar(select(m.Reply).where(m.Reply.idempotency_key == f"{r1}:resolution"))
     return {"alice": alice.id, "bob": bob.id, "campaign": camp.id, "other_campaign": other.id,
-            "encounter": enc.id, "other_encounter": other_enc.id, "round": rnd.id, "reply": reply.id,
-            "thread": thread.id, "posts": [p.id for p in post_rows],
-            "combatants": {c.key: c.id for c in rows}, "other_combatant": None}
+            "encounter": enc_id, "other_encounter": other_enc, "round1": r1, "round": r2.id,
+            "reply": reply.id if reply else None, "thread": thread.id}

@@ -1,0 +1,162 @@
+"""Browser tests: Debian's Chromium driven by Playwright against the panel served in a thread.
+
+Log in, open an encounter with posts, override a roll with a reason, see the preview and
+the audit log change, approve the held reply; screenshots of the dashboard and the
+encounter page at desktop and phone widths go to test-output/panel/; axe-core checks the
+main pages (labels, contrast, keyboard) in the browser.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pbp.panel import sample
+
+pytestmark = [pytest.mark.integration]
+
+DESKTOP = {"width": 1440, "height": 1000}
+PHONE = {"width": 390, "height": 844}
+
+
+def _login(page: Any, base: str) -> None:
+    page.goto(f"{base}/login")
+    page.get_by_label("Name").fill("alice")
+    page.get_by_label("Password").fill(sample.PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/")
+
+
+def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: dict[str, Any],
+                                         output_dir: Path) -> None:
+    ctx = browser.new_context(viewport=DESKTOP, locale="en-US")
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    _login(page, live_server)
+    assert page.get_by_role("heading", name="Dashboard").is_visible()
+    page.screenshot(path=str(output_dir / "dashboard-desktop.png"), full_page=True)
+
+    page.get_by_role("link", name="Gate fight").click()
+    page.wait_for_selector("#preview-text")
+    assert page.locator("article.post").count() == 8
+    # the <script> post is shown as text, and ran nothing
+    assert page.locator("article.post", has_text='<script>alert("pwned")</script>').count() == 1
+    assert page.locator("li.inferred").count() == 1
+    page.screenshot(path=str(output_dir / "encounter-desktop.png"), full_page=True)
+
+    preview_before = page.locator("#preview-text").inner_text()
+    roll = page.locator(f"#roll-{ids['rolls'][0]}")
+    roll.locator("summary").click()
+    roll.get_by_label("New result").fill("25")
+    roll.get_by_label("Reason").fill("forced natural 20 agreed in OOC")
+    roll.get_by_role("button", name="Set result").click()
+    page.wait_for_selector(".flash.ok")
+    assert page.locator(f"#roll-{ids['rolls'][0]}").get_by_text("set to 25 by the narrator").is_visible()
+    preview_after = page.locator("#preview-text").inner_text()
+    assert preview_after != preview_before and "set to 25" in preview_after
+    audit = page.locator("#audit").inner_text()
+    assert "override.roll" in audit and "forced natural 20 agreed in OOC" in audit
+
+    assert page.locator("#reply-state").inner_text() == "held"
+    page.once("dialog", lambda d: d.accept())
+    page.locator("#reply-action").select_option("post")
+    page.locator("#reply-reason").fill("checked, good to go")
+    page.locator("#reply-submit").click()
+    page.wait_for_selector(".flash.ok")
+    assert page.locator("#reply-state").inner_text() == "pending"
+    assert "override.reply.approve" in page.locator("#audit").inner_text()
+    assert not errors, errors
+    ctx.close()
+
+
+def test_phone_screenshots(browser: Any, live_server: str, ids: dict[str, Any], output_dir: Path) -> None:
+    ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = ctx.new_page()
+    _login(page, live_server)
+    page.screenshot(path=str(output_dir / "dashboard-phone.png"), full_page=True)
+    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    # nothing wider than the screen: the page scrolls down, not sideways
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"] + 1, width
+    page.screenshot(path=str(output_dir / "encounter-phone.png"), full_page=True)
+    ctx.close()
+
+
+def test_live_refresh_shows_new_posts(browser: Any, live_server: str, ids: dict[str, Any],
+                                      db_url: str) -> None:
+    """A post stored while the page is open appears without a reload."""
+    import hashlib
+    from datetime import timedelta
+
+    from pbp.store.db import make_engine, session_scope
+    from pbp.store.models import Post, Round
+
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    _login(page, live_server)
+    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    marker = page.evaluate("window.__marker = 42")
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        rnd = s.get(Round, ids["round"])
+        body = "Brom charges the <b>gate</b>!"
+        s.add(Post(thread_id=rnd.encounter.thread_id, platform_id="p-live", author="brom_p",
+                   posted_at=rnd.opens_at + timedelta(hours=3), body=body, text=body,
+                   content_hash=hashlib.sha256(body.encode()).hexdigest(), round_id=rnd.id))
+    engine.dispose()
+    page.wait_for_selector("text=Brom charges the <b>gate</b>!", timeout=10_000)
+    assert page.evaluate("window.__marker") == marker  # same page: no reload happened
+    ctx.close()
+
+
+@pytest.mark.parametrize("path", ["/login", "/", "/campaigns/{campaign}", "/encounters/{encounter}",
+                                  "/encounters/{encounter}/combatants/"])
+def test_accessibility_axe(browser: Any, live_server: str, ids: dict[str, Any], axe_js: Path,
+                           path: str) -> None:
+    # our CSP refuses injected scripts (good); the test context lets axe in
+    ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)
+    page = ctx.new_page()
+    if path != "/login":
+        _login(page, live_server)
+    page.goto(live_server + path.format(**ids))
+    page.add_script_tag(path=str(axe_js))
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+    }""")
+    assert result == [], result
+    ctx.close()
+
+
+def test_keyboard_navigation(browser: Any, live_server: str, ids: dict[str, Any]) -> None:
+    """Log in and reach an override form with the keyboard alone; focus is visible."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    page.goto(f"{live_server}/login")
+    assert page.evaluate("document.activeElement.id") == "name"  # autofocus
+    page.keyboard.type("alice")
+    page.keyboard.press("Tab")
+    page.keyboard.type(sample.PASSWORD)
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{live_server}/")
+    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    page.keyboard.press("Tab")  # the skip link comes first, and leads to the content
+    assert page.evaluate("document.activeElement.className") == "skip"
+    page.keyboard.press("Enter")
+    assert page.evaluate("document.activeElement.id") == "main"
+    seen = []
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        seen.append(page.evaluate("document.activeElement.tagName + ':' + (document.activeElement.textContent || '').trim().slice(0, 30)"))
+        if seen[-1].startswith("SUMMARY:Change HP"):
+            break
+    assert seen[-1].startswith("SUMMARY:Change HP"), seen
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.name") == "hp"
+    ctx.close()
