@@ -294,6 +294,14 @@ class Beyonders(Ruleset):
                  message=f"{c.name} moves {action.options.get('distance', 0)} (Speed {speed}; "
                          f"{max(0.0, speed - cost):g} left over is lost).")
 
+    def on_cast(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
+        """A cast at a target is an attack roll against the defense the ability names
+        (BEY-13, BEY-15); without a target it is narration."""
+        if action.target is not None:
+            self.resolve_attack(ctx, c, action)
+        else:
+            self.on_other(ctx, c, action)
+
     def on_full_round(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         """BEY-8: the effect lands at the start of c's next turn."""
         ctx.pending.append({"type": "full-round", "actor": c.key, "round": ctx.round,
