@@ -9,7 +9,8 @@ so a player's name or speech can never inject markup.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import string
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -40,6 +41,20 @@ PROBLEMS: Mapping[str, str] = {
 }
 
 
+def _fields(template: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+
+
+def _known(ev: EventLine) -> set[str]:
+    """Parameters an event really carries (actor/target only when it names them)."""
+    known = {k for k, v in ev.params.items() if v is not None}
+    if ev.actor:
+        known.add("actor")
+    if ev.target:
+        known.add("target")
+    return known
+
+
 def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     """One event as a sentence in *lang*, with its rule id and its rolls."""
     from ..rules import messages
@@ -51,7 +66,7 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
         if k in params:
             params[k] = names.get(str(params[k]), params[k])
     problem = params.get("problem")
-    if problem in PROBLEMS:
+    if problem in PROBLEMS and _fields(PROBLEMS[problem]) <= _known(ev):
         params["reason"] = say(PROBLEMS[problem], lang, params)
     template = messages.EN.get(ev.code)
     text = say(template, lang, params) if template else (ev.message or ev.code)
@@ -138,13 +153,16 @@ NOTES: Mapping[str, str] = {
 }
 
 
+SPEECH: Mapping[str, str] = {
+    "drop": "{count} speeches, over the limit of {limit}: the extra speech is not part of the round",
+    "warn": "{count} speeches, over the limit of {limit} (kept: narrator's call)",
+}
+
+
 def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     code = n.get("code", "")
     if code == "speech-over-limit":
-        key = ("{count} speeches, over the limit of {limit}: the extra speech is not part "
-               "of the round" if n.get("policy", "drop") == "drop"
-               else "{count} speeches, over the limit of {limit} (kept: narrator's call)")
-        text = say(key, lang, n)
+        text = say(SPEECH.get(n.get("policy", "drop"), SPEECH["drop"]), lang, n)
         return text + " (PBP-3)"
     text = say(NOTES.get(code, code), lang, n)
     if n.get("rolls"):
