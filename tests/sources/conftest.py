@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib.util
 import subprocess
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -29,6 +30,7 @@ def _machina_module() -> Any:
     spec = importlib.util.spec_from_file_location("machina_harness", MACHINA_DIR / "server.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module     # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 

@@ -1,0 +1,247 @@
+"""End to end on a real forum engine: django-machina on SQLite (tests/harness/machina/),
+run both as shipped (no validators) and with Django's ConditionalGetMiddleware (ETag/304).
+
+A player posts through the forum's own form with a plain browser-like client (not pbp's
+code), pbp's ForumSource reads it, pbp's bot replies through the form, and the reply is
+on the thread page an anonymous visitor sees.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+import requests
+from bs4 import BeautifulSoup
+
+from pbp.settings import load_settings
+from pbp.sources.base import LayoutError, Source, SourceError
+from pbp.sources.forum import ForumSource, forget_sessions, form_fields
+from pbp.sources.forum_watch import ForumWatcher
+from pbp.sources.http import reset_host_intervals
+
+pytestmark = pytest.mark.integration
+
+BOT = {"username": "pbpbot", "password": "botpass"}
+PLAYER = {"username": "player", "password": "playerpass"}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_sessions() -> None:
+    forget_sessions()
+    reset_host_intervals()
+
+
+def settings() -> Any:
+    return load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1"})
+
+
+def source(url: str, creds: dict[str, str] | None = None, **kw: Any) -> ForumSource:
+    return ForumSource(url, "machina", settings=settings(), credentials=creds or BOT, **kw)
+
+
+def player_posts(base: str, topic: str, text: str) -> int:
+    """The player's browser: log in and reply through machina's own form."""
+    s = requests.Session()
+    page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
+    data = form_fields(page.select_one("form#login-form"))
+    data.update(username=PLAYER["username"], password=PLAYER["password"])
+    assert "sessionid" in s.post(base + "/accounts/login/", data=data).cookies or True
+    topic_page = BeautifulSoup(s.get(topic).text, "lxml")
+    reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
+    form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
+    data = form_fields(form)
+    data["content"] = text
+    r = s.post(reply_url, data=data)
+    m = re.search(r"[?&]post=(\d+)", r.url)
+    assert m, (r.status_code, r.url)
+    return int(m.group(1))
+
+
+def visible_posts(topic: str) -> dict[str, str]:
+    """What an anonymous visitor sees on the thread's pages: post id -> text."""
+    out: dict[str, str] = {}
+    page = 1
+    while True:
+        r = requests.get(topic, params={"page": page})
+        if r.status_code == 404:
+            return out
+        soup = BeautifulSoup(r.text, "lxml")
+        for p in soup.select("div.card.post[id]"):
+            out[p["id"]] = p.select_one("div.post-content").get_text(" ", strip=True)
+        if not soup.select_one(f".pagination-block a[href='?page={page + 1}']"):
+            return out
+        page += 1
+
+
+def test_end_to_end_declaration_read_and_reply_visible(machina_any: Any, new_topic: Any) -> None:
+    topic = new_topic(machina_any, "E2E goblin ambush", 1)
+    src = source(topic)
+    assert isinstance(src, Source)
+    first = src.fetch(None)
+    assert [p.author for p in first.posts] == ["admin"]
+
+    declaration = 'I attack the goblin [roll]1d20+5[/roll] "Die, beast!"'
+    pid = player_posts(machina_any.base, topic, declaration)
+    got = src.fetch(first.cursor)
+    assert [(p.platform_id, p.author, p.text, p.change) for p in got.posts] == [
+        (str(pid), "player", declaration, "new")]
+    assert got.requests == 1 and not got.not_modified
+    assert got.posts[0].url.endswith(f"?post={pid}#{pid}")
+
+    marker = "[pbp:r1-e2e]"
+    reply_id = src.reply(f"Round 1: the goblin takes 9 damage. {marker}", marker)
+    assert int(reply_id) > pid
+    assert visible_posts(topic)[reply_id] == f"Round 1: the goblin takes 9 damage. {marker}"
+    assert src.find_reply(marker) == reply_id
+    assert src.find_reply("[pbp:never-posted]") is None
+    after = src.fetch(got.cursor)
+    assert [(p.platform_id, p.author) for p in after.posts] == [(reply_id, "pbpbot")]
+
+
+def test_idle_thread_costs_one_request_and_no_parse(machina_any: Any, new_topic: Any,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    topic = new_topic(machina_any, "Idle corridor", 7)
+    src = source(topic)
+    first = src.fetch(None)
+    assert len(first.posts) == 7 and first.cursor["page"] == 2
+    assert (first.cursor["etag"] is not None) == machina_any.etag
+
+    def no_parse(*a: Any, **k: Any) -> None:
+        raise AssertionError("an idle thread must not be parsed")
+    monkeypatch.setattr(src, "_parse", no_parse)
+    idle = src.fetch(first.cursor)
+    assert idle.posts == [] and idle.not_modified and idle.requests == 1
+    if machina_any.etag:
+        assert idle.bytes < 1000      # a 304: headers only
+    else:
+        assert idle.bytes > 5000      # no validators: the page, hashed, not parsed
+
+
+def test_pages_walk_back_edits_and_deletions(machina_any: Any, new_topic: Any) -> None:
+    topic = new_topic(machina_any, "Long siege", 12)
+    src = source(topic)
+    first = src.fetch(None)
+    ids = [p.platform_id for p in first.posts]
+    assert len(ids) == 12 and ids == sorted(ids, key=int) and first.requests == 3
+    assert [p.extra["page"] for p in first.posts] == [1] * 5 + [2] * 5 + [3] * 2
+    # a new page appears: the source jumps to it and walks back no further than needed
+    new = [player_posts(machina_any.base, topic, f"I hold the gate, turn {i}") for i in range(5)]
+    grown = src.fetch(first.cursor)
+    assert [int(p.platform_id) for p in grown.posts] == new
+    assert grown.cursor["page"] == 4 and grown.requests == 2
+    # an edit on the last page and a deletion before it
+    machina_any.seed("edit", str(new[-1]), "I hold the gate, turn 4 (edited)")
+    machina_any.seed("delete", str(new[0]))
+    changed = src.fetch(grown.cursor)
+    got = {(p.platform_id, p.change) for p in changed.posts}
+    assert got == {(str(new[-1]), "edited"), (str(new[0]), "deleted")}
+    edited = next(p for p in changed.posts if p.change == "edited")
+    assert edited.text == "I hold the gate, turn 4 (edited)"
+    assert src.fetch(changed.cursor).posts == []
+
+
+def test_missing_thread_is_an_error_with_its_url(machina: Any) -> None:
+    url = machina.base + "/forum/forum/adventures-2/topic/no-such-topic-9999/"
+    with pytest.raises(SourceError) as err:
+        source(url).fetch(None)
+    assert "thread not found (HTTP 404)" in str(err.value) and url in str(err.value)
+    assert err.value.retry_after is None
+
+
+def test_login_refused_says_who_and_where(machina: Any, new_topic: Any) -> None:
+    topic = new_topic(machina, "Locked door", 1)
+    with pytest.raises(SourceError) as err:
+        source(topic, {"username": "pbpbot", "password": "wrong"}).reply("hello [pbp:x]", "[pbp:x]")
+    assert "login refused for bot account 'pbpbot'" in str(err.value)
+    assert "/accounts/login/" in str(err.value) and not err.value.retryable
+    assert "hello" not in " ".join(visible_posts(topic).values())
+
+
+def test_missing_credentials_name_the_variable(machina: Any, new_topic: Any,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PBP_SECRET_127_0_0_1_USERNAME", raising=False)
+    topic = new_topic(machina, "Nobody home", 1)
+    src = ForumSource(topic, "machina", settings=settings())
+    with pytest.raises(SourceError, match="PBP_SECRET_127_0_0_1_USERNAME"):
+        src.reply("x [pbp:y]", "[pbp:y]")
+
+
+def test_credentials_from_environment(machina: Any, new_topic: Any,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PBP_SECRET_127_0_0_1_USERNAME", "pbpbot")
+    monkeypatch.setenv("PBP_SECRET_127_0_0_1_PASSWORD", "botpass")
+    topic = new_topic(machina, "Env secrets", 1)
+    src = ForumSource(topic, "machina", settings=settings())
+    pid = src.reply("From the environment [pbp:env]", "[pbp:env]")
+    assert visible_posts(topic)[pid] == "From the environment [pbp:env]"
+
+
+def test_session_is_reused_between_replies(machina: Any, new_topic: Any) -> None:
+    topic = new_topic(machina, "Two rounds", 1)
+    src = source(topic)
+    before = src.client.requests_made
+    src.reply("Round 1 [pbp:s1]", "[pbp:s1]")
+    first_cost = src.client.requests_made - before
+    other = source(topic)           # a new source object, as a new task would make
+    before = other.client.requests_made
+    other.reply("Round 2 [pbp:s2]", "[pbp:s2]")
+    second_cost = other.client.requests_made - before
+    assert second_cost < first_cost  # no second login (login page + POST + redirect)
+
+
+def test_flood_control_html_429_is_retried_later(machina_flood: Any, new_topic: Any) -> None:
+    topic = new_topic(machina_flood, "Hasty bard", 1)
+    src = source(topic)
+    src.reply("First verse [pbp:f1]", "[pbp:f1]")
+    with pytest.raises(SourceError) as err:
+        src.reply("Second verse [pbp:f2]", "[pbp:f2]")
+    assert err.value.retryable and err.value.retry_after == 30
+    assert "flood control" in str(err.value) and "/post/create/" in str(err.value)
+    assert src.find_reply("[pbp:f2]") is None
+
+
+def test_layout_change_is_an_error_not_zero_posts(machina: Any, new_topic: Any) -> None:
+    topic = new_topic(machina, "Redesign", 2)
+    src = ForumSource(topic, "machina", settings=settings(), credentials=BOT,
+                      overrides={"post": {"container": "article.post-v2"}})
+    with pytest.raises(LayoutError) as err:
+        src.fetch(None)
+    assert "'article.post-v2' matched nothing" in str(err.value) and topic in str(err.value)
+    src = ForumSource(topic, "machina", settings=settings(), credentials=BOT,
+                      overrides={"reply": {"form": "form#new-editor"}})
+    with pytest.raises(LayoutError, match="form#new-editor"):
+        src.reply("x [pbp:l]", "[pbp:l]")
+
+
+def test_only_configured_hosts(machina: Any, new_topic: Any) -> None:
+    topic = new_topic(machina, "Gatekeeper", 1)
+    with pytest.raises(SourceError, match="not configured"):
+        ForumSource(topic.replace("127.0.0.1", "localhost"), "machina", settings=settings(),
+                    allowed_hosts=["127.0.0.1"])
+    src = source(topic, allowed_hosts=["127.0.0.1"])
+    assert src.fetch(None).posts
+
+
+def test_topic_list_tells_which_threads_changed(machina: Any, new_topic: Any) -> None:
+    a = new_topic(machina, "Watch A", 1)
+    b = new_topic(machina, "Watch B", 1)
+    forum = re.match(r"(.*/forum/forum/[^/]+/)", a).group(1)
+    watcher = ForumWatcher(forum, "machina", settings=settings())
+    first = watcher.changed(None)
+    tid_a, tid_b = source(a).topic_id, source(b).topic_id
+    assert {tid_a, tid_b} <= first.changed
+    quiet = watcher.changed(first.state)
+    assert quiet.changed == frozenset() and quiet.requests == 1
+    player_posts(machina.base, b, "I sneak past the guard")
+    moved = watcher.changed(quiet.state)
+    assert moved.changed == {tid_b} and moved.requests == 1
+
+
+def test_factory_opens_a_forum_source(machina: Any, new_topic: Any) -> None:
+    from pbp.sources.factory import open_source
+    topic = new_topic(machina, "Factory made", 1)
+    src = open_source("forum", topic, {"preset": "machina", "allowed_hosts": ["127.0.0.1"]},
+                      settings())
+    assert isinstance(src, ForumSource) and src.fetch(None).posts[0].author == "admin"
