@@ -54,31 +54,32 @@ def _events(session: Session, rnd: m.Round) -> list[EventLine]:
     return out
 
 
+#: override kinds said in the reply (the panel's ``reply.hold``/``approve`` change only when)
+OVERRIDE_TEXTS: Mapping[str, str] = {
+    "roll": "roll #{index} ({who}) set to {after} (rolled {rolled})",
+    "hp": "{who}: HP {before} -> {after}",
+    "penalty.waive": "{who}: latency penalty waived",
+    "penalty.apply": "{who}: latency penalty applied",
+    "condition.add": "{who}: {condition} added",
+    "condition.remove": "{who}: {condition} removed",
+    "initiative": "initiative order changed",
+    "deadline": "deadline moved",
+    "round.reresolve": "round resolved again",
+    "action": "{who}: declared action changed by the narrator",
+}
+
+
 def _describe_override(o: m.Override, lang: str, names: Mapping[str, str]) -> str:
     p = o.payload or {}
-    who = names.get(o.target or "", p.get("name") or o.target or "")
-    texts = {
-        "roll": ("roll #{index} ({who}) set to {after} (rolled {rolled})",
-                 {"index": p.get("roll_index"), "who": names.get(p.get("actor") or "", "?"),
-                  "after": p.get("after"), "rolled": p.get("rolled")}),
-        "hp": ("{who}: HP {before} -> {after}", {"who": who, "before": p.get("before"),
-                                                  "after": p.get("after")}),
-        "penalty.waive": ("{who}: latency penalty waived", {"who": who}),
-        "penalty.apply": ("{who}: latency penalty applied", {"who": who}),
-        "condition.add": ("{who}: {condition} added", {"who": who, "condition": p.get("condition")}),
-        "condition.remove": ("{who}: {condition} removed",
-                             {"who": who, "condition": p.get("condition")}),
-        "initiative": ("initiative order changed", {}),
-        "deadline": ("deadline moved", {}),
-        "round.reresolve": ("round resolved again", {}),
-    }
-    if o.kind.startswith("action."):
-        text = say("{who}: declared action changed by the narrator", lang, {"who": who})
-    elif o.kind in texts:
-        template, params = texts[o.kind]
-        text = say(template, lang, params)
-    else:
+    kind = "action" if o.kind.startswith("action.") else o.kind
+    if kind not in OVERRIDE_TEXTS:
         return ""
+    params = {"who": names.get(o.target or "", p.get("name") or o.target or ""),
+              "index": p.get("roll_index"), "after": p.get("after"), "before": p.get("before"),
+              "rolled": p.get("rolled"), "condition": p.get("condition")}
+    if kind == "roll":
+        params["who"] = names.get(p.get("actor") or "", p.get("actor") or "?")
+    text = say(OVERRIDE_TEXTS[kind], lang, params)
     return f"{text}: {o.reason}" if o.reason else text
 
 
