@@ -1,0 +1,284 @@
+"""resistance (RES-1..RES-9): every rule with forced dice."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbp.rules.model import Condition, Weapon
+from pbp.rules.registry import get
+from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
+
+from .helpers import A, act, decl, fighter, find, one, rejected, run
+
+RS = "resistance"
+KNIFE = Weapon("knife", "1")
+
+
+def ana(**kw):
+    stats = {"vigor": 8, "will": 6, "luta": 2, "reflexos": 1, "strong": 2}
+    stats.update(kw.pop("stats", {}))
+    kw.setdefault("weapons", (KNIFE,))
+    return fighter("ana", player="p1", init=kw.pop("init", 10), stats=stats, **kw)
+
+
+def zed(**kw):
+    stats = {"vigor": 6, "will": 6, "luta": 1, "armor": 1}
+    stats.update(kw.pop("stats", {}))
+    return fighter("zed", side="npc", init=kw.pop("init", 5), stats=stats, **kw)
+
+
+def die(res, key, which="vigor"):
+    c = res.encounter.combatant(key)
+    return c.stat(which), c.stat(f"{which}_wear")
+
+
+# -- RES-1 ----------------------------------------------------------------------------------
+
+def test_res1_resistances_are_dice_d4_to_d12_and_d6_by_default():
+    rs = get(RS)
+    assert rs.initiative_expression(fighter("x", stats={"reflexos": 2})) == "1d6+2"
+    res = run(RS, [ana(stats={"vigor": 7}), zed()],
+              [decl("ana", act(A.OTHER, difficulty="easy"))])
+    assert rejected(res, "RES-1")[0].params["problem"] == "die.invalid"
+    assert step_down(12) == (10, False) and step_down(4) == (0, True)
+
+
+# -- RES-2 ----------------------------------------------------------------------------------
+
+def test_res2_roll_is_die_plus_characteristic_plus_synergy_and_helpers():
+    helper1, helper2 = fighter("h1", init=3), fighter("h2", init=2)
+    res = run(RS, [ana(), zed(), helper1, helper2],
+              [decl("ana", act(A.OTHER, difficulty=9, characteristic="Luta", synergy="strong",
+                               helpers=["h1", "h2"]))], forced=[3])
+    check = one(res, "check")
+    assert check.params["total"] == 3 + 2 + 1 + 2
+    assert check.params["result"] == "failure"         # 8 < 9
+
+
+def test_res2_synergy_needs_the_characteristic_and_helpers_must_be_in_the_fight():
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.OTHER, difficulty=4, synergy="charm", helpers=["nobody"]))])
+    problems = {e.params["problem"] for e in rejected(res, "RES-2")}
+    assert problems == {"synergy.missing", "helper.invalid"}
+
+
+# -- RES-3 ----------------------------------------------------------------------------------
+
+def test_res3_difficulty_table():
+    assert DIFFICULTIES == {"very easy": 2, "easy": 3, "medium": 4, "complicated": 5,
+                            "very complicated": 6, "hard": 7, "very hard": 8,
+                            "extremely hard": 9, "legendary": 10}
+
+
+def test_res3_success_when_total_reaches_the_difficulty():
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.OTHER, difficulty="medium", characteristic="luta"))],
+              forced=[2])
+    assert one(res, "check").params["result"] == "success"
+    assert die(res, "ana") == (8, 0)
+
+
+def test_res3_failure_steps_the_die_down_one_size():
+    res = run(RS, [ana(stats={"vigor_wear": 3}), zed()],
+              [decl("ana", act(A.OTHER, difficulty="hard", characteristic="luta"))], forced=[4])
+    assert one(res, "check").params["result"] == "failure"
+    step = one(res, "die.stepped")
+    assert step.rule == "RES-3" and (step.params["die_before"], step.params["die_after"]) == (8, 6)
+    assert die(res, "ana") == (6, 0)
+
+
+def test_res3_unknown_difficulty_is_refused():
+    res = run(RS, [ana(), zed()], [decl("ana", act(A.OTHER, difficulty="tricky"))])
+    assert "very easy" in rejected(res, "RES-3")[0].params["reason"]
+
+
+# -- RES-4 ----------------------------------------------------------------------------------
+
+def test_res4_opposed_loser_steps_down():
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.OTHER, "zed", opposed=True, characteristic="luta"))],
+              forced=[2, 6])                       # 4 against 7
+    assert one(res, "opposed.won").actor == "zed"
+    assert one(res, "die.stepped").target == "ana" and die(res, "ana") == (6, 0)
+    assert die(res, "zed") == (6, 0)
+
+
+def test_res4_tie_nobody_steps_by_default():
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.OTHER, "zed", opposed=True, characteristic="luta"))],
+              forced=[2, 3])                       # 4 against 4
+    assert "nobody steps down" in one(res, "opposed.tie").message
+    assert not find(res, "die.stepped")
+
+
+def test_res4_tie_reroll_is_a_houserule():
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.OTHER, "zed", opposed=True, characteristic="luta"))],
+              forced=[2, 3, 5, 1], houserules={"opposed": {"ties": "reroll"}})
+    assert len(find(res, "opposed.tie")) == 1
+    assert one(res, "opposed.won").actor == "ana" and die(res, "zed") == (4, 0)
+
+
+# -- RES-5 ----------------------------------------------------------------------------------
+
+def test_res5_threshold_is_the_die_size_wear_absorbed_before_stepping():
+    assert apply_wear(8, 0, 8).steps == 0 and apply_wear(8, 7, 1).wear == 8
+    assert apply_wear(8, 8, 1) == apply_wear(8, 0, 9)
+    assert apply_wear(8, 0, 9).die == 6
+    assert apply_wear(8, 0, 8, mode="reaches").die == 6
+
+
+def test_res5_wear_accumulates_without_stepping():
+    # ana 5 + 2 = 7 against zed 1 + 1 = 2: 5 + knife 1 - armor 1 = 5 wear on d6
+    res = run(RS, [ana(), zed()], [decl("ana", act(A.ATTACK, "zed"))], forced=[5, 1])
+    wear = one(res, "wear")
+    assert wear.rule == "RES-5" and wear.params["amount"] == 5 and not wear.params["steps"]
+    assert die(res, "zed") == (6, 5) and not find(res, "die.stepped")
+
+
+def test_res5_far_opponent_needs_a_move_or_reach():
+    far = Condition("far:zed", source="zed")
+    res = run(RS, [ana(conditions=[far]), zed(conditions=[Condition("far:ana")])],
+              [decl("ana", act(A.ATTACK, "zed"))])
+    assert rejected(res, "RES-5")[0].params["problem"] == "distance.far"
+    spear = Weapon("spear", "2", reach=1)
+    res = run(RS, [ana(conditions=[far], weapons=(spear,)), zed()],
+              [decl("ana", act(A.ATTACK, "zed"))], forced=[1, 6])
+    assert not rejected(res)
+
+
+def test_res5_moves_change_the_distance_between_two_combatants():
+    res = run(RS, [ana(), zed()], [decl("ana", act(A.MOVE, "zed", to="far"))])
+    assert res.encounter.combatant("ana").has("far:zed")
+    assert res.encounter.combatant("zed").has("far:ana")
+    back = run(RS, res.encounter.combatants, [decl("ana", act(A.MOVE, "zed", to="near"))],
+               forced=[1, 1])
+    assert not back.encounter.combatant("zed").has("far:ana")
+
+
+# -- RES-6 ----------------------------------------------------------------------------------
+
+def test_res6_initiative_is_resistance_plus_characteristic_rolled_each_exchange():
+    res = run(RS, [ana(init=None), zed(init=None, stats={"reflexos": 3})], [],
+              forced=[6, 2])                       # ana 6 + 1 = 7, zed 2 + 3 = 5
+    assert [e.params["value"] for e in find(res, "initiative.rolled")] == [7, 5]
+    assert one(res, "initiative.cleared").rule == "RES-6"
+    nxt = run(RS, res.encounter.combatants, [], forced=[1, 6])
+    assert [e.actor for e in find(nxt, "initiative.rolled")] == ["ana", "zed"]
+    assert one(nxt, "initiative.order").params["order"] == ["zed", "ana"]
+
+
+def test_res6_attack_or_move_not_both():
+    res = run(RS, [ana(), zed()], [decl("ana", act(A.ATTACK, "zed"), act(A.MOVE))],
+              forced=[1, 6])
+    refused = rejected(res, "RES-6")
+    assert len(refused) == 1 and refused[0].params["action_index"] == 1
+
+
+# -- RES-7 ----------------------------------------------------------------------------------
+
+def test_res7_untrained_only_attack_brutal_and_block():
+    res = run(RS, [ana(), zed()], [decl("ana", act(A.ATTACK, "zed", maneuver="disarm"))])
+    assert rejected(res, "RES-7")[0].params["problem"] == "maneuver.untrained"
+    res = run(RS, [ana(stats={"martial_arts": 1}), zed()],
+              [decl("ana", act(A.ATTACK, "zed", maneuver="disarm", bonus=1))], forced=[1, 6])
+    assert not rejected(res)
+
+
+def test_res7_untrained_defender_can_only_block():
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.ATTACK, "zed")), decl("zed", act(A.DEFEND, maneuver="dodge"))],
+              forced=[1, 6])
+    refused = rejected(res, "RES-7")
+    assert refused and refused[0].actor == "zed" and "blocks instead" in refused[0].params["reason"]
+
+
+def test_res7_brutal_attack_adds_to_damage_and_lowers_own_defense():
+    # ana 5+2 = 7 vs zed 2+1 = 3: 4 + knife 1 + strong 2 - armor 1 = 6 (d6 holds 6)
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.ATTACK, "zed", maneuver="brutal"))], forced=[5, 2])
+    assert one(res, "attack.hit").params["damage"] == 6
+    assert res.encounter.combatant("ana").condition("brutal-attack").value == 2
+    # zed strikes back in the same exchange: ana's defense 4 + 2 - 2 = 4 against zed 4 + 1 = 5
+    res = run(RS, [ana(), zed()],
+              [decl("ana", act(A.ATTACK, "zed", maneuver="brutal")),
+               decl("zed", act(A.ATTACK, "ana"))], forced=[1, 6, 4, 4])
+    hit = one(res, "attack.hit", actor="zed")
+    assert hit.params["defense"] == 4
+
+
+def test_res7_brutal_attack_needs_big_or_strong():
+    res = run(RS, [ana(stats={"strong": 0}), zed()],
+              [decl("ana", act(A.ATTACK, "zed", maneuver="brutal"))])
+    assert rejected(res, "RES-7")[0].params["problem"] == "maneuver.brutal"
+
+
+# -- RES-8 ----------------------------------------------------------------------------------
+
+def test_res8_damage_is_difference_plus_weapon_minus_armor():
+    sword = Weapon("sword", "3")
+    res = run(RS, [ana(weapons=(sword,)), zed(stats={"armor": 2, "vigor": 12})],
+              [decl("ana", act(A.ATTACK, "zed"))], forced=[8, 2])    # 10 against 3
+    assert one(res, "attack.hit").params["damage"] == 7 + 3 - 2
+
+
+def test_res8_unarmed_attacker_minus_two_but_not_in_social_conflicts():
+    res = run(RS, [ana(weapons=()), zed(stats={"armor": 0, "vigor": 12})],
+              [decl("ana", act(A.ATTACK, "zed"))], forced=[8, 2])
+    assert one(res, "attack.hit").params["damage"] == 7 - 2
+    res = run(RS, [ana(weapons=(), stats={"diplomacy": 2}), zed(stats={"armor": 3, "will": 12})],
+              [decl("ana", act(A.ATTACK, "zed", conflict="social"))], forced=[6, 2])
+    hit = one(res, "attack.hit")
+    assert hit.params["damage"] == (6 + 2) - 2 and hit.params["conflict"] == "social"
+    assert one(res, "wear").params["resistance"] == "will"
+
+
+def test_res8_no_damage_unless_the_attack_beats_the_defense():
+    res = run(RS, [ana(), zed()], [decl("ana", act(A.ATTACK, "zed"))], forced=[1, 2])
+    assert one(res, "attack.blocked").rule == "RES-8"             # 3 against 3
+    assert not find(res, "wear") and die(res, "zed") == (6, 0)
+
+
+# -- RES-9 ----------------------------------------------------------------------------------
+
+def test_res9_damage_that_steps_a_die_ends_the_conflict():
+    res = run(RS, [ana(), zed(stats={"vigor_wear": 5})],
+              [decl("ana", act(A.ATTACK, "zed")), decl("zed", act(A.ATTACK, "ana"))],
+              forced=[5, 1])                                       # 5 wear on 5 worn of d6
+    assert one(res, "die.stepped").rule == "RES-9"
+    assert one(res, "conflict.ended").rule == "RES-9"
+    assert "conflict is over" in one(res, "turn.skipped", actor="zed").params["reason"]
+    assert res.encounter.combatant("zed").down
+
+
+def test_res9_large_damage_steps_several_sizes():
+    big = Weapon("maul", "6")
+    res = run(RS, [ana(weapons=(big,), stats={"vigor": 12}), zed(stats={"vigor": 10})],
+              [decl("ana", act(A.ATTACK, "zed"))], forced=[12, 1])
+    # 14 against 2: 12 + 6 - 1 = 17 on a d10: steps to d8 (7 left), then stays
+    step = one(res, "die.stepped")
+    assert (step.params["die_before"], step.params["die_after"]) == (10, 8)
+    res = run(RS, [ana(weapons=(big,), stats={"vigor": 12, "luta": 9}), zed(stats={"vigor": 10})],
+              [decl("ana", act(A.ATTACK, "zed"))], forced=[12, 1])
+    assert one(res, "die.stepped").params["steps"] == 2               # 24 damage: d10 -> d6
+
+
+def test_res9_combatant_mode_lets_the_others_go_on():
+    third = fighter("kim", init=1, stats={"vigor": 6, "luta": 1})
+    res = run(RS, [ana(), zed(stats={"vigor_wear": 5}), third],
+              [decl("ana", act(A.ATTACK, "zed")), decl("kim", act(A.ATTACK, "ana"))],
+              forced=[5, 1, 1, 8], houserules={"conflict": {"step_ends": "combatant"}})
+    assert not find(res, "conflict.ended") and res.encounter.combatant("zed").down
+    assert find(res, "attack.blocked", actor="kim") or find(res, "attack.hit", actor="kim")
+
+
+def test_res9_a_d4_that_steps_down_is_out():
+    res = run(RS, [ana(), zed(stats={"vigor": 4})], [decl("ana", act(A.ATTACK, "zed"))],
+              forced=[8, 1])
+    assert one(res, "die.stepped").params["broken"] is True
+    assert one(res, "combatant.down").rule == "RES-9"
+
+
+@pytest.mark.parametrize("rid", ["resistance", "two-action"])
+def test_pbp3_no_speech_limit(rid):
+    assert get(rid).speech_limit is None
