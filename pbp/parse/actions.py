@@ -27,7 +27,7 @@ from rapidfuzz import fuzz, process
 
 from ..rules.model import ActionKind
 from .lexicon import Lexicon, fold, get
-from .model import ParsedAction
+from .model import IssueList, ParsedAction
 from .roster import WORD, Roster
 
 _BOUNDARY = re.compile(r"[.!?;…\n]+")
@@ -45,7 +45,7 @@ _ARMED = (ActionKind.ATTACK, ActionKind.DEFEND, ActionKind.QUICK, ActionKind.REA
 @dataclass
 class ActionScan:
     actions: list[ParsedAction] = field(default_factory=list)
-    issues: list[tuple[str, int, dict[str, object]]] = field(default_factory=list)
+    issues: IssueList = field(default_factory=IssueList)
 
 
 @dataclass

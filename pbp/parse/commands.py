@@ -26,7 +26,7 @@ from typing import Any
 from ..rules.model import ActionKind
 from . import dicexpr
 from .lexicon import Lexicon, fold
-from .model import Command, InitiativeEntry, ParsedAction
+from .model import IssueList, Command, InitiativeEntry, ParsedAction
 from .roster import Roster
 from .tags import FoundRoll, split_advantage
 
@@ -77,7 +77,7 @@ class CommandScan:
     actions: list[ParsedAction] = field(default_factory=list)
     explicit: list[tuple[int, str, str]] = field(default_factory=list)  # (pos, keyword, rest)
     spans: list[tuple[int, int]] = field(default_factory=list)
-    issues: list[tuple[str, int, dict[str, object]]] = field(default_factory=list)
+    issues: IssueList = field(default_factory=IssueList)
 
 
 def split_args(rest: str) -> list[str]:

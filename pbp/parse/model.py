@@ -16,6 +16,23 @@ from typing import Any
 from ..rules.model import Action, ActionKind
 
 
+class IssueList(list):  # type: ignore[type-arg]
+    """Problems found by one scanner; past :attr:`cap` only counted (a post of 20,000 bad
+    tags would otherwise allocate 20,000 messages nobody reads)."""
+
+    cap = 200
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dropped = 0
+
+    def append(self, item: object) -> None:
+        if len(self) < self.cap:
+            super().append(item)
+        else:
+            self.dropped += 1
+
+
 @dataclass(frozen=True)
 class Span:
     """A stretch of the post that is not the poster's declaration (quote, spoiler, code, ooc)."""

@@ -15,7 +15,7 @@ spaces, so positions never move):
 from __future__ import annotations
 
 import dataclasses
-from bisect import bisect_left
+from bisect import bisect_left, insort
 from typing import Any
 
 from ..rules.model import ActionKind
@@ -115,10 +115,11 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 
+    dropped = sum(getattr(x.issues, "dropped", 0) for x in (reg, found, cmds, said, acts, prose))
     return ParsedPost(text=text, lang=lang, fmt=fmt, rolls=tuple(rolls),
                       commands=tuple(cmds.commands), actions=tuple(actions),
                       speech=tuple(said.utterances), ooc=tuple(reg.ooc),
-                      errors=_issues(issues, lex), excluded=tuple(reg.spans))
+                      errors=_issues(issues, lex, dropped), excluded=tuple(reg.spans))
 
 
 def _purpose(label: str | None, lex: Lexicon) -> str | None:
@@ -142,34 +143,45 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
 
     A roll labelled as an attack (``[roll=Ataque]``) with no attack to belong to becomes
     an inferred attack of its own (confidence 0.6), its target read from the label.
+    Actions are indexed by line and paragraph, so this stays linear in the post.
     """
     lines = regions_mod.Lines(text)
     blank_pos = [lines.starts[i] for i in range(len(lines.starts) - 1)
-                 if not text[lines.starts[i]:lines.starts[i + 1]].strip()]
+                 if lines.starts[i + 1] - lines.starts[i] < 80
+                 and not text[lines.starts[i]:lines.starts[i + 1]].strip()]
 
     def para(pos: int) -> int:
         return bisect_left(blank_pos, pos + 1)
 
+    by_line: dict[int, list[ParsedAction]] = {}
+    by_para: dict[int, list[ParsedAction]] = {}
+    armed: list[ParsedAction] = []          # attacks, casts, maneuvers, in position order
+
+    def index(a: ParsedAction) -> None:
+        insort(by_line.setdefault(lines.line_start(a.position), []), a, key=_position)
+        insort(by_para.setdefault(para(a.position), []), a, key=_position)
+        if a.kind in _ROLL_PURPOSE_KINDS["attack"]:
+            insort(armed, a, key=_position)
+
+    for a in actions:
+        index(a)
     owner: dict[int, list[int]] = {}
     created: list[ParsedAction] = []
     for r in rolls:
         if r.purpose in ("initiative", "check", "defense"):
             continue
-        pool = actions + created
         want = _ROLL_PURPOSE_KINDS.get(r.purpose or "", ())
-        line = lines.line_start(r.position)
-        choice = _nearest([a for a in pool if lines.line_start(a.position) == line], r.position, want)
-        if choice is None:
-            choice = _nearest([a for a in pool if para(a.position) == para(r.position)],
-                              r.position, want)
-        if choice is None and want:
-            choice = _nearest([a for a in pool if a.kind in want and a.position < r.position],
-                              r.position, want)
+        choice = _nearest(by_line.get(lines.line_start(r.position), ()), r.position, want) or \
+            _nearest(by_para.get(para(r.position), ()), r.position, want)
+        if choice is None and want and armed:
+            k = _bisect_positions(armed, r.position)
+            choice = armed[k] if k >= 0 else None
         if choice is None and r.purpose == "attack":
             created.append(_label_action(r, lex, roster, actor))
             choice = created[-1]
-        if choice is None:
-            choice = _nearest(pool, r.position, ())
+            index(choice)
+        if choice is None and actions:
+            choice = _nearest_any(actions, r.position)
         if choice is not None:
             owner.setdefault(id(choice), []).append(r.index)
     merged = sorted(actions + created, key=lambda a: a.position)
@@ -183,17 +195,40 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     return [dataclasses.replace(r, action_index=action_of.get(r.index)) for r in rolls], final
 
 
-def _nearest(pool: list[ParsedAction], pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
+def _position(a: ParsedAction) -> int:
+    return a.position
+
+
+def _bisect_positions(items: list[ParsedAction], pos: int) -> int:
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if items[mid].position < pos:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+def _nearest_any(actions: list[ParsedAction], pos: int) -> ParsedAction:
+    k = _bisect_positions(actions, pos + 1)
+    return actions[k] if k >= 0 else actions[0]
+
+
+def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
+    """The action of *pool* (sorted by position) nearest before *pos*, else the first after;
+    with *want*, one of those kinds first. Looks at most 64 actions each way."""
     if not pool:
         return None
+    k = _bisect_positions(pool, pos + 1)
     if want:
-        fitting = [a for a in pool if a.kind in want]
-        if fitting:
-            pool = fitting
-    before = [a for a in pool if a.position <= pos]
-    if before:
-        return max(before, key=lambda a: a.position)
-    return min(pool, key=lambda a: a.position)
+        for j in range(k, max(-1, k - 64), -1):
+            if pool[j].kind in want:
+                return pool[j]
+        for j in range(k + 1, min(len(pool), k + 65)):
+            if pool[j].kind in want:
+                return pool[j]
+    return pool[k] if k >= 0 else pool[0]
 
 
 def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
@@ -213,7 +248,8 @@ def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
                         explicit=False, confidence=0.6, source="label", verb=r.label)
 
 
-def _issues(raw: list[tuple[str, int, dict[str, Any]]], lex: Lexicon) -> tuple[ParseIssue, ...]:
+def _issues(raw: list[tuple[str, int, dict[str, Any]]], lex: Lexicon,
+            dropped: int = 0) -> tuple[ParseIssue, ...]:
     out: list[ParseIssue] = []
     seen: set[tuple[str, int]] = set()
     for code, pos, params in sorted(raw, key=lambda t: t[1]):
@@ -221,7 +257,7 @@ def _issues(raw: list[tuple[str, int, dict[str, Any]]], lex: Lexicon) -> tuple[P
             continue
         seen.add((code, pos))
         if len(out) >= MAX_ISSUES:
-            more = len(raw) - len(out)
+            more = len(raw) - len(out) + dropped
             out.append(ParseIssue("errors.truncated", lex.message("errors.truncated", count=more),
                                   pos, "warning", {"count": more}))
             break
@@ -230,6 +266,11 @@ def _issues(raw: list[tuple[str, int, dict[str, Any]]], lex: Lexicon) -> tuple[P
                                                      if k != "position"})
         out.append(ParseIssue(code, message, pos, severity,
                               {k: v for k, v in params.items() if v is not None}))
+    else:
+        if dropped:
+            pos = out[-1].position if out else 0
+            out.append(ParseIssue("errors.truncated", lex.message("errors.truncated", count=dropped),
+                                  pos, "warning", {"count": dropped}))
     return tuple(out)
 
 

@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from .model import OocNote, Span
+from .model import IssueList, OocNote, Span
 
 _BB = re.compile(r"\[(/?)(quote|spoiler|hide|code|ooc|off|offtopic)(?:[=\s][^\]\n]{0,200})?\]"
                  r"|\(\(|\)\)", re.IGNORECASE)
@@ -38,7 +38,7 @@ _MD_SPOILER = re.compile(r">!(?:[^!\n]|!(?!<)){0,2000}!<|\|\|[^|\n]{1,2000}\|\|"
 class Regions:
     spans: list[Span] = field(default_factory=list)
     ooc: list[OocNote] = field(default_factory=list)
-    issues: list[tuple[str, int, dict[str, object]]] = field(default_factory=list)
+    issues: IssueList = field(default_factory=IssueList)
 
 
 class Lines:

@@ -17,7 +17,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from .model import Utterance
+from .model import IssueList, Utterance
 
 _QUOTES = re.compile(r"[\"“”«»„]")
 _CLOSERS = {'"': '"', "“": "”", "„": "“”", "«": "»"}
@@ -34,7 +34,7 @@ _TITLE_PUNCT = frozenset(".!?…,;")
 class SpeechScan:
     utterances: list[Utterance] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)
-    issues: list[tuple[str, int, dict[str, object]]] = field(default_factory=list)
+    issues: IssueList = field(default_factory=IssueList)
 
 
 def scan(masked: str, original: str, lang: str) -> SpeechScan:

@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 from . import dicexpr
+from .model import IssueList
 from .lexicon import Lexicon
 
 _TAG = re.compile(
@@ -55,7 +56,7 @@ class FoundRoll:
 class TagScan:
     rolls: list[FoundRoll] = field(default_factory=list)
     spans: list[tuple[int, int]] = field(default_factory=list)   # every tag, to mask later
-    issues: list[tuple[str, int, dict[str, object]]] = field(default_factory=list)
+    issues: IssueList = field(default_factory=IssueList)
 
 
 def _unquote(s: str) -> str:

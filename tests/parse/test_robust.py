@@ -73,7 +73,7 @@ def test_the_rest_of_the_post_is_still_parsed(garbage, lang):
 @given(near_miss)
 def test_problems_are_reported_in_the_posts_language(text):
     for lang, word in (("pt", "posição"), ("ru", "позиции"), ("en", " at ")):
-        post = parse_post(text + "[roll]1d20", fmt="bbcode", lang=lang)
+        post = parse_post(text + "\n\n[roll]1d20", fmt="bbcode", lang=lang)
         tagged = [e for e in post.errors if e.code.startswith(("tag.", "dice.", "region.", "speech.", "ooc."))]
         assert tagged
         assert all(word in e.message for e in tagged), (lang, tagged)
