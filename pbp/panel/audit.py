@@ -15,7 +15,7 @@ from ..store.models import AuditEntry
 def write(session: Session, campaign_id: int | None, action: str, entity: str, entity_id: Any,
           before: Any, after: Any, note: str = "") -> None:
     session.add(AuditEntry(at=datetime.now(timezone.utc), narrator_id=current_user.id,
-                           actor=current_user.name, campaign_id=campaign_id, action=action,
+                           actor=current_user.username, campaign_id=campaign_id, action=action,
                            entity=entity, entity_id=str(entity_id),
                            before=None if before is None else {"value": before},
                            after=None if after is None else {"value": after}, note=note))

@@ -31,6 +31,7 @@ class PanelUser(UserMixin):
 
     id: int
     name: str
+    username: str = ""
     language: str | None = None
 
     def get_id(self) -> str:
@@ -44,7 +45,8 @@ def _narrator_model():  # late import: the store may not be importable at module
 
 
 def _user(row) -> PanelUser:  # type: ignore[no-untyped-def]
-    return PanelUser(id=row.id, name=row.display_name or row.username, language=row.language or None)
+    return PanelUser(id=row.id, name=row.display_name or row.username, username=row.username,
+                     language=row.language or None)
 
 
 def init_app(app: Flask) -> None:
