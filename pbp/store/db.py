@@ -57,7 +57,9 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
 
         @event.listens_for(engine, "begin")
         def _sqlite_begin(conn: Any) -> None:
-            conn.exec_driver_sql("BEGIN")
+            # IMMEDIATE: take the single write lock at BEGIN (waiting up to busy_timeout),
+            # so a transaction never fails half-way when its read snapshot goes stale.
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)
