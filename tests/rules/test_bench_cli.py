@@ -1,0 +1,68 @@
+"""pbp bench on bad input: one line naming what and where, exit status 2, no traceback."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from pbp.cli import cli
+
+GOOD = """\
+ruleset: forum-d20
+combatants:
+  - key: a
+    stats: {Luta: 3}
+    weapons: [{name: sword, damage: 1d8}]
+  - key: b
+    side: enemies
+rounds:
+  - declarations:
+      - actor: a
+        actions:
+          - {kind: attack, target: b, roll: "1d20+3"}
+"""
+
+
+def bench(tmp_path: Path, text: str, *args: str):
+    path = tmp_path / "s.yaml"
+    path.write_text(text, encoding="utf-8")
+    return CliRunner().invoke(cli, ["bench", str(path), *args])
+
+
+def test_good_scenario_runs(tmp_path: Path) -> None:
+    result = bench(tmp_path, GOOD)
+    assert result.exit_code == 0, result.output
+    assert "Round 1" in result.stdout
+
+
+@pytest.mark.parametrize("text, args, words", [
+    (GOOD.replace("forum-d20", "gurps"), (), ["unknown ruleset 'gurps'", "forum-d20", ":1"]),
+    (GOOD.replace("Luta: 3", "Lutta: 3"), (), ["unknown stat 'Lutta'", ":4"]),
+    (GOOD.replace("kind: attack", "kind: atack"), (), ["unknown action kind 'atack'", ":12"]),
+    (GOOD.replace("target: b", "target: zz"), (), ["target 'zz' is not a combatant", ":12"]),
+    (GOOD.replace("    side: enemies", "    sied: enemies"), (), ["unknown key 'sied'", ":7"]),
+    (GOOD.replace('"1d20+3"', '"1000000d1000000"'), (), ["more than 1000 dice", ":12"]),
+    (GOOD.replace("1d8", "1d0"), (), ["0-sided", ":5"]),
+    (GOOD.replace("- {kind", "- {kind: [").replace("}\n", "\n", 1) + "\n", (), ["not valid YAML"]),
+    (GOOD + "houserules: {latncy: 1}\n", (), ["unknown houserule 'latncy'"]),
+    ("- just a list\n", (), ["expected a mapping"]),
+    (GOOD, ("--dice", "19,x"), ["--dice '19,x'"]),
+    (GOOD, ("--dice", "25"), ["forced face 25 does not fit a d20"]),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, text: str, args: tuple[str, ...],
+                                          words: list[str]) -> None:
+    result = bench(tmp_path, text, *args)
+    assert result.exit_code == 2, (result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("pbp: error:") and "Traceback" not in result.output
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def test_missing_file_is_one_line(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["bench", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2 and "cannot read the scenario" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
