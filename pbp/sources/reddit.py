@@ -306,11 +306,14 @@ class RedditSource:
             comment = target.reply(text)
         except Exception as exc:  # noqa: BLE001
             error = translate(exc, where, posting=True)
-            if self.verify_lost and error.retryable and error.retry_after is None:
-                # the POST may have landed: look before anybody posts again
-                found = self.find_reply(marker)
-                if found:
-                    return found
+            if getattr(error, "answer_lost", False):
+                # the answer was lost, not refused: the POST may have landed. Look (once)
+                # before anybody posts again; no backoff, the outbox checks right away.
+                if self.verify_lost:
+                    found = self.find_reply(marker)
+                    if found:
+                        return found
+                raise error from exc
             raise self.backoff.note(error) from exc
         if comment is None:
             raise SourceError("Reddit accepted the reply but returned no comment", where=where)

@@ -89,9 +89,11 @@ def translate(exc: BaseException, where: str, *, posting: bool = False) -> Sourc
         if isinstance(original, ResponseTooSlow):
             return SourceError(f"response too slow: {original}", where=url, retryable=True)
         if posting:
-            return SourceError(f"the answer to a post was lost ({type(original).__name__}); it may "
+            lost = SourceError(f"the answer to a post was lost ({type(original).__name__}); it may "
                                "have been posted: check find_reply(marker) before posting again",
                                where=url, retryable=True)
+            lost.answer_lost = True   # type: ignore[attr-defined]
+            return lost
         return SourceError(f"could not reach Reddit ({type(original).__name__}: {original})",
                            where=url, retryable=True)
     if isinstance(exc, RedditAPIException):

@@ -27,6 +27,7 @@ import json
 import re
 import threading
 import time
+import traceback
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -208,6 +209,7 @@ class RedditServer:
         self.by_subreddit: dict[str, list[str]] = {}   # subreddit -> comment ids, oldest first
         self.tokens: dict[str, str] = {}
         self.calls: list[tuple[str, str]] = []
+        self.errors: list[str] = []           # tracebacks of harness bugs (answered 500)
         self.faults: list[Fault] = []
         self.drop_replies = 0
         self.clock_offset = 0.0
@@ -539,6 +541,8 @@ def _handler_for(server: RedditServer) -> type[BaseHTTPRequestHandler]:
             for k, v in headers.items():
                 self.send_header(k, v)
             self.send_header("Content-Length", str(len(raw)))
+            if self.close_connection:   # prawcore's token POST asks "Connection: close"
+                self.send_header("Connection", "close")
             self.end_headers()
             self.wfile.write(raw)
 
@@ -550,6 +554,16 @@ def _handler_for(server: RedditServer) -> type[BaseHTTPRequestHandler]:
                     "x-ratelimit-used": str(server.used), "x-ratelimit-reset": "300"}
 
         def _serve(self, method: str) -> None:
+            try:
+                self._serve_one(method)
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            except Exception:   # a harness bug must show, not look like a dropped connection
+                server.errors.append(traceback.format_exc())
+                self._send(500, json.dumps({"message": "harness error", "error": 500}),
+                           {"Content-Type": "application/json; charset=UTF-8"})
+
+        def _serve_one(self, method: str) -> None:
             parts = urlsplit(self.path)
             path = parts.path
             q = {k: v[-1] for k, v in parse_qs(parts.query).items()}
