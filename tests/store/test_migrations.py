@@ -1,0 +1,58 @@
+"""Alembic: head on an empty database (SQLite file, PostgreSQL), down and up again, and
+the migrations describe exactly the models (no drift)."""
+
+from __future__ import annotations
+
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import inspect
+
+from pbp.store.db import current_revision, downgrade, make_engine, upgrade
+from pbp.store.models import Base
+
+TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
+          "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
+          "overrides", "audit_log"}
+
+
+def _tables(url: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return set(inspect(engine).get_table_names()) - {"alembic_version"}
+    finally:
+        engine.dispose()
+
+
+def test_upgrade_head_on_an_empty_database(empty_url):
+    upgrade(empty_url)
+    assert current_revision(empty_url) == "0002"
+    assert _tables(empty_url) == TABLES
+    upgrade(empty_url)                    # again: nothing to do
+    assert current_revision(empty_url) == "0002"
+
+
+def test_migrations_match_the_models(empty_url):
+    upgrade(empty_url)
+    engine = make_engine(empty_url)
+    try:
+        with engine.connect() as conn:
+            ctx = MigrationContext.configure(conn, opts={"compare_type": False})
+            diff = compare_metadata(ctx, Base.metadata)
+    finally:
+        engine.dispose()
+    assert diff == []
+
+
+def test_downgrade_step_by_step_and_up_again(empty_url):
+    upgrade(empty_url)
+    downgrade(empty_url, "0001")
+    assert current_revision(empty_url) == "0001"
+    engine = make_engine(empty_url)
+    try:
+        assert "notes" not in {c["name"] for c in inspect(engine).get_columns("declarations")}
+    finally:
+        engine.dispose()
+    downgrade(empty_url, "base")
+    assert current_revision(empty_url) is None and _tables(empty_url) == set()
+    upgrade(empty_url)
+    assert current_revision(empty_url) == "0002" and _tables(empty_url) == TABLES
