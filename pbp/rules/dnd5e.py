@@ -113,7 +113,7 @@ class Dnd5e(Ruleset):
 
     # -- DND-4..7 the turn -------------------------------------------------------------
     def speed(self, c: Combatant) -> int:
-        return c.stat("speed", int(self.setting("turn.default_speed", 30)))
+        return max(0, c.stat("speed", int(self.setting("turn.default_speed", 30))))
 
     @staticmethod
     def bonus_sources(c: Combatant) -> list[str]:

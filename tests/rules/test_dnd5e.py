@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
+
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from pbp.dice import DiceBox
+from pbp.rules.engine import resolve
 from pbp.rules.model import Condition, Weapon
 from pbp.rules.registry import get
 
 from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
+from .strategies import declarations, encounters
 
 RS = "dnd5e"
 RAPIER = Weapon("rapier", "1d8+3", skill="attack")
@@ -252,3 +259,77 @@ def test_pbp2_late_post_forfeits_the_actions_unless_waived():
               [decl("aria", act(A.ATTACK, "goblin-1"), late=True, penalty_waived=True)],
               forced=[15, 1])
     assert find(res, "attack.hit")
+
+
+# -- properties (Hypothesis) ------------------------------------------------------------------
+
+DND_STATS = ("dex", "dex_mod", "str", "armor", "speed", "attack", "proficiency")
+PROPS = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+dnd_options = st.fixed_dictionaries({}, optional={
+    "distance": st.one_of(st.integers(-5, 80), st.none(), st.just("far")),
+    "speech": st.booleans(),
+    "gesture": st.booleans(),
+    "granted_by": st.sampled_from(("cunning action", "healing word", "")),
+    "attack": st.booleans(),
+})
+
+
+@st.composite
+def dnd_fight(draw):
+    enc = draw(encounters(RS, stat_names=DND_STATS))
+    cs = []
+    for c in enc.combatants:
+        extra = tuple(draw(st.lists(st.sampled_from(("bonus:cunning action", "bonus:rage")),
+                                    unique=True, max_size=2)))
+        conds = c.conditions + ((Condition("reaction-used"),) if draw(st.booleans()) else ())
+        cs.append(dataclasses.replace(c, abilities=c.abilities + extra, conditions=conds))
+    return dataclasses.replace(enc, combatants=tuple(cs))
+
+
+@st.composite
+def dnd_round(draw, enc):
+    out = []
+    for d in draw(declarations(enc)):
+        acts = tuple(dataclasses.replace(a, options={**a.options, **draw(dnd_options)})
+                     for a in d.actions)
+        out.append(dataclasses.replace(d, actions=acts))
+    return out
+
+
+@PROPS
+@given(st.data())
+def test_dnd_properties_never_raises_hp_only_through_damage_budgets_kept(data):
+    enc = start = data.draw(dnd_fight())
+    events = []
+    for r in range(2):
+        res = resolve(enc, data.draw(dnd_round(enc)), DiceBox(f"dnd-{r}"))
+        events.extend(res.events)
+        enc = res.encounter
+    for c in start.combatants:
+        last = c.hp
+        for e in events:
+            if e.target == c.key and e.code in ("damage", "healing"):
+                assert e.params["hp_before"] == last and e.params["amount"] >= 0
+                last = e.params["hp_after"]
+        assert enc.combatant(c.key).hp == last
+    for e in events:
+        if e.code == "turn.end":
+            b = e.params["budget"]
+            assert all(b["spent"].get(s, 0) <= cap for s, cap in b["slots"].items()
+                       if cap is not None)
+            assert b["spent"].get("action", 0) <= 1 and b["spent"].get("bonus", 0) <= 1
+            assert b["spent"].get("reaction", 0) <= 1
+        if e.code == "action.rejected":
+            assert e.params["reason"]
+
+
+@PROPS
+@given(st.data())
+def test_dnd_properties_same_seed_same_events(data):
+    enc = data.draw(dnd_fight())
+    decls = data.draw(dnd_round(enc))
+    a = resolve(enc, decls, DiceBox("same"))
+    b = resolve(enc, decls, DiceBox("same"))
+    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]

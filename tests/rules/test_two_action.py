@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
+from pbp.dice import DiceBox
+from pbp.rules.engine import resolve
 from pbp.rules.model import Condition, Weapon
 from pbp.rules.registry import get
 from pbp.rules.two_action_tables import situational
 
 from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
+from .strategies import declarations, encounters
 
 RS = "two-action"
 SABRE = Weapon("sabre", "1d6", skill="fencing")
@@ -271,3 +275,78 @@ def test_pbp2_late_post_forfeits_the_actions():
     res = run(RS, [ivan(), orc()], [decl("ivan", act(A.MOVE), late=True)])
     assert one(res, "latency.penalty").rule == "PBP-2"
     assert "move" not in codes(res)
+
+
+# -- properties (Hypothesis) ------------------------------------------------------------------
+
+TA_STATS = ("reaction", "reflexos", "fencing", "archery", "parry", "shield", "axe")
+PROPS = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+ta_options = st.fixed_dictionaries({}, optional={
+    "skill": st.sampled_from(TA_STATS + ("nonsense",)),
+    "parry": st.sampled_from(TA_STATS),
+    "prepare": st.sampled_from(("fireball", "mist")),
+    "spell": st.sampled_from(("fireball", "mist", "")),
+    "place": st.sampled_from(("C4", "the rope")),
+    "dc": st.integers(-5, 40),
+    "ranged": st.booleans(),
+    "situational": st.dictionaries(
+        st.sampled_from(("above", "size", "distance", "obstacles", "cover", "in_melee",
+                         "light", "wind")),
+        st.one_of(st.booleans(), st.integers(-8, 200), st.text(max_size=3)), max_size=4),
+})
+
+
+@st.composite
+def ta_round(draw, enc):
+    decls = draw(declarations(enc))
+    out = []
+    for d in decls:
+        acts = tuple(a.__class__(**{**a.__dict__, "options": {**a.options, **draw(ta_options)}})
+                     for a in d.actions)
+        out.append(d.__class__(**{**d.__dict__, "actions": acts}))
+    return out
+
+
+def _fight(data, seed, rounds=2):
+    enc = data.draw(encounters(RS, stat_names=TA_STATS))
+    start, events = enc, []
+    for r in range(rounds):
+        res = resolve(enc, data.draw(ta_round(enc)), DiceBox(f"{seed}-{r}"))
+        events.extend(res.events)
+        enc = res.encounter
+    return start, enc, events
+
+
+@PROPS
+@given(st.data())
+def test_ta_properties_never_raises_hp_only_through_damage_budgets_kept(data):
+    start, end, events = _fight(data, "ta")
+    for c in start.combatants:
+        last = c.hp
+        for e in events:
+            if e.target == c.key and e.code in ("damage", "healing"):
+                assert e.params["hp_before"] == last and e.params["amount"] >= 0
+                last = e.params["hp_after"]
+        assert end.combatant(c.key).hp == last
+    for e in events:
+        if e.code == "turn.end":
+            b = e.params["budget"]
+            assert all(b["spent"].get(s, 0) <= cap for s, cap in b["slots"].items()
+                       if cap is not None)
+            assert b["spent"].get("action", 0) <= 2                       # TA-2
+        if e.code == "action.rejected":
+            assert e.rule is None or e.rule.startswith(("TA-", "PBP-", "FD-", "BEY-")) \
+                or e.params.get("problem", "").startswith(("target.", "weapon."))
+            assert e.params["reason"]
+
+
+@PROPS
+@given(st.data())
+def test_ta_properties_same_seed_same_events(data):
+    enc = data.draw(encounters(RS, stat_names=TA_STATS))
+    decls = data.draw(ta_round(enc))
+    a = resolve(enc, decls, DiceBox("same"))
+    b = resolve(enc, decls, DiceBox("same"))
+    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
