@@ -193,7 +193,11 @@ def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexic
     found: list[_Mention] = []
     i = 0
     n = len(plain)
+    starts = roster.starts
     while i < n:
+        if not starts(plain[i], lex)[0]:
+            i += 1
+            continue
         length, keys = roster.match_at(plain, i, lex)
         if length:
             if actor is not None and keys == (actor,):
@@ -214,14 +218,15 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     words: list[tuple[int, str]] = [(m.start(), m.group()) for m in WORD.finditer(masked)]
     if not words:
         return
-    verb_of = lex.verb
+    info = lex.info
     verbs: list[tuple[int, str, str, float]] = []      # (word index, verb, kind, confidence)
+    generic: list[tuple[int, str]] = []                 # (word index, lexicon weapon)
     for i, (_, w) in enumerate(words):
-        if w[0].isdigit():
-            continue
-        hit = verb_of(w)
+        hit, canon = info(w)
         if hit is not None:
             verbs.append((i, *hit))
+        if canon is not None:
+            generic.append((i, canon))
     if not verbs:
         return
     plain = [w for _, w in words]
@@ -235,21 +240,29 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         end = bounds[k] if k < len(bounds) else len(masked)
         return start, end
 
-    mentions = _mentions(plain, words, lex, roster, actor) if roster is not None else []
-    mention_pos = [m.pos for m in mentions]
+    mentions: list[_Mention] = []
     weapons: list[tuple[int, str]] = []
-    for i, w in enumerate(plain):
-        if w[0].isdigit():
-            continue
-        if roster is not None:
+    if roster is not None:
+        mentions = _mentions(plain, words, lex, roster, actor)
+        starts = roster.starts
+        taken = -1
+        for i, w in enumerate(plain):
+            if i <= taken or not starts(w, lex)[1]:
+                continue
             length, names = roster.match_at(plain, i, lex, weapons=True)
             if length:
-                weapons.append((words[i][0], names[0]))
-                continue
-        canon = lex.weapon(w)
-        if canon:
-            sheet = roster.sheet_weapon(canon, lex, actor) if roster is not None else None
-            weapons.append((words[i][0], sheet or canon))
+                weapons.append((positions[i], names[0]))
+                taken = i + length - 1
+        sheet_of = roster.sheet_weapon
+        named = {p for p, _ in weapons}
+        for i, canon in generic:
+            if positions[i] not in named and not any(
+                    p <= positions[i] < p + 40 for p in named):
+                weapons.append((positions[i], sheet_of(canon, lex, actor) or canon))
+        weapons.sort()
+    else:
+        weapons = [(positions[i], canon) for i, canon in generic]
+    mention_pos = [m.pos for m in mentions]
     weapon_pos = [p for p, _ in weapons]
     kept: list[tuple[int, str, str, float]] = []
     for i, verb, kind, conf in verbs:

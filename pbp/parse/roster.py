@@ -65,6 +65,7 @@ class _Index:
     weapons_first: dict[str, list[tuple[str, int, tuple[frozenset[str], ...]]]]
     weapon_canon: dict[str, list[tuple[str, int]]]   # lexicon canonical -> (sheet weapon, owner)
     keys: dict[str, frozenset[str]]
+    starts: dict[str, tuple[bool, bool]] = field(default_factory=dict)
 
 
 class Roster:
@@ -176,6 +177,18 @@ class Roster:
         return idx
 
     # -- prose --------------------------------------------------------------------------
+    def starts(self, word: str, lex: Lexicon) -> tuple[bool, bool]:
+        """Whether *word* can begin (a combatant's name, a weapon's name); cached."""
+        idx = self._index(lex)
+        hit = idx.starts.get(word)
+        if hit is None:
+            keys = self.word_keys(word, lex)
+            hit = (any(k in idx.first for k in keys), any(k in idx.weapons_first for k in keys))
+            if len(idx.starts) > 50_000:
+                idx.starts.clear()
+            idx.starts[word] = hit
+        return hit
+
     def match_at(self, words: Sequence[str], i: int, lex: Lexicon,
                  weapons: bool = False) -> tuple[int, tuple[Any, ...]]:
         """The longest name starting at ``words[i]``: (length, keys) or (0, ())."""

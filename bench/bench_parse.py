@@ -1,0 +1,118 @@
+"""Benchmark of the post parser over the corpus (tests/parse/corpus/*.yaml).
+
+Prints posts per second on one core (one process, one thread), the same figure for a
+bare regular-expression extraction of roll tags measured in the same run, and their
+ratio; then the pathological post of the issue (120 KB, 20,000 unclosed ``[roll]``
+tags) against a naive lazy ``(.*?)`` pattern and a bounded one.
+
+    python bench/bench_parse.py [--seconds 3] [--json]
+
+Goals (issue 3): >= 20,000 posts/s, within 10x of bare tag extraction, the
+pathological post well under a second.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pbp.parse import Roster, parse_post  # noqa: E402
+
+CORPUS = ROOT / "tests" / "parse" / "corpus"
+BARE = re.compile(r"\[(roll|dice)(?:=[^\]\n]{0,100})?\]([^\[]{1,100})\[/\1\]|\[\[([^\[\]\n]{1,100})\]\]",
+                  re.IGNORECASE)
+LAZY = re.compile(r"\[roll\](.*?)\[/roll\]", re.IGNORECASE | re.DOTALL)
+BOUNDED = re.compile(r"\[roll\](.{1,100}?)\[/roll\]", re.IGNORECASE | re.DOTALL)
+
+
+def load() -> list[dict]:
+    posts = []
+    for path in sorted(CORPUS.glob("*.yaml")):
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        roster = Roster.of(data["roster"])  # built once per encounter, as the rounds layer does
+        for p in data["posts"]:
+            posts.append({"text": p["text"], "fmt": p.get("fmt", "text"), "lang": data["lang"],
+                          "roster": roster, "actor": p.get("actor")})
+    return posts
+
+
+def rate(fn, posts: list[dict], seconds: float) -> float:
+    """Posts per second of *fn* over *posts*, repeated for about *seconds* (best of 3)."""
+    for p in posts:  # warm caches (stems, roster indexes), as a long-running service has them
+        fn(p)
+    best = 0.0
+    for _ in range(3):
+        n = 0
+        start = time.perf_counter()
+        deadline = start + seconds / 3
+        while True:
+            for p in posts:
+                fn(p)
+            n += len(posts)
+            now = time.perf_counter()
+            if now >= deadline:
+                break
+        best = max(best, n / (now - start))
+    return best
+
+
+def parse(p: dict) -> None:
+    parse_post(p["text"], fmt=p["fmt"], lang=p["lang"], roster=p["roster"], actor=p["actor"])
+
+
+def bare(p: dict) -> None:
+    BARE.findall(p["text"])
+
+
+def timed(fn, *args) -> float:
+    start = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--skip-lazy", action="store_true", help="do not time the naive lazy regex")
+    args = ap.parse_args()
+    posts = load()
+    plain = [p for p in posts if p["fmt"] != "html"]
+    out: dict[str, float | int] = {"posts": len(posts), "html_posts": len(posts) - len(plain)}
+    out["parse_posts_per_s"] = rate(parse, posts, args.seconds)
+    out["parse_posts_per_s_without_html"] = rate(parse, plain, args.seconds)
+    out["bare_regex_posts_per_s"] = rate(bare, posts, args.seconds)
+    out["ratio"] = out["bare_regex_posts_per_s"] / out["parse_posts_per_s"]
+    out["ratio_without_html"] = out["bare_regex_posts_per_s"] / out["parse_posts_per_s_without_html"]
+    evil = "[roll]" * 20_000
+    out["pathological_kb"] = len(evil) / 1000
+    out["pathological_parse_s"] = min(timed(parse_post, evil, ) for _ in range(3))
+    out["pathological_bounded_regex_s"] = min(timed(BOUNDED.findall, evil) for _ in range(3))
+    if not args.skip_lazy:
+        out["pathological_lazy_regex_s"] = timed(LAZY.findall, evil)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(f"corpus: {out['posts']} posts ({out['html_posts']} HTML), one core")
+    print(f"  pbp parse        {out['parse_posts_per_s']:10,.0f} posts/s "
+          f"({out['parse_posts_per_s_without_html']:,.0f} without the HTML posts)")
+    print(f"  bare tag regex   {out['bare_regex_posts_per_s']:10,.0f} posts/s")
+    print(f"  ratio            {out['ratio']:10.1f}x ({out['ratio_without_html']:.1f}x without HTML)")
+    print(f"pathological post: {out['pathological_kb']:.0f} KB of 20,000 unclosed [roll] tags")
+    print(f"  pbp parse        {out['pathological_parse_s'] * 1000:10.1f} ms")
+    print(f"  bounded regex    {out['pathological_bounded_regex_s'] * 1000:10.1f} ms")
+    if "pathological_lazy_regex_s" in out:
+        print(f"  naive lazy regex {out['pathological_lazy_regex_s'] * 1000:10.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
