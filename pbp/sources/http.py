@@ -27,6 +27,7 @@ from urllib.parse import urljoin, urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from .base import SourceError
@@ -145,10 +146,10 @@ class PoliteClient:
         self.session.headers["User-Agent"] = user_agent
         # Transient failures only (connection reset, 502-504) and only for GET; a 429 is
         # the forum asking us to slow down: it goes back to the caller with its delay.
-        retry = Retry(total=retries, connect=retries, read=retries, status=retries,
+        retry = Retry(total=retries, connect=retries, read=0, status=retries,
                       backoff_factor=0.5, status_forcelist=(502, 503, 504),
                       allowed_methods=frozenset({"GET", "HEAD"}), raise_on_status=False,
-                      respect_retry_after_header=True, redirect=False)
+                      respect_retry_after_header=False, redirect=False)
         adapter = HTTPAdapter(max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
@@ -225,6 +226,10 @@ class PoliteClient:
             raise SourceError(f"no answer within {self.timeout[1]:g} s", where=url,
                               retry_after=60) from None
         except requests.ConnectionError as exc:
+            reason = getattr(exc.args[0], "reason", None) if exc.args else None
+            if isinstance(reason, ReadTimeoutError):
+                raise SourceError(f"no answer within {self.timeout[1]:g} s", where=url,
+                                  retry_after=60) from None
             raise SourceError(f"cannot connect ({type(exc).__name__})", where=url,
                               retry_after=60) from None
 
