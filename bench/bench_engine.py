@@ -1,0 +1,94 @@
+"""Benchmark: one round of 50 combatants, each declaring an attack, through the engine.
+
+Prints the cost per resolved declaration and its ratio to the bare dice work it needs:
+the very same roll expressions made directly through a DiceBox (seeded per roll,
+recorded: what any caller of the engine pays for dice), measured side by side in the
+same run (goal: the engine costs at most 3x its bare d20 rolls). For reference it also
+prints the ratio to the plain d20 library on the same expressions.
+
+    python bench/bench_engine.py [--reps 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+import d20
+
+from pbp.dice import DiceBox
+from pbp.rules.engine import resolve
+from pbp.rules.model import Action, ActionKind, Combatant, Declaration, Encounter, Weapon
+
+N = 50
+
+
+def encounter(ruleset: str) -> tuple[Encounter, list[Declaration]]:
+    stats = {"forum-d20": {"luta": 5, "fortitude": 3, "reflexos": 2, "armor": 2, "level": 4,
+                           "str_mod": 2, "dex_mod": 1, "initiative": 2},
+             "beyonders": {"str": 3, "dex": 2, "luta": 3, "armor": 1, "dodge": 2}}[ruleset]
+    people = []
+    for i in range(N):
+        side = "a" if i % 2 == 0 else "b"
+        people.append(Combatant(key=f"c{i}", name=f"C{i}", side=side, player=f"p{i}",
+                                stats=stats, hp=10_000, max_hp=10_000,
+                                weapons=(Weapon("sword", "1d8", threat=19),)))
+    decls = [Declaration(actor=f"c{i}", actions=(Action(ActionKind.ATTACK,
+                                                        target=f"c{(i + 1) % N}"),))
+             for i in range(N)]
+    return Encounter(ruleset=ruleset, combatants=tuple(people)), decls
+
+
+def measure(ruleset: str, reps: int) -> dict[str, float]:
+    enc, decls = encounter(ruleset)
+    engine_times, bare_times, raw_times, rolls, d20s = [], [], [], 0, 0
+    for rep in range(reps):
+        box = DiceBox(f"bench-{rep}")
+        t0 = time.perf_counter()
+        res = resolve(enc, decls, box)
+        engine_times.append(time.perf_counter() - t0)
+        assert res.events
+        expressions = [r.expression for r in box.rolls]
+        rolls = len(expressions)
+        d20s = sum(1 for r in box.rolls if r.natural is not None)
+        bare = DiceBox(f"bench-{rep}")
+        t0 = time.perf_counter()
+        for expr in expressions:
+            bare.roll(expr)
+        bare_times.append(time.perf_counter() - t0)
+        random.seed(rep)  # plain d20 library, global random: the floor no service can use
+        t0 = time.perf_counter()
+        for expr in expressions:
+            d20.roll(expr)
+        raw_times.append(time.perf_counter() - t0)
+    engine = statistics.median(engine_times)
+    bare_t = statistics.median(bare_times)
+    raw_t = statistics.median(raw_times)
+    return {"engine_round_ms": engine * 1e3, "per_declaration_us": engine / N * 1e6,
+            "bare_rolls_ms": bare_t * 1e3, "rolls": rolls, "d20_rolls": d20s,
+            "per_roll_us": bare_t / max(1, rolls) * 1e6, "ratio": engine / bare_t,
+            "raw_ms": raw_t * 1e3, "raw_ratio": engine / raw_t}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=30)
+    args = parser.parse_args()
+    measure("forum-d20", 3)  # warm the d20 parser cache and imports
+    print(f"one round, {N} combatants, one attack each; median of {args.reps} runs")
+    for rid in ("forum-d20", "beyonders"):
+        m = measure(rid, args.reps)
+        print(f"{rid:10s} engine {m['engine_round_ms']:7.2f} ms/round "
+              f"= {m['per_declaration_us']:6.0f} us/declaration | "
+              f"bare dice {m['bare_rolls_ms']:6.2f} ms for {m['rolls']} rolls "
+              f"({m['d20_rolls']} d20, {m['per_roll_us']:.1f} us each) | "
+              f"ratio {m['ratio']:.2f}x (goal <= 3x)")
+        print(f"{'':10s} vs the plain d20 library on the same expressions "
+              f"({m['raw_ms']:.2f} ms, global random, no seeding/recording): "
+              f"{m['raw_ratio']:.1f}x")
+
+
+if __name__ == "__main__":
+    main()
