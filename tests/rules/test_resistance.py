@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
-import pytest
+import dataclasses
 
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from pbp.dice import DiceBox
+from pbp.rules.engine import resolve
 from pbp.rules.model import Condition, Weapon
 from pbp.rules.registry import get
 from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
 
 from .helpers import A, act, decl, fighter, find, one, rejected, run
+from .strategies import declarations, encounters
 
 RS = "resistance"
 KNIFE = Weapon("knife", "1")
@@ -282,3 +288,96 @@ def test_res9_a_d4_that_steps_down_is_out():
 @pytest.mark.parametrize("rid", ["resistance", "two-action"])
 def test_pbp3_no_speech_limit(rid):
     assert get(rid).speech_limit is None
+
+
+# -- properties (Hypothesis) ------------------------------------------------------------------
+
+RES_STATS = ("luta", "reflexos", "strong", "big", "martial_arts", "diplomacy", "armor", "wits",
+             "liar")
+PROPS = settings(max_examples=40, deadline=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+res_options = st.fixed_dictionaries({}, optional={
+    "maneuver": st.sampled_from(("attack", "brutal", "block", "disarm", "")),
+    "characteristic": st.sampled_from(RES_STATS + ("nonsense",)),
+    "synergy": st.sampled_from(RES_STATS),
+    "helpers": st.lists(st.sampled_from(("c0", "c1", "c2", "zz")), max_size=2),
+    "difficulty": st.one_of(st.integers(-2, 14), st.sampled_from(("hard", "easy", "odd"))),
+    "opposed": st.booleans(),
+    "against": st.sampled_from(RES_STATS),
+    "conflict": st.sampled_from(("physical", "social")),
+    "to": st.sampled_from(("near", "far", "sideways")),
+    "unarmed": st.booleans(),
+    "power": st.integers(0, 3),
+})
+
+
+@st.composite
+def res_fight(draw):
+    enc = draw(encounters(RS, stat_names=RES_STATS))
+    cs = []
+    for c in enc.combatants:
+        stats = dict(c.stats)
+        for res in ("vigor", "will"):
+            stats[res] = draw(st.sampled_from((4, 6, 8, 10, 12, 12, 7)))
+            stats[f"{res}_wear"] = draw(st.integers(0, 6))
+        ws = tuple(dataclasses.replace(w, damage=draw(st.sampled_from(("1", "2", "1d4", w.damage))))
+                   for w in c.weapons)
+        cs.append(dataclasses.replace(c, stats=stats, weapons=ws))
+    rules = draw(st.sampled_from(({}, {"conflict": {"step_ends": "combatant"}},
+                                  {"threshold": {"mode": "reaches"}},
+                                  {"opposed": {"ties": "reroll"}})))
+    return dataclasses.replace(enc, combatants=tuple(cs), houserules=rules)
+
+
+@st.composite
+def res_round(draw, enc):
+    out = []
+    for d in draw(declarations(enc)):
+        acts = tuple(dataclasses.replace(a, options={**a.options, **draw(res_options)})
+                     for a in d.actions)
+        out.append(dataclasses.replace(d, actions=acts))
+    return out
+
+
+@PROPS
+@given(st.data())
+def test_res_properties_never_raises_dice_change_only_through_events(data):
+    enc = start = data.draw(res_fight())
+    events = []
+    for r in range(2):
+        res = resolve(enc, data.draw(res_round(enc)), DiceBox(f"res-{r}"))
+        events.extend(res.events)
+        enc = res.encounter
+    for c in start.combatants:
+        assert enc.combatant(c.key).hp == c.hp                # no HP in this system
+        for which in ("vigor", "will"):
+            current, wear = c.stat(which), c.stat(f"{which}_wear")
+            for e in events:
+                if e.target != c.key or e.params.get("resistance") != which:
+                    continue
+                if e.code == "wear":
+                    assert (e.params["die_before"], e.params["wear_before"]) == (current, wear)
+                    assert e.params["amount"] > 0
+                    current, wear = e.params["die_after"], e.params["wear_after"]
+                elif e.code == "die.stepped" and e.rule in ("RES-3", "RES-4"):
+                    assert e.params["die_before"] == current
+                    current, wear = e.params["die_after"], 0
+            after = enc.combatant(c.key)
+            assert (after.stat(which), after.stat(f"{which}_wear")) == (current, wear)
+    for e in events:
+        if e.code == "turn.end":
+            b = e.params["budget"]
+            assert b["spent"].get("action", 0) <= 1                        # RES-6
+        if e.code == "action.rejected":
+            assert e.params["reason"]
+
+
+@PROPS
+@given(st.data())
+def test_res_properties_same_seed_same_events(data):
+    enc = data.draw(res_fight())
+    decls = data.draw(res_round(enc))
+    a = resolve(enc, decls, DiceBox("same"))
+    b = resolve(enc, decls, DiceBox("same"))
+    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
