@@ -155,6 +155,8 @@ class SubredditPoller:
             posts[sid] += diff(st, mine, complete=not full, complete_after=oldest if full else None)
             if mine:
                 st.num_comments = getattr(mine[0], "num_comments", st.num_comments)
+            elif not full:
+                st.num_comments = 0    # the listing is the whole history and has none of it
             st.advance(newest if newest is not None else (st.through or 0.0))
         try:
             self._recheck(states, out.gaps, posts, oldest if full else None)

@@ -78,10 +78,11 @@ class CursorState:
             self.through = when
 
 
-def new_cursor(*, through: float | None = None) -> dict[str, Any]:
+def new_cursor(*, through: float | None = None, num_comments: int | None = None) -> dict[str, Any]:
     """A cursor for a submission watched from *through* on (e.g. its creation time, when
-    the bot made it): nothing older is looked for, so no first-time tree read is needed."""
-    return CursorState(through=through).dump()
+    the bot made it): nothing older is looked for, so no first-time tree read is needed.
+    *num_comments* (0 for a fresh submission) lets a later gap be screened cheaply."""
+    return CursorState(through=through, num_comments=num_comments).dump()
 
 
 def _utc(ts: float) -> datetime:
