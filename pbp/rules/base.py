@@ -358,11 +358,11 @@ class Ruleset:
         attack = self.attack_roll(ctx, c, target, action, weapon)
         defense = self.defense(ctx, c, target, action, weapon, attack)
         rolls = [r for r in (attack.roll, defense.roll) if r is not None]
-        hit, rule, said = self.hits(ctx, attack, defense)
-        params = dict(total=attack.total, natural=attack.natural, defense=defense.total,
-                      defense_kind=defense.kind, weapon=weapon.name,
-                      mods=[m.to_dict() for m in attack.mods],
-                      defense_mods=[m.to_dict() for m in defense.mods])
+        hit, rule, _said = self.hits(ctx, attack, defense)
+        params: dict[str, Any] = {"total": attack.total, "natural": attack.natural, "defense": defense.total,
+                      "defense_kind": defense.kind, "weapon": weapon.name,
+                      "mods": [m.to_dict() for m in attack.mods],
+                      "defense_mods": [m.to_dict() for m in defense.mods]}
         if hit:
             missed = self.miss_chance(ctx, c, target, attack)
             if missed is not None:

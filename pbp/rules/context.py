@@ -92,7 +92,7 @@ class Budget:
     def overspent(self) -> bool:
         return any(self.left(s) is not None and (self.left(s) or 0) < 0 for s in self.slots)
 
-    def copy(self) -> "Budget":
+    def copy(self) -> Budget:
         return Budget(dict(self.slots), dict(self.spent), list(self.conversions), dict(self.marks))
 
     def to_dict(self) -> dict[str, Any]:
@@ -131,7 +131,7 @@ class Defense:
 class RoundContext:
     """State of the round being resolved, plus the event log. See the module docstring."""
 
-    def __init__(self, encounter: Encounter, ruleset: "Ruleset", dice: DiceBox,
+    def __init__(self, encounter: Encounter, ruleset: Ruleset, dice: DiceBox,
                  round_number: int, surprise_round: bool) -> None:
         self.encounter = encounter
         self.ruleset = ruleset

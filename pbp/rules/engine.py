@@ -125,8 +125,8 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
                              f"{_fmt(value)}.")
             continue
         if mode == "dex" and given is None:
-            value: float = rs.initiative_bonus(c)
-            rolls = []
+            value = float(rs.initiative_bonus(c))
+            rolls: list[Any] = []
         else:
             roll, _ = ctx.roll_for(given or Action(ActionKind.OTHER),
                                    rs.initiative_expression(c), who=c, label="initiative")
@@ -346,4 +346,4 @@ def combatant_keys(encounter: Encounter) -> list[str]:
     return [c.key for c in encounter.combatants]
 
 
-__all__ = ["resolve", "validate", "ruleset_for", "round_number", "Combatant"]
+__all__ = ["Combatant", "resolve", "round_number", "ruleset_for", "validate"]

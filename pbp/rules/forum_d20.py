@@ -136,10 +136,9 @@ class ForumD20(Ruleset):
         if k is ActionKind.MOVE and self._free_move(c, action, budget):
             return None
         slot = self.slot_of(action)
-        if slot in ("combat", "move"):
-            if budget.marks.get("attacking"):
-                budget.marks["attacking"] = False
-                budget.marks["attack_interrupted"] = True
+        if slot in ("combat", "move") and budget.marks.get("attacking"):
+            budget.marks["attacking"] = False
+            budget.marks["attack_interrupted"] = True
         if slot == "move" and not budget.has("move") and budget.has("free"):
             budget.convert("free", "move", 1, "FD-10")  # the free slot becomes a second move
             budget.spend("move")
@@ -407,10 +406,10 @@ class ForumD20(Ruleset):
                       weapon: Weapon, attack: AttackRoll, defense: Defense) -> bool:
         rolls = [attack.roll] if attack.roll is not None else []  # the defense has its event
         hit, rule, said = self.hits(ctx, attack, defense)
-        params = dict(total=attack.total, natural=attack.natural, defense=defense.total,
-                      defense_kind=defense.kind, weapon=weapon.name, said=said,
-                      mods=[m.to_dict() for m in attack.mods],
-                      defense_mods=[m.to_dict() for m in defense.mods])
+        params: dict[str, Any] = {"total": attack.total, "natural": attack.natural, "defense": defense.total,
+                      "defense_kind": defense.kind, "weapon": weapon.name, "said": said,
+                      "mods": [m.to_dict() for m in attack.mods],
+                      "defense_mods": [m.to_dict() for m in defense.mods]}
         if target.has(C.FEINTED) and target.condition(C.FEINTED).source == c.key:  # type: ignore[union-attr]
             ctx.remove_condition(target.key, C.FEINTED, rule="FD-14", reason="used")
         if defense.roll is not None:
@@ -446,7 +445,7 @@ class ForumD20(Ruleset):
         engaged = [x for x in ctx.living() if x.key not in (c.key, target.key)
                    and x.has(C.ENGAGED)]
         allies = [x for x in engaged if x.side == c.side]
-        victim = (allies or engaged or [None])[0]
+        victim = allies[0] if allies else (engaged[0] if engaged else None)
         if victim is None:
             ctx.emit("attack.misdirected", actor=c.key, target=None, rule="FD-11",
                      message=f"The natural 1 sends {c.name}'s shot into a bystander.")

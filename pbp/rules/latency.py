@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import Ruleset
 
 
-def apply(rs: "Ruleset", ctx: RoundContext, c: Combatant, declaration: Declaration, *,
+def apply(rs: Ruleset, ctx: RoundContext, c: Combatant, declaration: Declaration, *,
           forfeits: Callable[[Action], bool], main: str, rule: str) -> Declaration:
     """Apply the configured penalty; returns the declaration that still stands."""
     mode = rs.setting("latency.mode", "total-defense")

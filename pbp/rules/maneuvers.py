@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING
 
+from ..dice import Roll
 from . import conditions as C
 from .context import Modifier, RoundContext, total
 from .model import Action, Combatant
@@ -37,8 +38,8 @@ def name_of(action: Action) -> str | None:
     return name if name in MANEUVERS else None
 
 
-def _opposed(rs: "Ruleset", ctx: RoundContext, c: Combatant, target: Combatant,
-             action: Action, *, skill: str, label: str) -> tuple[bool, int, int, list[object]]:
+def _opposed(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+             action: Action, *, skill: str, label: str) -> tuple[bool, int, int, list[Roll]]:
     """Attacker d20 + *skill* vs target d20 + luta; ties go to ``maneuvers.ties``."""
     mods = [Modifier(c.stat(skill), skill)] + rs.condition_modifiers(ctx, c, "attack",
                                                                      against=target)
@@ -53,7 +54,7 @@ def _opposed(rs: "Ruleset", ctx: RoundContext, c: Combatant, target: Combatant,
     return won, mine, theirs, [roll, troll]
 
 
-def perform(rs: "Ruleset", ctx: RoundContext, c: Combatant, action: Action) -> None:
+def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> None:
     name = name_of(action)
     if name == "release":
         release(ctx, c)
@@ -116,7 +117,7 @@ def perform(rs: "Ruleset", ctx: RoundContext, c: Combatant, action: Action) -> N
                              f"for {droll.total} damage.")
 
 
-def feint(rs: "Ruleset", ctx: RoundContext, c: Combatant, target: Combatant,
+def feint(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
           action: Action) -> None:
     """FD-14: Deception (a free action) against the target's initiative roll; on a win the
     target is flat-footed against c's next attack, until the end of next round."""

@@ -15,7 +15,7 @@ import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from ..dice import Roll
 
@@ -62,7 +62,7 @@ class Weapon:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Weapon":
+    def from_dict(cls, data: Mapping[str, Any]) -> Weapon:
         return _build(cls, data, aliases=tuple)
 
 
@@ -99,7 +99,7 @@ class Condition:
         return _plain(self)
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Condition":
+    def from_dict(cls, data: Mapping[str, Any]) -> Condition:
         return _build(cls, data)
 
 
@@ -160,7 +160,7 @@ class Combatant:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Combatant":
+    def from_dict(cls, data: Mapping[str, Any]) -> Combatant:
         return _build(
             cls, data,
             stats=dict,
@@ -194,7 +194,7 @@ class Action:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Action":
+    def from_dict(cls, data: Mapping[str, Any]) -> Action:
         return _build(
             cls, data, kind=ActionKind,
             rolled=lambda r: roll_from_dict(r) if r else None,
@@ -220,7 +220,7 @@ class Declaration:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Declaration":
+    def from_dict(cls, data: Mapping[str, Any]) -> Declaration:
         return _build(cls, data, actions=lambda xs: tuple(Action.from_dict(a) for a in xs))
 
 
@@ -254,7 +254,7 @@ class Event:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Event":
+    def from_dict(cls, data: Mapping[str, Any]) -> Event:
         return _build(cls, data, params=dict,
                       rolls=lambda rs: tuple(roll_from_dict(r) for r in rs))
 
@@ -281,7 +281,7 @@ class Encounter:
                 return c
         raise KeyError(key)
 
-    def replace_combatant(self, new: Combatant) -> "Encounter":
+    def replace_combatant(self, new: Combatant) -> Encounter:
         return dataclasses.replace(
             self, combatants=tuple(new if c.key == new.key else c for c in self.combatants)
         )
@@ -298,7 +298,7 @@ class Encounter:
         return d
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Encounter":
+    def from_dict(cls, data: Mapping[str, Any]) -> Encounter:
         return _build(
             cls, data,
             combatants=lambda cs: tuple(Combatant.from_dict(c) for c in cs),
@@ -352,14 +352,17 @@ def _plain(obj: Any) -> dict[str, Any]:
     return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
 
 
-def _build(cls: Any, data: Mapping[str, Any], **convert: Any) -> Any:
+_T = TypeVar("_T")
+
+
+def _build(cls: type[_T], data: Mapping[str, Any], **convert: Any) -> _T:
     """Build *cls* from a mapping, converting named fields; unknown keys are an error
     that names them (a typo in a stored state must not pass silently)."""
     from ..errors import UnreadableInput
 
     if not isinstance(data, Mapping):
         raise UnreadableInput(f"expected a mapping for {cls.__name__}, got {type(data).__name__}")
-    names = {f.name for f in dataclasses.fields(cls)}
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(data) - names)
     if unknown:
         raise UnreadableInput(f"unknown {cls.__name__} field(s): {', '.join(unknown)}")

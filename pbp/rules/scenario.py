@@ -21,7 +21,7 @@ from ..errors import DiceError, PbpError, UnreadableInput
 from . import conditions as C
 from . import objects
 from .houserules import load as load_houserules
-from .model import (Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon)
+from .model import Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon
 from .registry import ruleset_class
 from .stats import SYNONYMS, normalise_sheet
 
@@ -35,7 +35,7 @@ class _LineDict(dict[str, Any]):
         self.key_lines: dict[str, int] = {}
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(yaml.SafeLoader):  # type: ignore[misc]
     """SafeLoader that remembers the line of every mapping and key (for error messages)."""
 
 
@@ -121,7 +121,7 @@ def load(path: str | Path) -> Scenario:
 
 def loads(text: str, path: str = "<scenario>") -> Scenario:
     try:
-        data = yaml.load(text, Loader=_Loader)  # noqa: S506 - SafeLoader subclass
+        data = yaml.load(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -179,7 +179,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         decls = node.get("declarations") or []
         if not isinstance(decls, list):
             raise UnreadableInput("'declarations' must be a list", where=_where(path, node, trail))
-        checked = []
+        checked: list[dict[str, Any]] = []
         for d, rawd in enumerate(decls):
             dt = f"{trail}.declarations[{d}]"
             dnode = _need_mapping(rawd, path, node, dt)

@@ -8,8 +8,17 @@ from typing import Any
 
 from pbp.dice import DiceBox
 from pbp.rules.engine import resolve
-from pbp.rules.model import (Action, ActionKind, Combatant, Condition, Declaration, Encounter,
-                             Event, Resolution, Weapon)
+from pbp.rules.model import (
+    Action,
+    ActionKind,
+    Combatant,
+    Condition,
+    Declaration,
+    Encounter,
+    Event,
+    Resolution,
+    Weapon,
+)
 
 A = ActionKind
 

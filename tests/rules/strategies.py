@@ -20,8 +20,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from pbp.rules import conditions as C
-from pbp.rules.model import (Action, ActionKind, Combatant, Condition, Declaration, Encounter,
-                             Weapon)
+from pbp.rules.model import Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon
 
 FD_STATS = ("luta", "pontaria", "fortitude", "reflexos", "will", "level", "str_mod", "dex_mod",
             "int_mod", "cha_mod", "con_mod", "armor", "initiative", "controle", "enganacao",

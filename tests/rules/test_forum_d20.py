@@ -13,7 +13,7 @@ from pbp.rules.model import Condition, Weapon
 from pbp.rules.objects import make_object, object_dc, object_hp
 from pbp.rules.registry import get
 
-from .helpers import A, act, codes, decl, fighter, find, hp, mods, one, rejected, run
+from .helpers import A, act, decl, fighter, find, hp, mods, one, rejected, run
 
 FD = "forum-d20"
 SWORD = Weapon("sword", "1d8", threat=19, multiplier=2)

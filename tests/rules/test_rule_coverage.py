@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 
 def _ids(prefix: str) -> list[str]:
     text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
-    return sorted(set(re.findall(rf"^- ({prefix}-\d+)\b", text, re.M)),
+    return sorted(set(re.findall(rf"^- ({prefix}-\d+)\b", text, re.MULTILINE)),
                   key=lambda x: int(x.split("-")[1]))
 
 
