@@ -69,6 +69,7 @@ class ReplyView:
     ended: bool = False
     earlier: list[Mapping[str, Any]] = field(default_factory=list)  # seen after an earlier round closed
     overrides: list[str] = field(default_factory=list)
+    unused: list[str] = field(default_factory=list)       # rolls made and not used: shown anyway
     names: dict[str, str] = field(default_factory=dict)   # combatant key -> name
     marker: str = ""
 

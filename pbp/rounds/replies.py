@@ -125,6 +125,7 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
                                              .where(m.EventRecord.round_id == rnd.id))
             for i in idx or []}
     waived = set(rnd.waived or [])
+    shown_rolls = set(used)
     for key in order:
         c = by_key.get(key)
         if c is None:
@@ -147,11 +148,13 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
             section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
             section.speech = list(d.speech or [])
             if d.post_id is not None:
-                section.tag_rolls = [r.breakdown for r in session.scalars(
+                own = [r for r in session.scalars(
                     select(m.RollRecord).where(m.RollRecord.post_id == d.post_id,
                                                m.RollRecord.actor == key,
                                                m.RollRecord.kind == "tag")
                     .order_by(m.RollRecord.tag_index)) if r.roll_index not in used]
+                section.tag_rolls = [r.breakdown for r in own]
+                shown_rolls.update(r.roll_index for r in own)
         if key in waived and (d is None or d.late):
             section.waived = True
             section.notes.append({"code": "waived"})
@@ -161,12 +164,17 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
                 code = next((x for x in ("deleted", "after-resolution") if x in codes),
                             "superseded" if o.superseded else (codes[-1] if codes else "superseded"))
                 if code != "after-resolution":
-                    shown = [r.breakdown for r in session.scalars(
+                    theirs = list(session.scalars(
                         select(m.RollRecord).where(m.RollRecord.post_id == o.post_id,
                                                    m.RollRecord.actor == key)
-                        .order_by(m.RollRecord.tag_index))] if o.post_id is not None else []
-                    section.others.append({"code": code, "rolls": shown})
+                        .order_by(m.RollRecord.tag_index))) if o.post_id is not None else []
+                    shown_rolls.update(r.roll_index for r in theirs)
+                    section.others.append({"code": code,
+                                           "rolls": [r.breakdown for r in theirs]})
         view.actors.append(section)
+    view.unused = [f"#{r.roll_index} {r.breakdown}" for r in session.scalars(
+        select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
+        .order_by(m.RollRecord.roll_index)) if r.roll_index not in shown_rolls]
     view.earlier = _earlier(session, rnd, names)
     view.overrides = [t for t in (_describe_override(o, campaign.language, names) for o in
                                   session.scalars(select(m.Override).where(
