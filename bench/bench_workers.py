@@ -53,8 +53,7 @@ LOREM = ("The torchlight flickers on the wet stone as the party presses on. "
 def machina_time(dt: datetime) -> str:
     h = dt.hour % 12 or 12
     ampm = "a.m." if dt.hour < 12 else "p.m."
-    minute = f":{dt.minute:02d}" if dt.minute else ""
-    return f"{MONTHS[dt.month - 1]} {dt.day}, {dt.year}, {h}{minute} {ampm}"
+    return f"{MONTHS[dt.month - 1]} {dt.day}, {dt.year}, {h}:{dt.minute:02d} {ampm}"
 
 
 class Forum:

@@ -194,8 +194,10 @@ def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexic
     i = 0
     n = len(plain)
     starts = roster.starts
+    cache = roster._index(lex).starts
     while i < n:
-        if not starts(plain[i], lex)[0]:
+        hit = cache.get(plain[i]) or starts(plain[i], lex)
+        if not hit[0]:
             i += 1
             continue
         length, keys = roster.match_at(plain, i, lex)
@@ -215,22 +217,20 @@ def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexic
 def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
           out: ActionScan) -> None:
     """Actions inferred from the prose left in *masked*."""
-    words: list[tuple[int, str]] = [(m.start(), m.group()) for m in WORD.finditer(masked)]
-    if not words:
+    plain: list[str] = WORD.findall(masked)
+    if not plain:
         return
+    cached = lex._info.get
     info = lex.info
-    verbs: list[tuple[int, str, str, float]] = []      # (word index, verb, kind, confidence)
-    generic: list[tuple[int, str]] = []                 # (word index, lexicon weapon)
-    for i, (_, w) in enumerate(words):
-        hit, canon = info(w)
-        if hit is not None:
-            verbs.append((i, *hit))
-        if canon is not None:
-            generic.append((i, canon))
+    infos = [cached(w) or info(w) for w in plain]
+    verbs: list[tuple[int, str, str, float]] = [  # (word index, verb, kind, confidence)
+        (i, *inf[0]) for i, inf in enumerate(infos) if inf[0] is not None]
     if not verbs:
         return
-    plain = [w for _, w in words]
-    folded = [fold(w) for w in plain]
+    generic = [(i, inf[1]) for i, inf in enumerate(infos) if inf[1] is not None]
+    folded = [inf[2] for inf in infos]
+    positions = [m.start() for m in WORD.finditer(masked)]
+    words = list(zip(positions, plain))
     bounds = [m.start() for m in _BOUNDARY.finditer(masked)]
     positions = [p for p, _ in words]
 
@@ -245,9 +245,10 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     if roster is not None:
         mentions = _mentions(plain, words, lex, roster, actor)
         starts = roster.starts
+        cache = roster._index(lex).starts
         taken = -1
         for i, w in enumerate(plain):
-            if i <= taken or not starts(w, lex)[1]:
+            if i <= taken or not (cache.get(w) or starts(w, lex))[1]:
                 continue
             length, names = roster.match_at(plain, i, lex, weapons=True)
             if length:

@@ -184,15 +184,20 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
             choice = _nearest_any(actions, r.position)
         if choice is not None:
             owner.setdefault(id(choice), []).append(r.index)
-    merged = sorted(actions + created, key=lambda a: a.position)
-    final: list[ParsedAction] = []
-    for a in merged:
+    final = sorted(actions + created, key=lambda a: a.position) if created else actions
+    action_of: dict[int, int] = {}
+    for n, a in enumerate(final):
         idx = owner.get(id(a))
         if idx:
-            a = dataclasses.replace(a, roll_index=idx[0], roll_indices=tuple(idx))
-        final.append(a)
-    action_of = {ri: n for n, a in enumerate(final) for ri in a.roll_indices}
-    return [dataclasses.replace(r, action_index=action_of.get(r.index)) for r in rolls], final
+            # still private to this call: set the fields rather than copy the frozen value
+            object.__setattr__(a, "roll_index", idx[0])
+            object.__setattr__(a, "roll_indices", tuple(idx))
+            for ri in idx:
+                action_of[ri] = n
+    for r in rolls:
+        if r.index in action_of:
+            object.__setattr__(r, "action_index", action_of[r.index])
+    return rolls, final
 
 
 def _position(a: ParsedAction) -> int:

@@ -28,6 +28,9 @@ _OOC_LINE = re.compile(
     r"(?m)^[ \t>*_]{0,8}(\(?)[ \t]{0,3}(?:ooc|off|offtopic|оос|ооc|офф|оффтоп|ooc)[ \t]{0,3}[:\-–—)][^\n]*",
     re.IGNORECASE)
 _PAREN_LINE = re.compile(r"(?m)^[ \t]{0,8}\((?!\()[^\n]*\)[ \t]*$")
+_ANY = re.compile(r"\[/?(?:quote|spoiler|hide|code|ooc|off)|\(\(|^[ \t>*_]{0,8}\("
+                  r"|(?:ooc|off|offtopic|оос|ооc|офф|оффтоп)[ \t]{0,3}[:\-–—)]",
+                  re.IGNORECASE | re.MULTILINE)
 _MD_FENCE = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[^\n]*$")
 _MD_INLINE = re.compile(r"`[^`\n]{1,2000}`")
 _MD_QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?!!)[^\n]*")
@@ -64,6 +67,8 @@ class Lines:
 def scan(text: str, fmt: str) -> Regions:
     """Find every excluded region of *text* (already normalised)."""
     out = Regions()
+    if fmt != "markdown" and _ANY.search(text) is None:
+        return out
     md: list[Span] = []
     if fmt == "markdown":
         md = _markdown(text, out)

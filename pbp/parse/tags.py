@@ -180,12 +180,25 @@ def scan(text: str, lex: Lexicon) -> TagScan:
     return out
 
 
+_READ_CACHE: dict[tuple[str, str | None, bool, str], tuple[FoundRoll | None, str | None,
+                                                             dict[str, object]]] = {}
+
+
 def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, pos: int,
          end: int, lex: Lexicon, *, inline: bool = False) -> None:
     if len(content) > dicexpr.SCAN_LIMIT * 4:
         out.issues.append(("dice.too_long", pos, {"length": len(content), "limit": _limit("dice.too_long")}))
         return
-    found, problem, params = read_content(content, label, lex, inline=inline)
+    key = (content, label, inline, lex.lang)
+    cached = _READ_CACHE.get(key)
+    if cached is None:
+        if len(_READ_CACHE) > 20_000:
+            _READ_CACHE.clear()
+        cached = _READ_CACHE[key] = read_content(content, label, lex, inline=inline)
+    found, problem, params = cached
+    if found is not None:  # the cache holds a template: each tag gets its own copy
+        found = FoundRoll(found.expression, found.label, "", 0, 0, found.text, found.advantage)
+    params = dict(params)
     if found is None:
         params.setdefault("text", content.strip()[:60])
         out.issues.append((problem or "dice.syntax", pos, params))

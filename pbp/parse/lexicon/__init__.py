@@ -67,7 +67,7 @@ class Lexicon:
     def __post_init__(self) -> None:
         self._stemmer = snowballstemmer.stemmer(self.data.get("stemmer", "english"))
         self._stems: dict[str, str] = {}
-        self._info: dict[str, tuple[tuple[str, str, float] | None, str | None]] = {}
+        self._info: dict[str, tuple[tuple[str, str, float] | None, str | None, str]] = {}
         d = self.data
         for verb, spec in d.get("verbs", {}).items():
             kind, conf = spec["kind"], float(spec.get("confidence", 0.8))
@@ -128,16 +128,16 @@ class Lexicon:
                 hit = self.verbs_stem.get(self.stem(low))
         return hit
 
-    def info(self, word: str) -> tuple[tuple[str, str, float] | None, str | None]:
-        """``(verb hit, weapon)`` of a word as written, cached: one dict lookup a word."""
+    def info(self, word: str) -> tuple[tuple[str, str, float] | None, str | None, str]:
+        """``(verb hit, weapon, folded)`` of a word as written, cached: one lookup a word."""
         cached = self._info.get(word)
         if cached is None:
             if len(self._info) >= _CACHE_LIMIT:
                 self._info.clear()
             if word[0].isdigit():
-                cached = (None, None)
+                cached = (None, None, word)
             else:
-                cached = (self.verb(word), self.weapon(word))
+                cached = (self.verb(word), self.weapon(word), fold(word))
             self._info[word] = cached
         return cached
 
