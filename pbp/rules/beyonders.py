@@ -346,11 +346,18 @@ class Beyonders(Ruleset):
 
     def start_of_turn(self, ctx: RoundContext, c: Combatant) -> bool:
         """BEY-8: a full-round action completes at the start of the next turn (or is
-        cancelled for one free action, BEY-16)."""
+        cancelled for one free action, BEY-16). BEY-6: riders whose ability says it
+        interrupts go before c's action."""
+        self._complete_full_round(ctx, c)
+        for key, i, a in self._riders(ctx, c, interrupting=True):
+            self._ride(ctx, c, key, i, a, "interrupt")
+        return True
+
+    def _complete_full_round(self, ctx: RoundContext, c: Combatant) -> None:
         mine = [p for p in ctx.pending if p.get("type") == "full-round" and p["actor"] == c.key
                 and p["round"] < ctx.round]
         if not mine:
-            return True
+            return
         ctx.pending = [p for p in ctx.pending if p not in mine]
         decl = ctx.declarations.get(c.key)
         cancel = decl is not None and any(a.options.get("cancel_cast") for a in decl.actions)
@@ -369,42 +376,59 @@ class Beyonders(Ruleset):
                 if effect.kind is ActionKind.ATTACK and effect.target in ctx.combatants \
                         and not ctx.get(effect.target).down:
                     self.resolve_attack(ctx, ctx.get(c.key), effect)
-        return True
 
     def end_of_turn(self, ctx: RoundContext, c: Combatant) -> None:
-        """BEY-6: quick/move/free actions declared "on X's turn" take effect together with X's."""
-        riders = list(ctx.note(c.key).pop("riders", []))
-        for key, d in ctx.declarations.items():  # riders whose own turn has not come yet
+        """BEY-6: quick/move/free actions declared "on X's turn" take effect together with
+        X's action: X's action is tested first."""
+        for key, i, a in self._riders(ctx, c, interrupting=False):
+            self._ride(ctx, c, key, i, a, "simultaneous")
+
+    def _riders(self, ctx: RoundContext, c: Combatant, *, interrupting: bool
+                ) -> list[tuple[str, int, Action]]:
+        """Actions riding on c's turn: those deferred by riders who already acted, and those
+        of riders whose own turn is still to come (judged and paid for now)."""
+        def wanted(a: Action) -> bool:
+            return bool(a.options.get("interrupts")) is interrupting
+
+        stored = ctx.note(c.key).get("riders", [])
+        riders = [r for r in stored if wanted(r[2])]
+        ctx.note(c.key)["riders"] = [r for r in stored if not wanted(r[2])]
+        for key, d in ctx.declarations.items():
             if key == c.key or key in ctx.acted:
                 continue
             for i, a in enumerate(d.actions):
-                if a.options.get("on_turn_of") == c.key and i not in ctx.note(key).get("ridden", {}):
-                    rider = ctx.get(key)
-                    if rider.down:
-                        continue
-                    problems = self.check_action(ctx, rider, a, i, d)
-                    budget = ctx.budgets.get(key) or (
-                        self.surprise_budget(ctx, rider) if ctx.surprise_round
-                        else self.budget(ctx, rider)) or Budget({})
-                    trial = budget.copy()
-                    if not problems:
-                        paid = self.charge(ctx, rider, a, trial, i)
-                        if paid is not None:
-                            problems.append(paid)
-                    ctx.note(key).setdefault("ridden", {})[i] = True
-                    if problems:
-                        for p in problems:
-                            ctx.emit("action.rejected", actor=key, rule=p.rule, reason=p.message,
-                                     problem=p.code, action_index=i)
-                        continue
-                    ctx.budgets[key] = trial
-                    riders.append((key, i, a))
-        for key, i, a in riders:
-            rider = ctx.get(key)
-            if rider.down:
-                continue
-            ctx.emit("simultaneous", actor=key, target=c.key, rule="BEY-6", kind=a.kind.value)
-            plain = dataclasses.replace(a, options={k: v for k, v in a.options.items()
-                                                    if k != "on_turn_of"})
-            Ruleset.perform(self, ctx, rider, plain, ctx.declarations.get(key)
-                            or Declaration(actor=key), i)
+                if a.options.get("on_turn_of") != c.key or not wanted(a) \
+                        or i in ctx.note(key).get("ridden", {}):
+                    continue
+                rider = ctx.get(key)
+                if rider.down:
+                    continue
+                problems = self.check_action(ctx, rider, a, i, d)
+                budget = ctx.budgets.get(key) or (
+                    self.surprise_budget(ctx, rider) if ctx.surprise_round
+                    else self.budget(ctx, rider)) or Budget({})
+                trial = budget.copy()
+                if not problems:
+                    paid = self.charge(ctx, rider, a, trial, i)
+                    if paid is not None:
+                        problems.append(paid)
+                ctx.note(key).setdefault("ridden", {})[i] = True
+                if problems:
+                    for p in problems:
+                        ctx.emit("action.rejected", actor=key, rule=p.rule, reason=p.message,
+                                 problem=p.code, action_index=i)
+                    continue
+                ctx.budgets[key] = trial
+                riders.append((key, i, a))
+        return riders
+
+    def _ride(self, ctx: RoundContext, c: Combatant, key: str, i: int, a: Action,
+              code: str) -> None:
+        rider = ctx.get(key)
+        if rider.down:
+            return
+        ctx.emit(code, actor=key, target=c.key, rule="BEY-6", kind=a.kind.value)
+        plain = dataclasses.replace(a, options={k: v for k, v in a.options.items()
+                                                if k != "on_turn_of"})
+        Ruleset.perform(self, ctx, rider, plain, ctx.declarations.get(key)
+                        or Declaration(actor=key), i)

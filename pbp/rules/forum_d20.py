@@ -282,6 +282,9 @@ class ForumD20(Ruleset):
         ranged = weapon.category in RANGED
         skill = weapon.skill or ("pontaria" if ranged else "luta")
         mods = [Modifier(attacker.stat(skill), skill)]  # FD-3 (no rule: the player's tag has it)
+        extra = action.options.get("bonus")
+        if isinstance(extra, int) and not isinstance(extra, bool) and extra:
+            mods.append(Modifier(extra, "bonus from powers or items", "FD-3"))
         power = attacker.condition(C.POWER)
         if uses_power(attacker, action, weapon) and power is not None:
             mods.append(Modifier(power.value, f"power {power.note or ''}".strip(), "FD-5"))

@@ -70,6 +70,7 @@ EN: dict[str, str] = {
     "ready.lapsed": "{actor}'s readied action lapses unused.",
     "defend": "{actor} takes total defense (+{bonus} defense until their next turn).",
     "simultaneous": "{actor}'s {kind} action takes effect together with {target}'s action.",
+    "interrupt": "{actor}'s {kind} action interrupts {target}'s turn (the ability says so).",
     "ambush": "{actor} strikes from hiding: no extra actions, but acts first this round.",
     "speech.limit": "Speech limit: {limit} per post.",
     "check": "{actor}: {what} {total} against {dc}: {result}.",

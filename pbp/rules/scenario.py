@@ -16,14 +16,14 @@ from typing import Any
 
 import yaml
 
-from ..dice import DiceBox, check_expression
+from ..dice import DiceBox, check_expression, has_stats, substitute_stats
 from ..errors import DiceError, PbpError, UnreadableInput
 from . import conditions as C
 from . import objects
 from .houserules import load as load_houserules
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon
 from .registry import ruleset_class
-from .stats import SYNONYMS, normalise_sheet
+from .stats import SYNONYMS, normalise_sheet, resolve_name
 
 
 class _LineDict(dict[str, Any]):
@@ -187,10 +187,11 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
             if dnode.get("actor") not in keys:
                 raise UnreadableInput(f"actor '{dnode.get('actor')}' is not a combatant",
                                       where=_where(path, dnode, dt, "actor"))
+            who = combatants[keys.index(dnode["actor"])]
             for a, rawa in enumerate(dnode.get("actions") or []):
                 at = f"{dt}.actions[{a}]"
                 anode = _need_mapping(rawa, path, dnode, at)
-                _action(anode, path, at, keys, None)  # check now; roll later
+                _action(anode, path, at, keys, None, who)  # check now; roll later
             checked.append(dnode)
         rounds.append(checked)
     return scenario
@@ -226,6 +227,8 @@ def _combatant(raw: Any, i: int, path: str, root: Any, extra: frozenset[str]) ->
         try:
             weapon = Weapon.from_dict({**wnode, "aliases": list(wnode.get("aliases", []))})
             check_expression(weapon.damage)
+            if has_stats(weapon.damage):  # every stat the damage names must be on the sheet
+                substitute_stats(weapon.damage, stats, resolve_name)
         except PbpError as exc:
             exc.where = _where(path, wnode, wt)
             raise
@@ -260,7 +263,7 @@ def _combatant(raw: Any, i: int, path: str, root: Any, extra: frozenset[str]) ->
 
 
 def _action(node: _LineDict, path: str, trail: str, keys: list[str],
-            box: DiceBox | None) -> Action:
+            box: DiceBox | None, who: Combatant | None = None) -> Action:
     """``{kind: attack, target: gob, weapon: sword, roll: "1d20+5", <options>}``, or the
     shorthand ``{attack: gob}`` (kind: target)."""
     data = dict(node)
@@ -289,8 +292,12 @@ def _action(node: _LineDict, path: str, trail: str, keys: list[str],
     if roll_expr is not None:
         try:
             text_expr = check_expression(str(roll_expr))
+            sheet = who.stats if who is not None else {}
             if box is not None:
-                rolled = box.roll(text_expr, label="post tag")
+                rolled = box.roll(text_expr, label="post tag", stats=sheet,
+                                  resolve_name=resolve_name)
+            elif has_stats(text_expr):
+                substitute_stats(text_expr, sheet, resolve_name)
         except DiceError as exc:
             exc.where = _where(path, node, trail, "roll")
             raise
@@ -313,10 +320,11 @@ def _plain(value: Any) -> Any:
 
 def _declaration(node: dict[str, Any], box: DiceBox, scenario: Scenario) -> Declaration:
     keys = [c.key for c in scenario.encounter.combatants]
+    who = scenario.encounter.combatant(str(node["actor"]))
     actions = []
     for a, raw in enumerate(node.get("actions") or []):
         anode = raw if isinstance(raw, _LineDict) else _LineDict(raw)
-        actions.append(_action(anode, scenario.path, f"actions[{a}]", keys, box))
+        actions.append(_action(anode, scenario.path, f"actions[{a}]", keys, box, who))
     return Declaration(actor=str(node["actor"]), actions=tuple(actions),
                        late=bool(node.get("late", False)), missing=bool(node.get("missing", False)),
                        penalty_waived=bool(node.get("waived", False)),

@@ -21,7 +21,7 @@ rounds:
   - declarations:
       - actor: a
         actions:
-          - {kind: attack, target: b, roll: "1d20+3"}
+          - {kind: attack, target: b, roll: "1d20+Luta"}
 """
 
 
@@ -35,6 +35,7 @@ def test_good_scenario_runs(tmp_path: Path) -> None:
     result = bench(tmp_path, GOOD)
     assert result.exit_code == 0, result.output
     assert "Round 1" in result.stdout
+    assert "post tag: 1d20 (" in result.stdout and "+ 3 =" in result.stdout  # Luta from the sheet
 
 
 @pytest.mark.parametrize("text, args, words", [
@@ -43,7 +44,9 @@ def test_good_scenario_runs(tmp_path: Path) -> None:
     (GOOD.replace("kind: attack", "kind: atack"), (), ["unknown action kind 'atack'", ":12"]),
     (GOOD.replace("target: b", "target: zz"), (), ["target 'zz' is not a combatant", ":12"]),
     (GOOD.replace("    side: enemies", "    sied: enemies"), (), ["unknown key 'sied'", ":7"]),
-    (GOOD.replace('"1d20+3"', '"1000000d1000000"'), (), ["more than 1000 dice", ":12"]),
+    (GOOD.replace('"1d20+Luta"', '"1000000d1000000"'), (), ["more than 1000 dice", ":12"]),
+    (GOOD.replace('"1d20+Luta"', '"1d20+Pontaria"'), (), ["'Pontaria'", "not a stat", ":12"]),
+    (GOOD.replace("damage: 1d8", "damage: 1d8+Forca"), (), ["'Forca'", ":5"]),
     (GOOD.replace("1d8", "1d0"), (), ["0-sided", ":5"]),
     (GOOD.replace("- {kind", "- {kind: [").replace("}\n", "\n", 1) + "\n", (), ["not valid YAML"]),
     (GOOD + "houserules: {latncy: 1}\n", (), ["unknown houserule 'latncy'"]),

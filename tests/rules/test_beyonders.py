@@ -306,3 +306,14 @@ def test_beyonders_latency_forfeits_the_attack_and_takes_total_defense() -> None
     swing = (find(res, "attack.hit") + find(res, "attack.miss"))[0]
     assert swing.params["defense"] == 10 + 1 + 4 + 2 + 4
     assert mods(swing, "defense_mods")["total defense"] == 4
+
+
+def test_bey_6_an_ability_that_says_it_interrupts_goes_first() -> None:
+    """BEY-6: a quick action interrupts only when its ability says so; then it resolves
+    before the other's action."""
+    res = run(BEY, [klein(init=20), audrey(init=5), cultist(init=10)],
+              [decl("audrey", act(A.QUICK, on_turn_of="cultist", interrupts=True,
+                                  text="substitution")),
+               decl("cultist", act(A.ATTACK, "audrey"))], forced=[15, 2])
+    seq = [e.code for e in res.events if e.code in ("attack.hit", "attack.miss", "interrupt")]
+    assert seq[0] == "interrupt" and one(res, "interrupt").rule == "BEY-6"

@@ -496,3 +496,46 @@ def test_fd_19_objects_have_a_fixed_dc_and_size_based_hp() -> None:
     assert "door" not in res.encounter.order  # objects take no turns
     miss = run(FD, [hero(), door], [decl("hero", act(A.ATTACK, "door"))], forced=[12])
     assert find(miss, "attack.miss")
+
+
+def test_fd_3_bonuses_from_powers_or_items_add_to_a_posted_roll() -> None:
+    """FD-3: d20 + skill + bonuses from powers or items; a posted roll (PBP-4) already
+    holds the skill, so only the bonus is added on top."""
+    from pbp.dice import DiceBox
+
+    posted = DiceBox("p", forced=[9]).roll("1d20+5")
+    res = run(FD, [hero(), orc()], [decl("hero", act(A.ATTACK, "orc", weapon="sword",
+                                                     bonus=2, rolled=posted))],
+              forced=[1, 1])
+    assert one(res, "attack.hit").params["total"] == 14 + 2
+
+
+def test_fd_14_an_unused_readied_action_lapses_at_the_next_turn() -> None:
+    """FD-14: not used before your next turn, the readied action is lost."""
+    res = run(FD, [hero(init=20), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "imp"},
+                                action={"kind": "attack", "target": "orc"}))])
+    assert rejected(res, "FD-14")  # 'imp' is nobody: a trigger must name a combatant
+    res = run(FD, [hero(init=20), orc(init=10), fighter("imp", init=1, hp=0, down=True)],
+              [decl("hero", act(A.READY, trigger={"actor": "imp"},
+                                action={"kind": "attack", "target": "orc"}))])
+    assert res.encounter.readied
+    nxt = run(FD, res.encounter.combatants, [decl("hero", act(A.FREE))], round=2,
+              readied=res.encounter.readied, order=res.encounter.order)
+    assert one(nxt, "ready.lapsed").rule == "FD-14" and not nxt.encounter.readied
+
+
+def test_fd_18_frightened_lasts_the_sources_cha_mod_rounds() -> None:
+    """FD-18: Frightened lasts the frightening character's CHA-mod turns (and FD-4: the
+    target resists with a Will test)."""
+    witch = hero(stats={"controle": 5, "cha_mod": 3})
+    res = run(FD, [witch, orc(stats={"will": 0})],
+              [decl("hero", act(A.CAST, "orc", spell="dread", inflict="assustado"))],
+              forced=[15, 2])
+    fear = res.encounter.combatant("orc").condition(C.FRIGHTENED)
+    assert fear is not None and fear.rounds == 3 and fear.source == "hero"
+    assert one(res, "check").params["result"] == "failed"
+    resisted = run(FD, [witch, orc(stats={"will": 0})],
+                   [decl("hero", act(A.CAST, "orc", spell="dread", inflict="frightened"))],
+                   forced=[2, 20])
+    assert not resisted.encounter.combatant("orc").has(C.FRIGHTENED)
