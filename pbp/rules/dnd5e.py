@@ -63,6 +63,8 @@ class Dnd5e(Ruleset):
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "DND-3", "budget": "DND-4",
                                               "surprise": "DND-2", "ready": "DND-7",
                                               "latency": "PBP-2"}
+    #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
+    extra_stats = frozenset({"speed", "attack", "proficiency", "ac"})
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 3,
         "round_seconds": 6,
@@ -214,8 +216,7 @@ class Dnd5e(Ruleset):
             return None
         if slot == "interaction":
             if budget.has("action"):  # DND-6: the second interaction costs the action
-                budget.convert("action", "interaction", 1, "DND-6")
-                budget.spend("interaction")
+                budget.spend("action")
                 budget.marks.setdefault("paid_with_action", []).append(index)
                 return None
             return Problem("budget.exceeded", "DND-6",

@@ -45,6 +45,22 @@ from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_nam
 from .stats import resolve_name
 
 BRUTAL = "brutal-attack"
+
+#: the source's own Characteristics as Portuguese and Russian sheets write them (folded keys)
+SYNONYMS: dict[str, tuple[str, ...]] = {
+    "vigor": ("vigor", "вынос", "бодрость"),
+    "martial_arts": ("martial_arts", "artes_marciais", "боевые_искусства"),
+    "diplomacy": ("diplomacy", "diplomacia", "дипломатия"),
+    "big": ("big", "grande", "большой"),
+    "strong": ("strong", "forte", "сильный"),
+    "liar": ("liar", "mentiroso", "лжец"),
+    "wits": ("wits", "astucia", "смекалка"),
+    "athletics": ("athletics", "atletismo", "атлетика"),
+    "intimidation": ("intimidation", "intimidacao", "запугивание"),
+    "persuasion": ("persuasion", "persuasao", "убеждение"),
+    "stealth": ("stealth", "furtividade", "скрытность"),
+}
+_ALIAS = {alias: key for key, names in SYNONYMS.items() for alias in names}
 _INT = re.compile(r"^[+-]?\d+$")
 
 
@@ -61,6 +77,8 @@ class Resistance(Ruleset):
                 "RES-9", "PBP-2", "PBP-3")
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "RES-6", "budget": "RES-6",
                                               "latency": "PBP-2"}
+    #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
+    extra_stats = frozenset({"vigor_wear", "will_wear", *_ALIAS})
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,
         "round_seconds": 6,
@@ -88,7 +106,11 @@ class Resistance(Ruleset):
         if not name:
             return 0
         key = resolve_name(str(name)) or str(name)
-        return c.stat(key, c.stat(str(name)))
+        own = _ALIAS.get(key, key)
+        for candidate in (key, own, *SYNONYMS.get(own, ()), str(name)):
+            if candidate in c.stats:
+                return c.stat(candidate)
+        return 0
 
     def conflict(self, action: Action | None = None) -> str:
         kind = (action.options.get("conflict") if action else None) \
@@ -426,14 +448,10 @@ class Resistance(Ruleset):
             problems += self._check_help(ctx, target, a, i)
             if not problems:
                 return a.options
-            note = ctx.note(target.key)
-            if not note.get("defense_refused"):
-                note["defense_refused"] = True
-                for p in problems:
-                    ctx.emit("action.rejected", actor=target.key, rule=p.rule,
-                             reason=f"{p.message}; it blocks instead", problem=p.code,
-                             action_index=i)
-            return {k: v for k, v in a.options.items() if k == "characteristic"}
+            kept: dict[str, Any] = {k: v for k, v in a.options.items() if k == "characteristic"}
+            kept["refused"] = "; ".join(p.message for p in problems) + ": it blocks instead"
+            kept["refused_rule"] = problems[0].rule
+            return kept
         return {}
 
     @staticmethod
@@ -457,15 +475,21 @@ class Resistance(Ruleset):
         maneuver = str(action.options.get("maneuver") or "attack").casefold()
         a, ra, parts = self._roll(ctx, c, res, characteristic, action.options.get("synergy"),
                                   action.options.get("helpers"), f"attack {target.key}", action)
-        if maneuver not in ("attack", "brutal"):  # trained maneuvers: the narrator's numbers
-            a += int(action.options.get("bonus", 0) or 0)
+        if maneuver not in ("attack", "brutal") and action.options.get("bonus"):
+            a += int(action.options["bonus"])  # trained maneuvers: the narrator's numbers
+            parts.append(f"{maneuver} {int(action.options['bonus']):+d}")
         guard = self._defense(ctx, target, conflict)
         d, rd, _ = self._roll(ctx, target, res, guard.get("characteristic") or characteristic,
                               guard.get("synergy"), (), f"defense {c.key}")
         lowered = target.condition(BRUTAL)
         if lowered is not None:
             d -= lowered.value
-        params: dict[str, Any] = dict(total=a, defense=d, conflict=conflict, maneuver=maneuver)
+        params: dict[str, Any] = dict(total=a, defense=d, conflict=conflict, maneuver=maneuver,
+                                      roll_parts=parts)
+        said = ""
+        if guard.get("refused"):
+            params.update(defense_refused=guard["refused"], defense_rule=guard["refused_rule"])
+            said = f" ({guard['refused']}, {guard['refused_rule']})"
         if maneuver == "brutal":
             which, value = self._brutal_value(c, conflict)
             ctx.add_condition(c.key, Condition(BRUTAL, value=value, note=which, source=c.key),
@@ -473,7 +497,7 @@ class Resistance(Ruleset):
         if a <= d:
             ctx.emit("attack.blocked", actor=c.key, target=target.key, rule="RES-8",
                      rolls=[ra, rd], **params,
-                     message=f"{target.name} holds: {d} against {c.name}'s {a}; no damage.")
+                     message=f"{target.name} holds: {d} against {c.name}'s {a}; no damage{said}.")
             return False
         extra: list[Any] = []
         damage = a - d
@@ -490,19 +514,24 @@ class Resistance(Ruleset):
             which, value = self._brutal_value(c, conflict)
             damage += value
             notes.append(f"Brutal Attack ({which}) +{value}")
-        elif maneuver != "attack":
-            damage += int(action.options.get("damage", 0) or 0)
-        damage += int(action.options.get("power", 0) or 0)
+        elif maneuver != "attack" and action.options.get("damage"):
+            damage += int(action.options["damage"])
+            notes.append(f"{maneuver} {int(action.options['damage']):+d}")
+        if action.options.get("power"):
+            damage += int(action.options["power"])
+            notes.append(f"power {int(action.options['power']):+d}")
         armor = target.stat("armor") if conflict == "physical" else 0
         if armor:
             damage -= armor
             notes.append(f"armor -{armor}")
-        damage -= int(guard.get("power", 0) or 0)
+        if guard.get("power"):
+            damage -= int(guard["power"])
+            notes.append(f"{target.name}'s power -{int(guard['power'])}")
         damage = max(0, damage)
         ctx.emit("attack.hit", actor=c.key, target=target.key, rule="RES-8",
                  rolls=[ra, rd, *extra], damage=damage, notes=notes, **params,
                  message=f"{c.name} beats {target.name}'s defense, {a} against {d}: "
-                         f"{damage} damage ({', '.join(notes)}).")
+                         f"{damage} damage ({', '.join(notes)}){said}.")
         self.wear(ctx, c, target.key, res, damage)
         return True
 

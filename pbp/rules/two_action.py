@@ -15,7 +15,8 @@ How each rule is carried out (numbers from ``config/rulesets/two-action.toml``):
   defender's parry skill. The parry skill is the defensive skill the defender used on
   its last turn (a ``defend`` action, kept as the ``defensive`` condition until its next
   turn), else the one it names (``options.parry`` on any of its actions this round), else
-  ``checks.default_parry`` from its sheet. The defender must *win* to parry (ties:
+  ``checks.default_parry`` from its sheet, else its melee weapon's skill (a skill with a
+  counter-attack). The defender must *win* to parry (ties:
   ``checks.opposed_ties``); a parry cancels the damage (``attack.parried``).
 * TA-4 ranged at an object or a place (``options.place``): d20 + skill + TA-6 >= the
   Difficulty (``options.dc`` or ``checks.object_dc``); a miss lands in a neighbouring cell
@@ -55,6 +56,10 @@ class TwoAction(Ruleset):
     rule_ids = ("TA-1", "TA-2", "TA-3", "TA-4", "TA-5", "TA-6", "PBP-2", "PBP-3")
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "TA-1", "budget": "TA-2",
                                               "latency": "PBP-2"}
+    #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
+    extra_stats = frozenset({"reaction", "parry", "fencing", "archery", "shooting", "throwing",
+                              "shield", "axe", "sword", "dagger", "bow", "magic", "alchemy",
+                              "stealth", "athletics", "dodge", "firearms", "beam_weapons"})
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,
         "round_seconds": 6,
@@ -199,6 +204,9 @@ class TwoAction(Ruleset):
         fallback = str(self.setting("checks.default_parry") or "")
         if fallback and fallback in target.stats:
             return fallback, "its parry skill"
+        for w in target.weapons:  # any skill with a counter-attack: its melee weapon's
+            if not w.ranged and w.skill and w.skill in target.stats:
+                return w.skill, f"the skill of its {w.name}"
         return None, "no parry skill named: the d20 alone"
 
     def _defender_wins(self, attack: int, defense: int) -> bool:

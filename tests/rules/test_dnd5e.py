@@ -198,7 +198,8 @@ def test_dnd6_speech_is_free_one_interaction_is_free_second_costs_the_action():
                     act(A.ATTACK, "goblin-1"))])
     changed = one(res, "action.changed")
     assert changed.rule == "DND-6" and changed.params["action_index"] == 3
-    assert one(res, "action.converted").rule == "DND-6"
+    assert one(res, "turn.end", actor="aria").params["budget"]["spent"] == {
+        "interaction": 1, "action": 1, "free": 2}
     refused = rejected(res)
     assert len(refused) == 1 and refused[0].params["action_index"] == 4
     assert refused[0].rule == "DND-4"
@@ -333,3 +334,26 @@ def test_dnd_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+
+
+# -- golden scenario (examples/dnd5e.yaml with forced dice) -------------------------------------
+
+def test_golden_dnd5e_example_reproduces_its_events_and_cites_its_rules():
+    """Regenerate after an intended change: pbp bench examples/dnd5e.yaml --json"""
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from pbp.cli import cli
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    result = CliRunner().invoke(cli, ["bench", str(examples / "dnd5e.yaml"), "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    want = json.loads((examples / "dnd5e.events.json").read_text(encoding="utf-8"))
+    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
+        assert [e["message"] for e in g["events"]] == [e["message"] for e in w["events"]], n
+    assert got == want
+    cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
+    assert {'DND-6', 'DND-7', 'PBP-2', 'DND-2', 'DND-3', 'DND-4', 'DND-5'} <= cited

@@ -195,8 +195,10 @@ def test_res7_untrained_defender_can_only_block():
     res = run(RS, [ana(), zed()],
               [decl("ana", act(A.ATTACK, "zed")), decl("zed", act(A.DEFEND, maneuver="dodge"))],
               forced=[1, 6])
-    refused = rejected(res, "RES-7")
-    assert refused and refused[0].actor == "zed" and "blocks instead" in refused[0].params["reason"]
+    blocked = one(res, "attack.blocked")             # 1 + 2 = 3 against 6 + 1 = 7
+    assert blocked.params["defense_rule"] == "RES-7" and "blocks instead" in blocked.message
+    refused = rejected(res, "RES-7")                 # and at zed's own turn, once
+    assert len(refused) == 1 and refused[0].actor == "zed"
 
 
 def test_res7_brutal_attack_adds_to_damage_and_lowers_own_defense():
@@ -381,3 +383,26 @@ def test_res_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+
+
+# -- golden scenario (examples/resistance.yaml with forced dice) -------------------------------------
+
+def test_golden_resistance_example_reproduces_its_events_and_cites_its_rules():
+    """Regenerate after an intended change: pbp bench examples/resistance.yaml --json"""
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from pbp.cli import cli
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    result = CliRunner().invoke(cli, ["bench", str(examples / "resistance.yaml"), "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    want = json.loads((examples / "resistance.events.json").read_text(encoding="utf-8"))
+    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
+        assert [e["message"] for e in g["events"]] == [e["message"] for e in w["events"]], n
+    assert got == want
+    cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
+    assert {'RES-6', 'RES-8', 'RES-9', 'RES-5', 'RES-7', 'RES-4', 'RES-3'} <= cited

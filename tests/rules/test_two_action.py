@@ -350,3 +350,26 @@ def test_ta_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+
+
+# -- golden scenario (examples/two-action.yaml with forced dice) -------------------------------------
+
+def test_golden_two_action_example_reproduces_its_events_and_cites_its_rules():
+    """Regenerate after an intended change: pbp bench examples/two-action.yaml --json"""
+    import json
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from pbp.cli import cli
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    result = CliRunner().invoke(cli, ["bench", str(examples / "two-action.yaml"), "--json"])
+    assert result.exit_code == 0, result.output
+    got = json.loads(result.stdout)
+    want = json.loads((examples / "two-action.events.json").read_text(encoding="utf-8"))
+    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
+        assert [e["message"] for e in g["events"]] == [e["message"] for e in w["events"]], n
+    assert got == want
+    cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
+    assert {'TA-5', 'TA-6', 'TA-2', 'TA-4', 'PBP-2', 'TA-3', 'TA-1'} <= cited
