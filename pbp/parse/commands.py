@@ -33,6 +33,7 @@ from .tags import FoundRoll, split_advantage
 LINE = re.compile(
     r"(?m)^[ \t]{0,16}(?P<cmd>\.rh|\.ri|\.init|\.r|/roll|/r|!roll|!r|![^\W\d_][\w-]{0,30}"
     r"|#[^\W\d_][\w-]{0,30})(?P<rest>[^\n]*)")
+_START = re.compile(r"(?m)^[ \t]{0,16}[.!/#]")
 _ARG = re.compile(r'"([^"\n]*)"|“([^”\n]*)”|«([^»\n]*)»|(\S+)')
 
 _AVRAE_ROLL = {"!r", "!roll"}
@@ -80,15 +81,19 @@ class CommandScan:
     issues: IssueList = field(default_factory=IssueList)
 
 
+#: The result for a post with no command line (shared: never mutate a scan result).
+EMPTY = CommandScan()
+
+
 def split_args(rest: str) -> list[str]:
     """Shell-like words; ``"..."``, ``“...”`` and ``«...»`` group (an unclosed quote does not)."""
     return [next(g for g in m.groups() if g is not None) for m in _ARG.finditer(rest)]
 
 
 def scan(text: str, lex: Lexicon, roster: Roster | None) -> CommandScan:
+    if _START.search(text) is None:
+        return EMPTY
     out = CommandScan()
-    if not any(c in text for c in ".!/#"):
-        return out
     for m in LINE.finditer(text):
         cmd, rest = m.group("cmd"), m.group("rest")
         pos = m.start("cmd")

@@ -115,7 +115,8 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 
-    dropped = sum(getattr(x.issues, "dropped", 0) for x in (reg, found, cmds, said, acts, prose))
+    dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
+               + said.issues.dropped + acts.issues.dropped + prose.issues.dropped)
     return ParsedPost(text=text, lang=lang, fmt=fmt, rolls=tuple(rolls),
                       commands=tuple(cmds.commands), actions=tuple(actions),
                       speech=tuple(said.utterances), ooc=tuple(reg.ooc),
@@ -255,6 +256,8 @@ def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
 
 def _issues(raw: list[tuple[str, int, dict[str, Any]]], lex: Lexicon,
             dropped: int = 0) -> tuple[ParseIssue, ...]:
+    if not raw and not dropped:
+        return ()
     out: list[ParseIssue] = []
     seen: set[tuple[str, int]] = set()
     for code, pos, params in sorted(raw, key=lambda t: t[1]):

@@ -44,6 +44,10 @@ class Regions:
     issues: IssueList = field(default_factory=IssueList)
 
 
+#: The result for a post with nothing excluded (shared: never mutate a scan result).
+EMPTY = Regions()
+
+
 class Lines:
     """Line starts of a text, for line-of and paragraph-of questions in O(log n)."""
 
@@ -66,9 +70,9 @@ class Lines:
 
 def scan(text: str, fmt: str) -> Regions:
     """Find every excluded region of *text* (already normalised)."""
-    out = Regions()
     if fmt != "markdown" and _ANY.search(text) is None:
-        return out
+        return EMPTY
+    out = Regions()
     md: list[Span] = []
     if fmt == "markdown":
         md = _markdown(text, out)

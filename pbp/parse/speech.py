@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from .model import IssueList, Utterance
 
 _QUOTES = re.compile(r"[\"“”«»„]")
+_ANY_DASH = re.compile(r"[—–―]|^[ \t>*_]{0,8}-[ \t]", re.MULTILINE)
 _CLOSERS = {'"': '"', "“": "”", "„": "“”", "«": "»"}
 _BLANK = re.compile(r"\n[ \t]*\n")
 _DASH_LINE = re.compile(r"(?m)^[ \t>*_]{0,8}(?P<dash>[—–―]|-(?=[ \t]))[ \t]*")
@@ -37,11 +38,19 @@ class SpeechScan:
     issues: IssueList = field(default_factory=IssueList)
 
 
+#: The result for a post with no speech (shared: never mutate a scan result).
+EMPTY = SpeechScan()
+
+
 def scan(masked: str, original: str, lang: str) -> SpeechScan:
+    has_quote = _QUOTES.search(masked) is not None
+    has_dash = _ANY_DASH.search(masked) is not None
+    if not (has_quote or has_dash):
+        return EMPTY
     out = SpeechScan()
-    if any(c in masked for c in "\"“”«»„"):
+    if has_quote:
         _quotes(masked, out)
-    if any(c in masked for c in "—–―-"):
+    if has_dash:
         _dashes(masked, original, lang, out)
     out.utterances.sort(key=lambda u: u.position)
     return out

@@ -59,6 +59,10 @@ class TagScan:
     issues: IssueList = field(default_factory=IssueList)
 
 
+#: The result for a post with no tag (shared: never mutate a scan result).
+EMPTY = TagScan()
+
+
 def _unquote(s: str) -> str:
     s = s.strip()
     if len(s) >= 2 and s[0] in "\"'“«" and s[-1] in "\"'”»":
@@ -131,9 +135,9 @@ def _limit(problem: str) -> int:
 
 def scan(text: str, lex: Lexicon) -> TagScan:
     """Every roll tag of *text* (already masked), and every problem with one."""
-    out = TagScan()
     if "[" not in text:
-        return out
+        return EMPTY
+    out = TagScan()
     open_m: re.Match[str] | None = None
     for m in _TAG.finditer(text):
         pos = m.start()
