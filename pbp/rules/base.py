@@ -16,6 +16,7 @@ How to add a ruleset (after python-chess's variants)
    ``initiative_expression``     what is rolled for initiative (``1d20+dex``)
    ``initiative_bonus``          the bonus used for ties and delay limits
    ``tiebreak``                  the sort key after the initiative value
+   ``initiative_group``          one shared roll for a group of identical creatures (DND-3)
    ``has_surprise_round``        a separate surprise round (BEY-1) or surprise in round 1 (FD-1)
    ``budget``                    the action slots of a turn (BEY-5, FD-10, DND-4)
    ``surprise_budget``           the slots in a surprise round (None: cannot act)
@@ -30,6 +31,10 @@ How to add a ruleset (after python-chess's variants)
    ``damage``                    the damage of a hit, before it is applied
    ``condition_modifiers``       what a combatant's conditions add to a roll or defense
    ``latency``                   what a late or missing declaration costs (PBP-2)
+   ``delay_to``                  the count a delaying combatant waits for (FD-16)
+   ``can_act``                   why a combatant cannot act now (None: it can)
+   ``plan`` / ``validate``       accepted actions, every problem, the budget after paying
+   ``resolve_attack``            the whole attack pipeline (override for deferred defenses...)
    ``start_of_round`` / ``start_of_turn`` / ``end_of_round``   upkeep, expiry
    ``on_<kind>``                 how one accepted action is carried out (``on_attack``...)
    ============================  ===========================================================
