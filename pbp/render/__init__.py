@@ -41,6 +41,34 @@ PROBLEMS: Mapping[str, str] = {
 }
 
 
+#: latency sentences (PBP-2), said again from the event's parameters; ``why`` comes from
+#: the rounds layer (``late`` or ``missing``), ``text`` from the declaration
+LATENCY: Mapping[str, str] = {
+    "why.late": "the post came after the deadline",
+    "why.missing": "no post this round",
+    "total-defense": "{why}; the main action is lost and {actor} takes total defense "
+                     "(+{bonus} defense until the next turn).",
+    "roll-penalty": "{why}; -{penalty} on every roll until the next turn.",
+    "forfeit": "'{text}' is forfeited: {why}.",
+}
+
+#: parameter values said in the reply's language (conditions, reasons, defense kinds)
+WORDS: tuple[str, ...] = (
+    "flat-footed", "prone", "frightened", "concealed", "invisible", "blinded", "cover",
+    "higher-ground", "fatigued", "flanked", "grappled", "grappling", "feinted", "defending",
+    "latency-penalty", "engaged", "power", "advantage", "disadvantage", "full-round",
+    "down", "expired", "ended", "surprised", "fortitude", "reflexos", "will", "physical",
+    "object", "luta", "pontaria",
+)
+_TRANSLATED_PARAMS = ("condition", "reason", "kind", "defense_kind")
+
+
+def word(value: Any, lang: str) -> str:
+    """A condition, reason or defense name in *lang* (unknown words unchanged)."""
+    text = str(value)
+    return say(text, lang) if text in WORDS else text
+
+
 def _fields(template: str) -> set[str]:
     return {f for _, f, _, _ in string.Formatter().parse(template) if f}
 
@@ -65,8 +93,18 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     for k in ("winner",):
         if k in params:
             params[k] = names.get(str(params[k]), params[k])
+    for k in _TRANSLATED_PARAMS:
+        if k in params and params[k] is not None:
+            params[k] = word(params[k], lang)
     problem = params.get("problem")
-    if problem in PROBLEMS and _fields(PROBLEMS[problem]) <= _known(ev):
+    why = params.get("why")
+    if why in ("late", "missing"):
+        params["why"] = say(LATENCY[f"why.{why}"], lang)
+        if ev.code == "latency.penalty" and params.get("mode") in LATENCY:
+            params["reason"] = say(LATENCY[params["mode"]], lang, params)
+        elif problem == "latency.forfeit" and "text" in params:
+            params["reason"] = say(LATENCY["forfeit"], lang, params)
+    elif problem in PROBLEMS and _fields(PROBLEMS[problem]) <= _known(ev):
         params["reason"] = say(PROBLEMS[problem], lang, params)
     template = messages.EN.get(ev.code)
     text = say(template, lang, params) if template else (ev.message or ev.code)
@@ -128,8 +166,11 @@ def render_reply(view: ReplyView) -> str:
     def note(n: Mapping[str, Any]) -> str:
         return note_text(n, lang, view.timezone)
 
+    def words(values: Any) -> list[str]:
+        return [word(v, lang) for v in values]
+
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
-    text = template.render(v=view, _=_, ev=ev, note=note, when=lambda d: when(d, view.timezone),
+    text = template.render(v=view, _=_, ev=ev, note=note, words=words, when=lambda d: when(d, view.timezone),
                            marker=Raw(view.marker))
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []

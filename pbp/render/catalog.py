@@ -14,7 +14,7 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from . import NOTES, PROBLEMS, SPEECH, TEMPLATES
+from . import LATENCY, NOTES, PROBLEMS, SPEECH, TEMPLATES, WORDS
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 
 
@@ -33,6 +33,7 @@ def message_ids() -> list[str]:
                 if isinstance(msg, str):
                     ids.append(msg)
     ids += list(NOTES.values()) + list(PROBLEMS.values()) + list(SPEECH.values())
+    ids += list(LATENCY.values()) + list(WORDS)
     ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
     seen: set[str] = set()
     return [i for i in ids if not (i in seen or seen.add(i))]  # type: ignore[func-returns-value]

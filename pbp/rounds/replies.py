@@ -8,6 +8,7 @@ answer was lost (``Source.find_reply``) instead of posting it twice.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -108,8 +109,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
 
     view.order = [label(k) for k in order if k in by_key]
     events = _events(session, rnd)
-    if kind == "opening":
-        view.header = events
+    if kind == "opening":   # the order is said once, by the template
+        view.header = [e for e in events if e.code != "initiative.order"]
         return view
     if kind == "reminder":
         view.waiting = [f"{c.name} ({c.player})" for c in missing_players(session, rnd)]
@@ -171,6 +172,7 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
                     shown_rolls.update(r.roll_index for r in theirs)
                     section.others.append({"code": code,
                                            "rolls": [r.breakdown for r in theirs]})
+        section.events = _latency_params(section.events, d, missing=d is None)
         view.actors.append(section)
     view.unused = [f"#{r.roll_index} {r.breakdown}" for r in session.scalars(
         select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
@@ -190,6 +192,22 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
             nxt.number, nxt.deadline, nxt.commitment)
     view.ended = enc.status == "finished" and nxt is None
     return view
+
+
+def _latency_params(events: list[EventLine], d: m.Declaration | None, *, missing: bool
+                    ) -> list[EventLine]:
+    """Tell the renderer why a latency penalty applies (late or no post) and which
+    action it forfeits, so it can say so in the campaign's language."""
+    out = []
+    for e in events:
+        if e.code == "latency.penalty" or e.params.get("problem") == "latency.forfeit":
+            params = dict(e.params, why="missing" if missing else "late")
+            i = e.params.get("action_index")
+            if d is not None and i is not None and 0 <= int(i) < len(d.actions or []):
+                params["text"] = d.actions[int(i)].get("text") or d.actions[int(i)].get("kind")
+            e = dataclasses.replace(e, params=params)
+        out.append(e)
+    return out
 
 
 def _earlier(session: Session, rnd: m.Round, names: Mapping[str, str]) -> list[dict[str, Any]]:
