@@ -113,7 +113,12 @@ def command(scenario: str, json_out: bool, seed: str | None, dice: str | None, l
     forced = _faces(dice)
     used_seed = seed if seed is not None else loaded.seed
     used_forced = forced if forced is not None else list(loaded.dice)
-    results = run(loaded, seed=used_seed, forced=used_forced)
+    try:
+        results = run(loaded, seed=used_seed, forced=used_forced)
+    except DiceError as exc:
+        if exc.where is None and "forced face" in exc.message:
+            exc.where = "--dice" if forced is not None else f"{loaded.path} (dice)"
+        raise
     if json_out:
         click.echo(json.dumps(as_json(loaded, results, seed=used_seed, forced=used_forced,
                                       lang=lang), ensure_ascii=False, indent=1))

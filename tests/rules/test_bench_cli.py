@@ -52,7 +52,8 @@ def test_good_scenario_runs(tmp_path: Path) -> None:
     (GOOD + "houserules: {latncy: 1}\n", (), ["unknown houserule 'latncy'"]),
     ("- just a list\n", (), ["expected a mapping"]),
     (GOOD, ("--dice", "19,x"), ["--dice '19,x'"]),
-    (GOOD, ("--dice", "25"), ["forced face 25 does not fit a d20"]),
+    (GOOD, ("--dice", "25"), ["--dice: forced face 25 does not fit a d20"]),
+    (GOOD + "dice: [30]\n", (), ["(dice): forced face 30 does not fit a d20"]),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, text: str, args: tuple[str, ...],
                                           words: list[str]) -> None:
