@@ -109,6 +109,7 @@ class Forum:
 def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True  # headers and body go out without a 40 ms delayed-ACK stall
 
         def log_message(self, *a: Any) -> None:
             pass
@@ -125,6 +126,20 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
                 forum.requests += 1
                 forum.bytes += len(body) + 200  # ~headers
                 forum.not_modified += code == 304
+
+        def do_POST(self) -> None:
+            parts = urlsplit(self.path)
+            if parts.path == "/_bench/add":
+                q = parse_qs(parts.query)
+                pid = forum.add(int(q["topic"][0]), q.get("author", ["newcomer"])[0],
+                                q.get("body", ["I shoot the goblin [roll]1d20+3[/roll]"])[0])
+                body = json.dumps({"id": pid, "at": time.time()}).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+            self._send(404)
 
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
@@ -161,6 +176,22 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
+
+
+def start_server(threads: int, posts: int) -> tuple[subprocess.Popen[str], int]:
+    """The forum in a process of its own, so its CPU is not counted as the pollers'."""
+    proc = subprocess.Popen([sys.executable, __file__, "serve", "--threads", str(threads),
+                             "--posts", str(posts)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    port = int(proc.stdout.readline().strip())
+    return proc, port
+
+
+def add_post(port: int, topic: int) -> tuple[str, float]:
+    req = urllib.request.Request(f"http://127.0.0.1:{port}/_bench/add?topic={topic}", method="POST")
+    with urllib.request.urlopen(req) as r:
+        data = json.loads(r.read())
+    return str(data["id"]), float(data["at"])
 
 
 def topic_url(port: int, tid: int) -> str:
@@ -208,8 +239,10 @@ class NaivePoller:
             page += 1
         return new
 
-    def cycle(self) -> None:
-        for tid in range(1, self.threads + 1):
+    def cycle(self, hook: Any = None) -> None:
+        for i, tid in enumerate(range(1, self.threads + 1)):
+            if hook:
+                hook(i)
             self.poll(tid)
 
 
@@ -242,8 +275,10 @@ class PbpPoller:
 
         self.tasks = tasks
 
-    def cycle(self) -> None:
-        for tid in self.ids:
+    def cycle(self, hook: Any = None) -> None:
+        for i, tid in enumerate(self.ids):
+            if hook:
+                hook(i)
             self.tasks.poll_thread.apply(args=[tid], throw=True)
 
     def ingested(self) -> dict[str, float]:
@@ -265,8 +300,11 @@ def percentile(values: list[float], q: float) -> float:
     return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
 
 
-def measure(name: str, poller: Any, forum: Forum, port: int, threads: int, cycles: int,
+def measure(name: str, poller: Any, port: int, threads: int, cycles: int,
             fraction: float, rng: random.Random) -> dict[str, Any]:
+    """Posts arrive uniformly over each cycle: each picked thread gets its new post just
+    before the poller reaches a random position of its pass (so half of them land in a
+    thread already read this cycle, and wait for the next one, as in real life)."""
     t0 = time.perf_counter()
     poller.cycle()                      # initial sync: reads every page once (not measured)
     sync = time.perf_counter() - t0
@@ -274,30 +312,20 @@ def measure(name: str, poller: Any, forum: Forum, port: int, threads: int, cycle
     cpu0 = time.process_time()
     posted: dict[str, float] = {}
     durations: list[float] = []
-    expected = sync
     for c in range(cycles + 1):         # the last cycle only drains (no new posts)
-        stop = threading.Event()
+        schedule: dict[int, list[int]] = {}
         if c < cycles:
-            picks = rng.sample(range(1, threads + 1), max(1, int(threads * fraction)))
-            moments = sorted(rng.uniform(0, expected) for _ in picks)
+            for tid in rng.sample(range(1, threads + 1), max(1, int(threads * fraction))):
+                schedule.setdefault(rng.randrange(threads), []).append(tid)
 
-            def player(picks: list[int] = picks, moments: list[float] = moments) -> None:
-                start = time.perf_counter()
-                for tid, at in zip(picks, moments):
-                    if stop.wait(max(0.0, at - (time.perf_counter() - start))):
-                        return
-                    pid = forum.add(tid, "newcomer", "I shoot the goblin [roll]1d20+3[/roll]")
-                    posted[str(pid)] = time.time()
+        def hook(i: int, schedule: dict[int, list[int]] = schedule) -> None:
+            for tid in schedule.get(i, ()):
+                pid, at = add_post(port, tid)
+                posted[pid] = at
 
-            th = threading.Thread(target=player, daemon=True)
-            th.start()
         t = time.perf_counter()
-        poller.cycle()
+        poller.cycle(hook)
         durations.append(time.perf_counter() - t)
-        if c < cycles:
-            stop.set()
-            th.join()
-        expected = durations[-1]
     cpu = time.process_time() - cpu0
     after = stats(port)
     ingested = poller.ingested() if callable(getattr(poller, "ingested", None)) else poller.ingested
@@ -321,18 +349,19 @@ def measure(name: str, poller: Any, forum: Forum, port: int, threads: int, cycle
 def run(args: argparse.Namespace) -> None:
     import tempfile
 
-    forum = Forum(args.threads, args.pages * PER_PAGE)
-    server = serve(forum, 0)
-    port = server.server_address[1]
+    server, port = start_server(args.threads, args.pages * PER_PAGE)
     rng = random.Random(args.seed)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or f"sqlite:///{tmp}/bench.sqlite"
-        rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp)), forum, port,
-                            args.threads, args.cycles, args.fraction, rng))
-        rows.append(measure("naive", NaivePoller(port, args.threads), forum, port,
-                            args.threads, args.cycles, args.fraction, rng))
-    server.shutdown()
+        try:
+            rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp)), port,
+                                args.threads, args.cycles, args.fraction, rng))
+            rows.append(measure("naive", NaivePoller(port, args.threads), port,
+                                args.threads, args.cycles, args.fraction, rng))
+        finally:
+            server.terminate()
+            server.wait()
     print(f"{args.threads} threads x {args.pages} pages, {int(args.fraction * 100)}% with a new post a cycle, "
           f"{args.cycles} cycles (+1 drain), db={'given' if args.db else 'sqlite'}")
     keys = ["cycle_s", "requests_per_post", "bytes_per_post", "cpu_per_post_ms",
@@ -452,6 +481,9 @@ def main() -> None:
     sub = p.add_subparsers(dest="cmd")
     b = sub.add_parser("brokers")
     b.add_argument("--reps", type=int, default=3)
+    sv = sub.add_parser("serve")
+    sv.add_argument("--threads", type=int, default=1000)
+    sv.add_argument("--posts", type=int, default=50)
     p.add_argument("--threads", type=int, default=1000)
     p.add_argument("--pages", type=int, default=10)
     p.add_argument("--cycles", type=int, default=3)
@@ -461,6 +493,10 @@ def main() -> None:
     args = p.parse_args()
     if args.cmd == "brokers":
         brokers(args)
+    elif args.cmd == "serve":
+        server = serve(Forum(args.threads, args.posts), 0)
+        print(server.server_address[1], flush=True)
+        threading.Event().wait()
     else:
         run(args)
 
