@@ -299,7 +299,8 @@ def _action(node: _LineDict, path: str, trail: str, keys: list[str],
             elif has_stats(text_expr):
                 substitute_stats(text_expr, sheet, resolve_name)
         except DiceError as exc:
-            exc.where = _where(path, node, trail, "roll")
+            if "forced face" not in exc.message:  # a forced face is --dice's fault, not the roll's
+                exc.where = _where(path, node, trail, "roll")
             raise
     inner = data.get("action")
     if isinstance(inner, dict):
