@@ -187,30 +187,26 @@ def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor:
 
 
 def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexicon,
-              roster: Roster | None, actor: str | None) -> list[_Mention]:
+              roster: Roster | None, actor: str | None,
+              hits: Sequence[tuple[bool, bool]] | None = None) -> list[_Mention]:
     if roster is None:
         return []
+    if hits is None:
+        hits = roster.start_hits(plain, lex)
     found: list[_Mention] = []
-    i = 0
-    n = len(plain)
-    starts = roster.starts
-    cache = roster._index(lex).starts
-    while i < n:
-        hit = cache.get(plain[i]) or starts(plain[i], lex)
-        if not hit[0]:
-            i += 1
+    taken = -1
+    for i in [k for k, h in enumerate(hits) if h[0]]:
+        if i <= taken:
             continue
         length, keys = roster.match_at(plain, i, lex)
-        if length:
-            if actor is not None and keys == (actor,):
-                i += length
-                continue
-            j = i + length
-            end = words[j - 1][0] + len(words[j - 1][1])
-            found.append(_Mention(i, j, words[i][0], end, keys, " ".join(plain[i:j])))
-            i = j
-        else:
-            i += 1
+        if not length:
+            continue
+        j = i + length
+        taken = j - 1
+        if actor is not None and keys == (actor,):
+            continue
+        end = words[j - 1][0] + len(words[j - 1][1])
+        found.append(_Mention(i, j, words[i][0], end, keys, " ".join(plain[i:j])))
     return found
 
 
@@ -243,12 +239,11 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     mentions: list[_Mention] = []
     weapons: list[tuple[int, str]] = []
     if roster is not None:
-        mentions = _mentions(plain, words, lex, roster, actor)
-        starts = roster.starts
-        cache = roster._index(lex).starts
+        hits = roster.start_hits(plain, lex)
+        mentions = _mentions(plain, words, lex, roster, actor, hits)
         taken = -1
-        for i, w in enumerate(plain):
-            if i <= taken or not (cache.get(w) or starts(w, lex))[1]:
+        for i in [k for k, h in enumerate(hits) if h[1]]:
+            if i <= taken:
                 continue
             length, names = roster.match_at(plain, i, lex, weapons=True)
             if length:

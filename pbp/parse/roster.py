@@ -177,6 +177,12 @@ class Roster:
         return idx
 
     # -- prose --------------------------------------------------------------------------
+    def start_hits(self, words: Sequence[str], lex: Lexicon) -> list[tuple[bool, bool]]:
+        """:meth:`starts` of every word, from the cache where it can."""
+        get = self._index(lex).starts.get
+        starts = self.starts
+        return [get(w) or starts(w, lex) for w in words]
+
     def starts(self, word: str, lex: Lexicon) -> tuple[bool, bool]:
         """Whether *word* can begin (a combatant's name, a weapon's name); cached."""
         idx = self._index(lex)
