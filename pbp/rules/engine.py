@@ -288,9 +288,11 @@ def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
                 return todo[pos + 1:]
             return []
         if action.kind is ActionKind.READY:
+            trigger = action.options.get("trigger") or {}
+            if not isinstance(trigger, Mapping):  # free text: the narrator fires it
+                trigger = {"text": str(trigger)}
             ctx.readied[key] = {"action": action.to_dict(), "round": ctx.round,
-                                "trigger": dict(action.options.get("trigger", {}) or {}),
-                                "index": index}
+                                "trigger": dict(trigger), "index": index}
         rs.perform(ctx, c, action, decl, index)
     return None
 
