@@ -117,13 +117,19 @@ def actions(draw: st.DrawFn, actor: Combatant, keys: Sequence[str]) -> Action:
     if kind is ActionKind.DELAY:
         options["until"] = draw(st.integers(-15, 25))
     if kind is ActionKind.READY:
-        options["trigger"] = {"actor": draw(st.sampled_from(list(keys)))}
+        options["trigger"] = draw(st.one_of(
+            st.builds(lambda k: {"actor": k}, st.sampled_from(list(keys))),
+            st.just("when the door opens")))
+        if draw(st.booleans()):
+            options["action"] = {"kind": "attack", "target": draw(st.sampled_from(list(keys)))}
     if kind is ActionKind.ATTACK:
         for flag in ("touch", "into_melee", "mental", "ambush"):
             if draw(st.integers(0, 5)) == 0:
                 options[flag] = True
         if draw(st.integers(0, 4)) == 0:
             options["defense"] = draw(st.sampled_from(("con", "will")))
+        if draw(st.integers(0, 4)) == 0:
+            options["bonus"] = draw(st.integers(-3, 3))
     if kind in (ActionKind.QUICK, ActionKind.MOVE, ActionKind.FREE) and draw(st.integers(0, 4)) == 0:
         options["on_turn_of"] = draw(st.sampled_from(list(keys)))
     if kind is ActionKind.FREE and draw(st.integers(0, 4)) == 0:
