@@ -90,7 +90,8 @@ def scan(text: str, fmt: str) -> Regions:
         merged.append(s)
     out.spans = merged
     if out.ooc:
-        out.ooc = [o for o in out.ooc if not _inside(merged, o.position, "ooc")]
+        out.ooc = sorted((o for o in out.ooc if not _inside(merged, o.position, "ooc")),
+                         key=lambda o: o.position)
     return out
 
 
