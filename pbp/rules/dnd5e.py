@@ -40,6 +40,7 @@ from .narrators_call import announce_ties, forfeit
 from .registry import register
 
 REACTION_USED = "reaction-used"
+DEFENDING = "defending"
 _NUMBERED = re.compile(r"[\s#\-_]*\d+$")
 
 _ACTION_KINDS = (ActionKind.ATTACK, ActionKind.CAST, ActionKind.DEFEND, ActionKind.READY,
@@ -148,6 +149,8 @@ class Dnd5e(Ruleset):
         if kind is ActionKind.REACTION:
             return "reaction"
         if kind is ActionKind.FREE:
+            if action.options.get("costs_action"):  # DND-6: the narrator asks for an action
+                return "action"
             return "free" if self.is_speech(action) else "interaction"
         return "action"
 
@@ -257,7 +260,15 @@ class Dnd5e(Ruleset):
                  message=f"{c.name}'s first turn is over: no longer surprised.")
 
     def latency(self, ctx: RoundContext, c: Combatant, declaration: Declaration) -> Declaration:
-        return forfeit(ctx, c, declaration)
+        """PBP-2: the action and bonus action are lost; total defense is the Dodge action
+        (attacks against it have disadvantage until its next turn)."""
+        stands = forfeit(ctx, c, declaration,
+                         keeps=lambda a: self.slot_of(a) not in ("action", "bonus"),
+                         defense=f"{c.name} takes the Dodge action (attacks against it have "
+                                 f"disadvantage until its next turn)")
+        ctx.add_condition(c.key, Condition(DEFENDING, rounds=1, started_round=ctx.round,
+                                           started_count=ctx.count), rule="PBP-2")
+        return stands
 
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,
                 declaration: Declaration, index: int) -> None:
@@ -300,7 +311,7 @@ class Dnd5e(Ruleset):
     # -- attacks (standard 5e, outside the excerpt) ------------------------------------
     def attack_expression(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
                           action: Action, weapon: Weapon) -> str:
-        return "2d20kl1" if target.has("defending") else "1d20"
+        return "2d20kl1" if target.has(DEFENDING) else "1d20"
 
     def attack_bonus(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
                      action: Action, weapon: Weapon) -> list[Modifier]:

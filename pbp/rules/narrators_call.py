@@ -9,15 +9,17 @@ change it afterwards in the panel:
   ``initiative.tie`` event says the narrator may reorder them (a tie between two player
   characters of the same player is that player's call, DND-3); with ``"roll-off"`` the
   engine rolls a d20 for each tied one (its ``initiative.rolloff`` events);
-* latency (PBP-2, FD-2's default): a late or missing post forfeits the round's actions.
+* latency (PBP-2, FD-2's default): a late or missing post loses the round's combat actions
+  and the character is treated as taking total defense (in each ruleset's own terms).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from .context import RoundContext
-from .model import Combatant, Declaration
+from .model import Action, Combatant, Declaration
 
 
 def order_was_rolled(ctx: RoundContext) -> bool:
@@ -54,15 +56,22 @@ def announce_ties(ctx: RoundContext, rule: str, policy: str,
                  message=f"{a.name} and {b.name} tie at {value}; {a.name} goes first ({how}).")
 
 
-def forfeit(ctx: RoundContext, c: Combatant, declaration: Declaration,
+def forfeit(ctx: RoundContext, c: Combatant, declaration: Declaration, *,
+            keeps: Callable[[Action], bool] = lambda a: False, defense: str = "",
             rule: str = "PBP-2") -> Declaration:
-    """PBP-2 default: a late or missing post forfeits this round's actions."""
-    if declaration.actions:
-        what = "posted after the deadline" if declaration.late else "did not post"
-        ctx.emit("latency.penalty", actor=c.key, rule=rule, dropped=len(declaration.actions),
-                 reason=f"{c.name} {what}, so this round's actions are forfeited "
-                        f"(the narrator can waive this)")
-    elif declaration.missing:
-        ctx.emit("latency.penalty", actor=c.key, rule=rule, dropped=0,
-                 reason=f"{c.name} did not post and does nothing this round")
-    return dataclasses.replace(declaration, actions=())
+    """PBP-2 default (FD-2's, shared): a late or missing post loses the round's combat
+    actions (those *keeps* does not keep) and the character is treated as taking total
+    defense, which each ruleset says in its own terms (*defense*)."""
+    why = "did not post" if declaration.missing else "posted after the deadline"
+    kept: list[Action] = []
+    for i, a in enumerate(declaration.actions):
+        if keeps(a):
+            kept.append(a)
+            continue
+        ctx.emit("action.changed", actor=c.key, rule=rule, action_index=i,
+                 problem="latency.forfeit",
+                 reason=f"'{a.text or a.kind.value}' is forfeited: {c.name} {why}.")
+    ctx.emit("latency.penalty", actor=c.key, rule=rule, dropped=len(declaration.actions) - len(kept),
+             reason=f"this round's combat actions are lost{'; ' + defense if defense else ''}"
+                    f" (the narrator can waive this).")
+    return dataclasses.replace(declaration, actions=tuple(kept))

@@ -354,7 +354,10 @@ class Resistance(Ruleset):
         return True
 
     def latency(self, ctx: RoundContext, c: Combatant, declaration: Declaration) -> Declaration:
-        return forfeit(ctx, c, declaration)
+        """PBP-2: the attack, move or check is lost; total defense here is Block (RES-7),
+        which every defender has anyway; a declared defense stands."""
+        return forfeit(ctx, c, declaration, keeps=lambda a: a.kind is ActionKind.DEFEND,
+                       defense=f"{c.name} only blocks this exchange")
 
     def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         if "difficulty" in action.options:

@@ -221,7 +221,16 @@ class TwoAction(Ruleset):
         return True
 
     def latency(self, ctx: RoundContext, c: Combatant, declaration: Declaration) -> Declaration:
-        return forfeit(ctx, c, declaration)
+        """PBP-2: every action but moving is lost; total defense is a parry with its best
+        melee skill against every attack until its next turn (TA-3)."""
+        stands = forfeit(ctx, c, declaration, keeps=lambda a: a.kind is ActionKind.MOVE,
+                         defense=f"{c.name} parries with its best skill until its next turn")
+        best = max((w.skill for w in c.weapons if not w.ranged and w.skill),
+                   key=lambda s: c.stat(s), default=None)
+        if best is not None:
+            ctx.add_condition(c.key, Condition(DEFENSIVE, note=best, source=c.key),
+                              rule="PBP-2", skill=best)
+        return stands
 
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,
                 declaration: Declaration, index: int) -> None:

@@ -205,6 +205,13 @@ def test_dnd6_speech_is_free_one_interaction_is_free_second_costs_the_action():
     assert refused[0].rule == "DND-4"
 
 
+def test_dnd6_narrator_can_make_an_interaction_cost_the_action():
+    res = run(RS, [aria(), goblin(1)],
+              [decl("aria", act(A.FREE, costs_action=True, text="force the stuck door"),
+                    act(A.ATTACK, "goblin-1"))])
+    assert rejected(res, "DND-4")[0].params["action_index"] == 1
+
+
 def test_dnd6_second_interaction_after_the_action_is_refused():
     res = run(RS, [aria(), goblin(1)],
               [decl("aria", act(A.ATTACK, "goblin-1"), act(A.FREE, text="draw dagger"),
@@ -253,9 +260,14 @@ def test_pbp3_dnd5e_brief_speech_limit_defaults_to_three():
     assert get(RS, {"speech_limit": 5}).speech_limit == 5
 
 
-def test_pbp2_late_post_forfeits_the_actions_unless_waived():
-    res = run(RS, [aria(), goblin(1)], [decl("aria", act(A.ATTACK, "goblin-1"), late=True)])
+def test_pbp2_late_post_loses_the_action_and_dodges_unless_waived():
+    res = run(RS, [aria(), goblin(1)],
+              [decl("aria", act(A.ATTACK, "goblin-1"), act(A.MOVE, distance=10), late=True),
+               decl("goblin-1", act(A.ATTACK, "aria"))], forced=[19, 3])
     assert one(res, "latency.penalty").rule == "PBP-2" and hp(res, "goblin-1") == 30
+    assert find(res, "move", actor="aria")                       # the move stands
+    miss = one(res, "attack.miss", actor="goblin-1")             # Dodge: disadvantage
+    assert miss.rolls[0].expression == "2d20kl1" and miss.params["total"] == 3 + 4
     res = run(RS, [aria(), goblin(1)],
               [decl("aria", act(A.ATTACK, "goblin-1"), late=True, penalty_waived=True)],
               forced=[15, 1])
@@ -357,3 +369,30 @@ def test_golden_dnd5e_example_reproduces_its_events_and_cites_its_rules():
     assert got == want
     cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
     assert {'DND-6', 'DND-7', 'PBP-2', 'DND-2', 'DND-3', 'DND-4', 'DND-5'} <= cited
+
+
+# -- the ruleset's bookkeeping ----------------------------------------------------------------
+
+def test_dnd5e_toml_holds_every_narrator_number_with_the_class_defaults():
+    import tomllib
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "dnd5e.toml"
+    with path.open("rb") as fh:
+        assert tomllib.load(fh) == get("dnd5e").settings
+
+
+def test_every_dnd_rule_id_is_named_by_a_test_here():
+    import re
+    from pathlib import Path
+
+    from tests.conftest import shared_path
+
+    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
+    ids = sorted(set(re.findall(r"^- (DND-\d+)\b", text, re.MULTILINE)))
+    assert len(ids) == 7
+    names = re.findall(r"def (test_\w+)", Path(__file__).read_text(encoding="utf-8"))
+    missing = [i for i in ids
+               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
+    assert not missing, missing
+    assert set(ids) <= set(get("dnd5e").rule_ids)

@@ -406,3 +406,30 @@ def test_golden_resistance_example_reproduces_its_events_and_cites_its_rules():
     assert got == want
     cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
     assert {'RES-6', 'RES-8', 'RES-9', 'RES-5', 'RES-7', 'RES-4', 'RES-3'} <= cited
+
+
+# -- the ruleset's bookkeeping ----------------------------------------------------------------
+
+def test_resistance_toml_holds_every_narrator_number_with_the_class_defaults():
+    import tomllib
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "resistance.toml"
+    with path.open("rb") as fh:
+        assert tomllib.load(fh) == get("resistance").settings
+
+
+def test_every_res_rule_id_is_named_by_a_test_here():
+    import re
+    from pathlib import Path
+
+    from tests.conftest import shared_path
+
+    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
+    ids = sorted(set(re.findall(r"^- (RES-\d+)\b", text, re.MULTILINE)))
+    assert len(ids) == 9
+    names = re.findall(r"def (test_\w+)", Path(__file__).read_text(encoding="utf-8"))
+    missing = [i for i in ids
+               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
+    assert not missing, missing
+    assert set(ids) <= set(get("resistance").rule_ids)

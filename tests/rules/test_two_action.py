@@ -271,10 +271,13 @@ def test_ta6_numbers_come_from_the_houserules():
     assert one(res, "attack.hit").params["situational"] == -1
 
 
-def test_pbp2_late_post_forfeits_the_actions():
-    res = run(RS, [ivan(), orc()], [decl("ivan", act(A.MOVE), late=True)])
+def test_pbp2_late_post_forfeits_the_combat_actions_and_parries_with_the_best_skill():
+    res = run(RS, [ivan(), orc()],
+              [decl("ivan", act(A.ATTACK, "orc", weapon="sabre"), act(A.MOVE), late=True)])
     assert one(res, "latency.penalty").rule == "PBP-2"
-    assert "move" not in codes(res)
+    assert one(res, "action.changed").params["action_index"] == 0
+    assert "move" in codes(res) and not find(res, "attack.hit") and not find(res, "attack.parried")
+    assert res.encounter.combatant("ivan").condition("defensive").note == "fencing"
 
 
 # -- properties (Hypothesis) ------------------------------------------------------------------
@@ -373,3 +376,30 @@ def test_golden_two_action_example_reproduces_its_events_and_cites_its_rules():
     assert got == want
     cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
     assert {'TA-5', 'TA-6', 'TA-2', 'TA-4', 'PBP-2', 'TA-3', 'TA-1'} <= cited
+
+
+# -- the ruleset's bookkeeping ----------------------------------------------------------------
+
+def test_two_action_toml_holds_every_narrator_number_with_the_class_defaults():
+    import tomllib
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "two-action.toml"
+    with path.open("rb") as fh:
+        assert tomllib.load(fh) == get("two-action").settings
+
+
+def test_every_ta_rule_id_is_named_by_a_test_here():
+    import re
+    from pathlib import Path
+
+    from tests.conftest import shared_path
+
+    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
+    ids = sorted(set(re.findall(r"^- (TA-\d+)\b", text, re.MULTILINE)))
+    assert len(ids) == 6
+    names = re.findall(r"def (test_\w+)", Path(__file__).read_text(encoding="utf-8"))
+    missing = [i for i in ids
+               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
+    assert not missing, missing
+    assert set(ids) <= set(get("two-action").rule_ids)
