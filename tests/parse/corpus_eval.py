@@ -30,7 +30,7 @@ def load(folder: Path = CORPUS) -> list[Post]:
     for path in sorted(folder.glob("*.yaml")):
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
         for p in data["posts"]:
-            posts.append(Post(p["id"], data["lang"], p.get("fmt", "text"), p["text"], p.get("actor"),
+            posts.append(Post(p["id"], p.get("lang", data["lang"]), p.get("fmt", "text"), p["text"], p.get("actor"),
                               data["roster"], p["expect"]))
     return posts
 
