@@ -109,6 +109,20 @@ def as_text(scenario: Scenario, results: list[RoundResult], *, seed: str, lang: 
               help="Language of the event sentences.")
 def command(scenario: str, json_out: bool, seed: str | None, dice: str | None, lang: str) -> None:
     """Run a scripted fight through the rules engine and print the replies."""
+    # -- thread scenarios (``posts:`` with timestamps): the rounds service simulates them,
+    # -- persisting nothing (issue 4: pbp/rounds/simulate.py, pbp/cli/simulate.py).
+    from ..rounds.simulate import is_thread_scenario
+
+    if is_thread_scenario(scenario):
+        from .simulate import run as simulate_thread
+
+        if dice is not None:
+            raise click.UsageError("--dice does not apply to a thread scenario (rolls come "
+                                   "from the round seeds; use --seed)")
+        click.echo(simulate_thread(scenario, seed=seed, lang=None if lang == "en" else lang,
+                                   platform=None, json_out=json_out))
+        return
+    # -- end of the thread-scenario hook
     loaded = load(scenario)
     forced = _faces(dice)
     used_seed = seed if seed is not None else loaded.seed

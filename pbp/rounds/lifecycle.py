@@ -9,9 +9,11 @@ returns that round.
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 
 from sqlalchemy import select
@@ -61,6 +63,19 @@ def new_seed() -> str:
 
 #: where round seeds come from; tests swap in a deterministic source for golden replies
 seed_source = new_seed
+_seeds: contextvars.ContextVar[Callable[[], str] | None] = contextvars.ContextVar(
+    "pbp_round_seeds", default=None)
+
+
+@contextmanager
+def seeded(source: Callable[[], str]) -> Iterator[None]:
+    """Draw round seeds from *source* in this context (``pbp simulate``, benchmarks):
+    reproducible runs without touching the process-wide default."""
+    token = _seeds.set(source)
+    try:
+        yield
+    finally:
+        _seeds.reset(token)
 
 
 def open_round(session: Session, encounter_id: int, now: datetime, *,
@@ -82,7 +97,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     campaign = enc.campaign
     policy = policy_for(campaign, enc)
     number, surprise = _next_number(enc, policy)
-    seed = seed or seed_source()
+    seed = seed or (_seeds.get() or seed_source)()
     rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
                   opens_at=now, deadline=deadline or now + timedelta(hours=policy.round_hours),
                   seed=seed, commitment=commitment(seed), order=list(enc.order or []))
