@@ -286,6 +286,8 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
                     mentions[k].keys != (actor,) and (
                         mentions[k].i == 0 or folded[mentions[k].i - 1] not in _PREPOSITIONS):
                 continue                              # "the goblin attacks": its subject
+        if kept and kept[-1][0] == i - 1 and kept[-1][2] in ("ready", "delay"):
+            continue                                  # "готовлюсь ударить": what is readied
         kept.append((i, verb, kind, conf))
     for n, (i, verb, kind_name, conf) in enumerate(kept):
         pos = positions[i]

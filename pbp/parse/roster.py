@@ -45,6 +45,13 @@ def _compact(text: str) -> str:
     return _NOT_ALNUM.sub("", fold(text))
 
 
+_DIGITS = re.compile(r"\d+")
+
+
+def _numbers(entry: "RosterEntry") -> set[str]:
+    return set(_DIGITS.findall(entry.key)) | set(_DIGITS.findall(entry.name))
+
+
 @dataclass(frozen=True)
 class RosterEntry:
     """A combatant as the parser needs it: key, shown name, other names, weapon names."""
@@ -220,6 +227,13 @@ class Roster:
             names = tuple(dict.fromkeys(item[0] for item in best))
             return best_len, names
         keys = tuple(dict.fromkeys(self.entries[item[0]].key for item in best))
+        j = i + best_len
+        if len(keys) > 1 and j < len(words) and words[j].isdigit():
+            # "skeleton 2" where the roster says "Esqueleto 2" with alias "skeleton"
+            numbered = [self.entries[item[0]].key for item in best
+                        if words[j] in _numbers(self.entries[item[0]])]
+            if len(set(numbered)) == 1:
+                return best_len + 1, (numbered[0],)
         return best_len, keys
 
     def sheet_weapon(self, canonical: str, lex: Lexicon, actor: str | None) -> str | None:
