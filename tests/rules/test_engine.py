@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
@@ -123,3 +124,15 @@ def test_unknown_and_duplicate_declarations_are_reported() -> None:
 def test_houserules_on_resolve_override_the_encounter() -> None:
     res = run("forum-d20", [fighter("a")], [], houserules={"speech_limit": 1})
     assert one(res, "round.start").params["speech_limit"] == 1
+
+
+def test_every_event_sentence_exists_in_portuguese_and_russian() -> None:
+    from pbp.rules import messages
+
+    assert set(messages.EN) <= set(messages.PT) and set(messages.EN) <= set(messages.RU)
+    for table in (messages.PT, messages.RU):
+        for code, text in table.items():
+            names = set(re.findall(r"{(\w+)}", text))
+            assert names <= set(re.findall(r"{(\w+)}", messages.EN[code])), code
+    assert messages.render("nope", "pt", {}) == "nope"
+    assert messages.render("damage", "ru", {"target": "Ana"}).startswith("Ana получает ?")
