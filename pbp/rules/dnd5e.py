@@ -31,7 +31,8 @@ defense (``defending``, the latency default) is attacked with disadvantage (Dodg
 from __future__ import annotations
 
 import re
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from .base import Ruleset
 from .context import Budget, Modifier, Problem, RoundContext

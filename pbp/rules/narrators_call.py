@@ -16,6 +16,7 @@ change it afterwards in the panel:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable
 
 from .context import RoundContext
@@ -38,7 +39,7 @@ def announce_ties(ctx: RoundContext, rule: str, policy: str,
         return
     unit = same_unit or {}
     order = ctx.order
-    for first, second in zip(order, order[1:]):
+    for first, second in itertools.pairwise(order):
         a, b = ctx.get(first), ctx.get(second)
         if a.initiative is None or a.initiative != b.initiative:
             continue

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
@@ -312,7 +313,7 @@ class Resistance(Ruleset):
             parts.append(f"help ({helper}) +{n}")
         expr = f"1d{self.die(c, res)}{bonus:+d}" if bonus else f"1d{self.die(c, res)}"
         if action is not None:
-            roll, own = ctx.roll_for(action, expr, who=c, label=label)
+            roll, _ = ctx.roll_for(action, expr, who=c, label=label)
         else:
             roll = ctx.roll(expr, who=c, label=label)
         return roll.total, roll, parts
@@ -399,7 +400,7 @@ class Resistance(Ruleset):
                 break
             ctx.emit("opposed.tie", actor=c.key, target=target.key, rule="RES-4", rolls=[ra, rd],
                      total=a, message=f"{c.name} and {target.name} tie at {a}: roll again.")
-        params = dict(total=a, opposed=d, resistance=res)
+        params = {"total": a, "opposed": d, "resistance": res}
         if a == d:
             ctx.emit("opposed.tie", actor=c.key, target=target.key, rule="RES-4", rolls=[ra, rd],
                      **params, message=f"{c.name} and {target.name} tie at {a}: nobody steps "
@@ -443,7 +444,7 @@ class Resistance(Ruleset):
     def _defense(self, ctx: RoundContext, target: Combatant, conflict: str) -> Mapping[str, Any]:
         """The defender's declared defense (RES-7: Block unless trained), checked when used,
         since an attack can come before the defender's own turn."""
-        decl = ctx.declarations.get(target.key)
+        decl: Declaration | None = ctx.declarations.get(target.key)
         for i, a in enumerate(decl.actions if decl is not None else ()):
             if a.kind is not ActionKind.DEFEND:
                 continue
@@ -487,8 +488,8 @@ class Resistance(Ruleset):
         lowered = target.condition(BRUTAL)
         if lowered is not None:
             d -= lowered.value
-        params: dict[str, Any] = dict(total=a, defense=d, conflict=conflict, maneuver=maneuver,
-                                      roll_parts=parts)
+        params: dict[str, Any] = {"total": a, "defense": d, "conflict": conflict,
+                                  "maneuver": maneuver, "roll_parts": parts}
         said = ""
         if guard.get("refused"):
             params.update(defense_refused=guard["refused"], defense_rule=guard["refused_rule"])

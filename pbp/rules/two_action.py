@@ -32,7 +32,8 @@ How each rule is carried out (numbers from ``config/rulesets/two-action.toml``):
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Mapping
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
@@ -211,7 +212,7 @@ class TwoAction(Ruleset):
 
     def _defender_wins(self, attack: int, defense: int) -> bool:
         if defense == attack:
-            return self.setting("checks.opposed_ties") == "defender"
+            return bool(self.setting("checks.opposed_ties") == "defender")
         return defense > attack
 
     # -- carrying out ------------------------------------------------------------------
@@ -269,8 +270,8 @@ class TwoAction(Ruleset):
         parry, why = self._parry(ctx, target)
         defense = ctx.roll(_signed("1d20", target.stat(parry) if parry else 0),
                            label=f"parry {c.key}")
-        params = dict(skill=skill or "-", parry=parry or "-", parry_from=why,
-                      total=attack.total, defense=defense.total, weapon=weapon.name)
+        params = {"skill": skill or "-", "parry": parry or "-", "parry_from": why,
+                  "total": attack.total, "defense": defense.total, "weapon": weapon.name}
         if self._defender_wins(attack.total, defense.total):
             ctx.emit("attack.parried", actor=c.key, target=target.key, rule="TA-3",
                      rolls=[attack, defense], **params,
@@ -291,7 +292,7 @@ class TwoAction(Ruleset):
         return skill, value, sit
 
     def _at_object(self, ctx: RoundContext, c: Combatant, action: Action, weapon: Weapon) -> None:
-        skill, value, sit = self._accuracy(c, action, weapon)
+        _, value, sit = self._accuracy(c, action, weapon)
         dc = int(action.options.get("dc", self.setting("checks.object_dc")))
         roll, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c, label="shot")
         total = roll.total + (sit if own else 0)
@@ -332,8 +333,9 @@ class TwoAction(Ruleset):
         bonus = weapon_bonus(weapon.category, self.setting("weapon_bonus")) or 0
         attack = ctx.roll(_signed("1d20", value + bonus + sit), label=f"opposed {target.key}")
         defense = ctx.roll(_signed("1d20", self.reaction(target)), label=f"reaction {c.key}")
-        params = dict(total=attack.total, defense=defense.total, weapon=weapon.name,
-                      weapon_bonus=bonus, situational=sit, critical=critical, skill=skill or "-")
+        params = {"total": attack.total, "defense": defense.total, "weapon": weapon.name,
+                  "weapon_bonus": bonus, "situational": sit, "critical": critical,
+                  "skill": skill or "-"}
         if self._defender_wins(attack.total, defense.total):
             ctx.emit("attack.evaded", actor=c.key, target=target.key, rule="TA-5",
                      rolls=[hit, attack, defense], **params,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pbp.dice import DiceBox
 from pbp.rules.engine import resolve
