@@ -183,7 +183,7 @@ class Ruleset:
         if budget.has(slot):
             budget.spend(slot)
             return None
-        return Problem("budget.exceeded", None,
+        return Problem("budget.exceeded", self.rule_ref("budget"),
                        f"no {slot} action left this turn for '{action.text or action.kind.value}'",
                        index, {"slot": slot})
 
@@ -227,19 +227,20 @@ class Ruleset:
     def _common_problems(self, ctx: RoundContext, c: Combatant, action: Action,
                          index: int) -> list[Problem]:
         out: list[Problem] = []
+        rule = self.rule_ref("attack")  # the ruleset's basic attack rule, if it names one
         if action.target is not None and action.target not in ctx.combatants:
-            out.append(Problem("target.unknown", None,
+            out.append(Problem("target.unknown", rule,
                                f"there is nobody called '{action.target}' in this fight", index,
                                {"target_key": action.target}))
         elif action.target is not None and ctx.get(action.target).down \
                 and action.kind in (ActionKind.ATTACK, ActionKind.MANEUVER):
-            out.append(Problem("target.down", None,
+            out.append(Problem("target.down", rule,
                                f"{ctx.name(action.target)} is already down", index))
         if action.kind is ActionKind.ATTACK and action.target is None:
-            out.append(Problem("target.missing", None, "an attack needs a target", index))
+            out.append(Problem("target.missing", rule, "an attack needs a target", index))
         if action.kind is ActionKind.ATTACK and action.weapon is not None \
                 and c.weapon(action.weapon) is None:
-            out.append(Problem("weapon.unknown", None,
+            out.append(Problem("weapon.unknown", rule,
                                f"{c.name} has no weapon called '{action.weapon}'", index))
         return out
 

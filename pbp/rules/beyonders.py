@@ -38,6 +38,7 @@ class Beyonders(Ruleset):
     has_surprise_round = True
     rule_ids = tuple(f"BEY-{n}" for n in range(1, 18))
     rule_refs: ClassVar[Mapping[str, str]] = {
+        "attack": "BEY-13",
         "initiative": "BEY-4", "conditions": "BEY-10", "latency": "PBP-2",
         "surprise": "BEY-1", "budget": "BEY-5",
     }

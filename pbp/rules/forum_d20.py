@@ -40,6 +40,7 @@ class ForumD20(Ruleset):
     source = "001_90c634a2e356debd.txt"
     rule_ids = tuple(f"FD-{n}" for n in range(1, 20))
     rule_refs: ClassVar[Mapping[str, str]] = {
+        "attack": "FD-3",
         "initiative": "FD-1", "conditions": "FD-6", "ready": "FD-14", "delay": "FD-16",
         "latency": "FD-2", "surprise": "FD-1", "budget": "FD-10",
     }

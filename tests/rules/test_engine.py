@@ -95,7 +95,7 @@ def test_validation_reports_every_problem_at_once_with_rule_ids() -> None:
              act(A.ATTACK, "b", weapon="laser"), act(A.FREE, spell=True))
     problems = engine.validate(enc, d)
     assert [(p.rule, p.action_index) for p in problems] == [
-        ("FD-10", 0), (None, 1), ("FD-15", 2), (None, 3), ("FD-17", 4)]
+        ("FD-10", 0), ("FD-3", 1), ("FD-15", 2), ("FD-3", 3), ("FD-17", 4)]
     assert all(p.message for p in problems)
     res = run("forum-d20", enc.combatants, [d], round=1)
     assert len(rejected(res)) == 5
