@@ -28,8 +28,8 @@ _OOC_LINE = re.compile(
     r"(?m)^[ \t>*_]{0,8}(\(?)[ \t]{0,3}(?:ooc|off|offtopic|оос|ооc|офф|оффтоп|ooc)[ \t]{0,3}[:\-–—)][^\n]*",
     re.IGNORECASE)
 _PAREN_LINE = re.compile(r"(?m)^[ \t]{0,8}\((?!\()[^\n]*\)[ \t]*$")
-_ANY = re.compile(r"\[/?(?:quote|spoiler|hide|code|ooc|off)|\(\(|^[ \t>*_]{0,8}\("
-                  r"|(?:ooc|off|offtopic|оос|ооc|офф|оффтоп)[ \t]{0,3}[:\-–—)]",
+_ANY = re.compile(r"\[/?(?:quote|spoiler|hide|code|ooc|off)|\(\(|^[ \t>*_]{0,8}(?:\(|"
+                  r"(?:ooc|off|offtopic|оос|ооc|офф|оффтоп)[ \t]{0,3}[:\-–—)])",
                   re.IGNORECASE | re.MULTILINE)
 _MD_FENCE = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[^\n]*$")
 _MD_INLINE = re.compile(r"`[^`\n]{1,2000}`")

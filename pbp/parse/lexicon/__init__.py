@@ -150,6 +150,8 @@ class Lexicon:
 
     def message(self, code: str, **params: Any) -> str:
         template = self.messages.get(code) or get("en").messages.get(code) or code
+        if "kind" in params:
+            params["kind"] = self.data.get("region_kinds", {}).get(params["kind"], params["kind"])
         try:
             return template.format(**params)
         except (KeyError, IndexError, ValueError):
