@@ -80,6 +80,26 @@ class Forum:
         with self.lock:
             return self._add(topic, author, datetime.now(timezone.utc), body)
 
+    def listing(self, page: int, per_page: int = 30) -> tuple[str, str] | None:
+        """machina's forum view: topics by last post, newest first, each linking its last post."""
+        with self.lock:
+            rows = sorted(((posts[-1][0], tid) for tid, posts in self.topics.items() if posts), reverse=True)
+            version = self.next_id
+        pages = max(1, -(-len(rows) // per_page))
+        if page < 1 or page > pages:
+            return None
+        chunk = rows[(page - 1) * per_page: page * per_page]
+        items = "".join(
+            f'<div class="row"><div class="col-md-6"><a class="topic-name-link" '
+            f'href="/forum/forum/{FORUM}/topic/topic-{tid}-{tid}/">Topic {tid}</a></div>'
+            f'<div class="col-md-3 topic-last-post"><a href="/forum/forum/{FORUM}/topic/topic-{tid}-{tid}/'
+            f'?post={last}#{last}">last post</a></div></div>' for last, tid in chunk)
+        nav = (f'<ul class="pagination"><li class="page-item"><a class="page-link" href="?page={page + 1}">'
+               f'&raquo;</a></li></ul>' if page < pages else '<ul class="pagination"></ul>')
+        html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Adventures</title></head><body>"
+                f"<div class='card'><div class='card-body'>{items}</div></div>{nav}</body></html>")
+        return html, hashlib.md5(f"list:{page}:{version}".encode()).hexdigest()
+
     def page(self, topic: int, page: int) -> tuple[str, str, datetime] | None:
         with self.lock:
             posts = list(self.topics.get(topic, ()))
@@ -153,6 +173,15 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
                 self.wfile.write(body)
                 return
             bits = parts.path.strip("/").split("/")
+            if bits == ["forum", "forum", FORUM]:
+                got_list = forum.listing(int(parse_qs(parts.query).get("page", ["1"])[0]))
+                if got_list is None:
+                    return self._send(404)
+                html, etag = got_list
+                if self.headers.get("If-None-Match") == f'"{etag}"':
+                    return self._send(304, headers={"ETag": f'"{etag}"'})
+                return self._send(200, html.encode(), {"Content-Type": "text/html; charset=utf-8",
+                                                       "ETag": f'"{etag}"'})
             # /forum/forum/<fslug>-<fid>/topic/<tslug>-<tid>/
             if len(bits) >= 5 and bits[0] == "forum" and bits[3] == "topic":
                 try:
@@ -239,17 +268,19 @@ class NaivePoller:
             page += 1
         return new
 
-    def cycle(self, hook: Any = None) -> None:
-        for i, tid in enumerate(range(1, self.threads + 1)):
-            if hook:
-                hook(i)
+    def cycle(self) -> None:
+        for tid in range(1, self.threads + 1):
             self.poll(tid)
 
 
 # --- pbp's pollers (the real task path, in-process) ----------------------------------------
 
 class PbpPoller:
-    def __init__(self, port: int, threads: int, db_url: str, data_dir: Path) -> None:
+    """*listing*: threads name their forum's topic list; a pass is one topic-list read
+    (polling the threads that grew) plus the full re-read of 1/RECHECK_FACTOR of the
+    threads (edits, deletions), as the workers' schedule does."""
+
+    def __init__(self, port: int, threads: int, db_url: str, data_dir: Path, listing: bool = False) -> None:
         from pbp.settings import load_settings
         from pbp.store.db import make_engine, session_scope, upgrade
         from pbp.store.models import Campaign, Thread
@@ -265,21 +296,36 @@ class PbpPoller:
             c = Campaign(name="bench", slug=f"bench-{os.getpid()}", ruleset="forum-d20")
             s.add(c)
             s.flush()
+            # a newly watched thread reads back one page, not its whole history
+            opts: dict[str, Any] = {"preset": "machina", "allowed_hosts": ["127.0.0.1"], "backfill_pages": 1}
+            if listing:
+                opts["listing_url"] = f"http://127.0.0.1:{port}/forum/forum/{FORUM}/"
+                opts["overrides"] = {"listing": {"max_pages": 40}}
             rows = [Thread(campaign_id=c.id, kind="forum", url=topic_url(port, t), platform="html",
-                           options={"preset": "machina", "allowed_hosts": ["127.0.0.1"]})
-                    for t in range(1, threads + 1)]
+                           options=opts) for t in range(1, threads + 1)]
             s.add_all(rows)
             s.flush()
             self.ids = [r.id for r in rows]
-        from workers import tasks
+        from workers import tasks, watch
 
         self.tasks = tasks
+        self.listing = opts.get("listing_url")
+        self.recheck = watch.RECHECK_FACTOR
+        self.passes = 0
 
-    def cycle(self, hook: Any = None) -> None:
-        for i, tid in enumerate(self.ids):
-            if hook:
-                hook(i)
-            self.tasks.poll_thread.apply(args=[tid], throw=True)
+    def cycle(self) -> None:
+        if self.listing is None or self.passes == 0:  # per thread (and the first sync)
+            for tid in self.ids:
+                self.tasks.poll_thread.apply(args=[tid], throw=True)
+            if self.listing:
+                self.tasks.watch_forum.apply(args=[self.listing], throw=True)  # its first state
+        else:
+            self.tasks.watch_forum.apply(args=[self.listing], throw=True)
+            share = -(-len(self.ids) // self.recheck)
+            start = (self.passes * share) % len(self.ids)
+            for tid in self.ids[start:start + share]:
+                self.tasks.poll_thread.apply(args=[tid], throw=True)
+        self.passes += 1
 
     def ingested(self) -> dict[str, float]:
         from sqlalchemy import select
@@ -302,30 +348,41 @@ def percentile(values: list[float], q: float) -> float:
 
 def measure(name: str, poller: Any, port: int, threads: int, cycles: int,
             fraction: float, rng: random.Random) -> dict[str, Any]:
-    """Posts arrive uniformly over each cycle: each picked thread gets its new post just
-    before the poller reaches a random position of its pass (so half of them land in a
-    thread already read this cycle, and wait for the next one, as in real life)."""
+    """Passes run back to back. During each measured pass a player thread adds one post
+    to 10% of the threads at uniform random moments over the previous pass's duration
+    (the pass waits for it), so a post lands at any point of a cycle, as in real life;
+    a last pass with no new posts drains what the measured ones missed."""
     t0 = time.perf_counter()
     poller.cycle()                      # initial sync: reads every page once (not measured)
     sync = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    poller.cycle()                      # warm pass: its duration sets the first window
+    window = time.perf_counter() - t0
     before = stats(port)
     cpu0 = time.process_time()
     posted: dict[str, float] = {}
     durations: list[float] = []
-    for c in range(cycles + 1):         # the last cycle only drains (no new posts)
-        schedule: dict[int, list[int]] = {}
+    for c in range(cycles + 1):
+        player = None
         if c < cycles:
-            for tid in rng.sample(range(1, threads + 1), max(1, int(threads * fraction))):
-                schedule.setdefault(rng.randrange(threads), []).append(tid)
+            picks = rng.sample(range(1, threads + 1), max(1, int(threads * fraction)))
+            moments = sorted(rng.uniform(0, window) for _ in picks)
 
-        def hook(i: int, schedule: dict[int, list[int]] = schedule) -> None:
-            for tid in schedule.get(i, ()):
-                pid, at = add_post(port, tid)
-                posted[pid] = at
+            def play(picks: list[int] = picks, moments: list[float] = moments) -> None:
+                start = time.perf_counter()
+                for tid, at in zip(picks, moments):
+                    time.sleep(max(0.0, at - (time.perf_counter() - start)))
+                    pid, when = add_post(port, tid)
+                    posted[pid] = when
 
+            player = threading.Thread(target=play, daemon=True)
+            player.start()
         t = time.perf_counter()
-        poller.cycle(hook)
+        poller.cycle()
         durations.append(time.perf_counter() - t)
+        if player is not None:
+            player.join()
+        window = durations[-1]
     cpu = time.process_time() - cpu0
     after = stats(port)
     ingested = poller.ingested() if callable(getattr(poller, "ingested", None)) else poller.ingested
@@ -355,7 +412,13 @@ def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or f"sqlite:///{tmp}/bench.sqlite"
         try:
-            rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp)), port,
+            rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp) / "a"), port,
+                                args.threads, args.cycles, args.fraction, rng))
+            db2 = args.db or f"sqlite:///{tmp}/bench-listing.sqlite"
+            if args.db:  # a second campaign in the same database: fresh rows, fresh cursors
+                db2 = args.db
+            rows.append(measure("pbp+listing", PbpPoller(port, args.threads, db2, Path(tmp) / "b",
+                                                         listing=True), port,
                                 args.threads, args.cycles, args.fraction, rng))
             rows.append(measure("naive", NaivePoller(port, args.threads), port,
                                 args.threads, args.cycles, args.fraction, rng))
@@ -366,11 +429,13 @@ def run(args: argparse.Namespace) -> None:
           f"{args.cycles} cycles (+1 drain), db={'given' if args.db else 'sqlite'}")
     keys = ["cycle_s", "requests_per_post", "bytes_per_post", "cpu_per_post_ms",
             "delay_median_s", "delay_p95_s", "new_posts", "ingested", "not_modified", "initial_sync_s"]
-    print(f"{'':22}" + "".join(f"{r['poller']:>14}" for r in rows) + f"{'naive/pbp':>12}")
+    naive = rows[-1]
+    print(f"{'':22}" + "".join(f"{r['poller']:>14}" for r in rows)
+          + "".join(f"{'naive/' + r['poller']:>20}" for r in rows[:-1]))
     for k in keys:
-        a, b = rows[0][k], rows[1][k]
-        ratio = f"{b / a:.1f}x" if isinstance(a, (int, float)) and a else "-"
-        print(f"{k:22}" + "".join(f"{r[k]:>14}" for r in rows) + f"{ratio:>12}")
+        ratios = "".join(f"{(naive[k] / r[k]):>19.1f}x" if isinstance(r[k], (int, float)) and r[k] else f"{'-':>20}"
+                         for r in rows[:-1])
+        print(f"{k:22}" + "".join(f"{r[k]:>14}" for r in rows) + ratios)
     print(json.dumps(rows))
 
 

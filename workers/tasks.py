@@ -7,6 +7,7 @@ What each task may assume about delivery (Celery delivers at least once) and why
 task                acks_late  a re-run is...
 ==================  =========  ===============================================================
 dispatch_polls      no         periodic; a lost one is replaced by the next beat tick
+watch_forum         yes        harmless: reads a topic list, sends polls (leased)
 sweep_deadlines     no         periodic; same
 poll_thread         yes        harmless: the thread lease serialises polls, posts are unique
                                per (thread, platform id), the cursor is saved with the posts
@@ -28,6 +29,7 @@ a failed reply stays in the outbox until a narrator re-queues or cancels it.
 from __future__ import annotations
 
 import logging
+import time
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -44,6 +46,7 @@ from pbp.store.db import session_scope
 from pbp.store.models import Reply, Round, Thread
 
 from . import runtime as rtm
+from . import watch
 from .runtime import backoff, enqueue_after_commit, jittered
 
 log = logging.getLogger("workers.tasks")
@@ -73,9 +76,11 @@ def _poll_interval(thread: Thread, settings: Settings) -> float:
 
 @shared_task(name="pbp.dispatch_polls", bind=True, ignore_result=True)
 def dispatch_polls(self: Any) -> int:
-    """Enqueue a poll for every active thread whose own (jittered) next-poll time has come."""
+    """Enqueue a poll for every active thread whose own (jittered) next-poll time has come,
+    and a topic-list check for every forum listing that is due (workers/watch.py)."""
     rt = _rt(self)
     now = _now()
+    listings: dict[str, dict[str, Any]] = {}
     with session_scope(rt.engine) as s:
         q = (select(Thread).where(Thread.active.is_(True))
              .where((Thread.next_poll.is_(None)) | (Thread.next_poll <= now))
@@ -84,11 +89,77 @@ def dispatch_polls(self: Any) -> int:
             q = q.with_for_update(skip_locked=True)
         threads = list(s.scalars(q))
         for t in threads:
-            t.next_poll = now + timedelta(seconds=jittered(_poll_interval(t, rt.settings)))
-            enqueue_after_commit(s, poll_thread.si(t.id).set(expires=_poll_interval(t, rt.settings)))
-    if threads:
-        log.debug("dispatched polls", extra={"count": len(threads)})
+            interval = _poll_interval(t, rt.settings)
+            if (t.options or {}).get("listing_url") and t.last_poll is not None:
+                interval *= watch.RECHECK_FACTOR  # the listing says when it grew
+            t.next_poll = now + timedelta(seconds=jittered(interval))
+            enqueue_after_commit(s, poll_thread.si(t.id).set(expires=max(30.0, interval)))
+        for (opts,) in s.execute(select(Thread.options).where(Thread.active.is_(True))):
+            url = (opts or {}).get("listing_url")
+            if url:
+                listings.setdefault(url, dict(opts))
+    claimed: list[str] = []
+    if listings:
+        watch.ensure_table(rt.engine)
+        ts = now.timestamp()
+        with rt.engine.begin() as conn:  # committed before anything is sent
+            for url in watch.due_listings(conn, set(listings), ts):
+                interval = float(listings[url].get("poll_interval") or rt.settings.poll_interval)
+                if watch.claim_listing(conn, url, ts, ts + jittered(interval)):
+                    claimed.append(url)
+        for url in claimed:
+            watch_forum.si(url).apply_async()
+    sent = len(claimed)
+    if threads or sent:
+        log.debug("dispatched polls", extra={"count": len(threads), "listings": sent})
     return len(threads)
+
+
+@shared_task(name="pbp.watch_forum", bind=True, acks_late=True, ignore_result=True)
+def watch_forum(self: Any, listing_url: str) -> int:
+    """Read a forum's topic list; poll only the watched threads whose last post changed."""
+    rt = _rt(self)
+    with log_context(listing=listing_url, task=self.request.id):
+        lease = rt.leases.acquire(f"watch:{listing_url}", rtm.POLL_LEASE_TTL)
+        if not lease:
+            return 0
+        try:
+            watch.ensure_table(rt.engine)
+            with session_scope(rt.engine) as s:
+                rows = [(t.id, t.url, dict(t.options or {})) for t in s.scalars(
+                    select(Thread).where(Thread.active.is_(True)))
+                    if (t.options or {}).get("listing_url") == listing_url]
+            if not rows:
+                return 0
+            options = rows[0][2]
+            by_topic: dict[str, list[int]] = {}
+            for tid, url, opts in rows:
+                topic = watch.topic_id(url, opts)
+                if topic is not None:
+                    by_topic.setdefault(topic, []).append(tid)
+            interval = float(options.get("poll_interval") or rt.settings.poll_interval)
+            with rt.engine.begin() as conn:
+                state, _ = watch.load_state(conn, listing_url)
+            try:
+                result = watch.watcher_for(listing_url, options, rt.settings).changed(state or None)
+            except SourceError as exc:
+                delay = max(interval, backoff(min(self.request.retries, 6), exc.retry_after))
+                with rt.engine.begin() as conn:
+                    watch.save_state(conn, listing_url, next_check=time.time() + delay,
+                                     error=f"{type(exc).__name__}: {exc}"[:2000])
+                log.warning("topic list failed", extra={"error": str(exc), "retry_in": round(delay, 1)})
+                return 0
+            due = sorted({tid for topic in result.changed for tid in by_topic.get(topic, ())})
+            with rt.engine.begin() as conn:
+                watch.save_state(conn, listing_url, state=dict(result.state),
+                                 next_check=time.time() + jittered(interval))
+            for tid in due:
+                poll_thread.si(tid).apply_async()
+            log.info("topic list read", extra={"changed": len(due), "requests": result.requests,
+                                               "not_modified": result.not_modified})
+            return len(due)
+        finally:
+            lease.release()
 
 
 @shared_task(name="pbp.sweep_deadlines", bind=True, ignore_result=True)
