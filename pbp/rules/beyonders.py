@@ -14,12 +14,11 @@ What sets it apart, and why the hooks below exist:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from . import conditions as C
-from . import latency
+from . import latency, riders
 from .base import Ruleset
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext
 from .economy import usable_extras
@@ -350,8 +349,8 @@ class Beyonders(Ruleset):
         cancelled for one free action, BEY-16). BEY-6: riders whose ability says it
         interrupts go before c's action."""
         self._complete_full_round(ctx, c)
-        for key, i, a in self._riders(ctx, c, interrupting=True):
-            self._ride(ctx, c, key, i, a, "interrupt")
+        for key, i, a in riders.collect(self, ctx, c, interrupting=True):
+            riders.ride(self, ctx, c, key, i, a, "interrupt")
         return True
 
     def _complete_full_round(self, ctx: RoundContext, c: Combatant) -> None:
@@ -381,55 +380,5 @@ class Beyonders(Ruleset):
     def end_of_turn(self, ctx: RoundContext, c: Combatant) -> None:
         """BEY-6: quick/move/free actions declared "on X's turn" take effect together with
         X's action: X's action is tested first."""
-        for key, i, a in self._riders(ctx, c, interrupting=False):
-            self._ride(ctx, c, key, i, a, "simultaneous")
-
-    def _riders(self, ctx: RoundContext, c: Combatant, *, interrupting: bool
-                ) -> list[tuple[str, int, Action]]:
-        """Actions riding on c's turn: those deferred by riders who already acted, and those
-        of riders whose own turn is still to come (judged and paid for now)."""
-        def wanted(a: Action) -> bool:
-            return bool(a.options.get("interrupts")) is interrupting
-
-        stored = ctx.note(c.key).get("riders", [])
-        riders = [r for r in stored if wanted(r[2])]
-        ctx.note(c.key)["riders"] = [r for r in stored if not wanted(r[2])]
-        for key, d in ctx.declarations.items():
-            if key == c.key or key in ctx.acted:
-                continue
-            for i, a in enumerate(d.actions):
-                if a.options.get("on_turn_of") != c.key or not wanted(a) \
-                        or i in ctx.note(key).get("ridden", {}):
-                    continue
-                rider = ctx.get(key)
-                if rider.down:
-                    continue
-                problems = self.check_action(ctx, rider, a, i, d)
-                budget = ctx.budgets.get(key) or (
-                    self.surprise_budget(ctx, rider) if ctx.surprise_round
-                    else self.budget(ctx, rider)) or Budget({})
-                trial = budget.copy()
-                if not problems:
-                    paid = self.charge(ctx, rider, a, trial, i)
-                    if paid is not None:
-                        problems.append(paid)
-                ctx.note(key).setdefault("ridden", {})[i] = True
-                if problems:
-                    for p in problems:
-                        ctx.emit("action.rejected", actor=key, rule=p.rule, reason=p.message,
-                                 problem=p.code, action_index=i)
-                    continue
-                ctx.budgets[key] = trial
-                riders.append((key, i, a))
-        return riders
-
-    def _ride(self, ctx: RoundContext, c: Combatant, key: str, i: int, a: Action,
-              code: str) -> None:
-        rider = ctx.get(key)
-        if rider.down:
-            return
-        ctx.emit(code, actor=key, target=c.key, rule="BEY-6", kind=a.kind.value)
-        plain = dataclasses.replace(a, options={k: v for k, v in a.options.items()
-                                                if k != "on_turn_of"})
-        Ruleset.perform(self, ctx, rider, plain, ctx.declarations.get(key)
-                        or Declaration(actor=key), i)
+        for key, i, a in riders.collect(self, ctx, c, interrupting=False):
+            riders.ride(self, ctx, c, key, i, a, "simultaneous")

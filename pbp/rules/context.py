@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dice import DiceBox, Roll
 from . import messages
-from .model import Action, Combatant, Condition, Encounter, Event
+from .model import Action, Combatant, Condition, Declaration, Encounter, Event
 from .stats import resolve_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -150,7 +150,7 @@ class RoundContext:
         self.budgets: dict[str, Budget] = {}
         self.acted: set[str] = set()
         self.scratch: dict[str, dict[str, Any]] = {}   # per-combatant, this round only
-        self.declarations: dict[str, Any] = {}         # actor key -> Declaration, this round
+        self.declarations: dict[str, Declaration] = {}  # actor key -> its declaration, this round
         self.ahead: list[str] = []                      # act before everyone this round (BEY-17)
 
     # -- combatants ------------------------------------------------------------------

@@ -17,14 +17,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from . import conditions as C
-from . import latency, maneuvers
+from . import fd_combat, latency, maneuvers, powers
 from .base import Ruleset
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext, total
 from .model import Action, ActionKind, Combatant, Declaration, Weapon
 from .registry import register
 
-#: weapon categories whose attacks use Pontaria and dodge with Reflexes (FD-3, FD-4)
-RANGED = frozenset({"ranged", "firearm", "thrown", "bow", "blowpipe", "crossbow", "rocket", "beam"})
+RANGED = fd_combat.RANGED
 COMBAT_KINDS = frozenset({ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER,
                           ActionKind.READY, ActionKind.DEFEND, ActionKind.FULL_ROUND})
 
@@ -445,115 +444,21 @@ class ForumD20(Ruleset):
 
     def _stray_shot(self, ctx: RoundContext, c: Combatant, target: Combatant, action: Action,
                     weapon: Weapon) -> None:
-        """FD-11: a natural 1 into melee hits an ally in that melee, or a bystander."""
-        engaged = [x for x in ctx.living() if x.key not in (c.key, target.key)
-                   and x.has(C.ENGAGED)]
-        allies = [x for x in engaged if x.side == c.side]
-        victim = allies[0] if allies else (engaged[0] if engaged else None)
-        if victim is None:
-            ctx.emit("attack.misdirected", actor=c.key, target=None, rule="FD-11",
-                     message=f"The natural 1 sends {c.name}'s shot into a bystander.")
-            return
-        ctx.emit("attack.misdirected", actor=c.key, target=victim.key, rule="FD-11")
-        amount, rolls, _ = self.damage(ctx, c, victim, action, weapon, 1)
-        ctx.damage(victim.key, amount, source=c.key, rule="FD-11", rolls=rolls, weapon=weapon.name)
+        fd_combat.stray_shot(self, ctx, c, target, action, weapon)  # FD-11
 
     def resolve_pending_defenses(self, ctx: RoundContext) -> None:
-        """FD-4 (defense rolled by the player): last round's attacks on players, resolved
-        with the defense roll from this round's post (or by the service if there is none)."""
-        waiting = [p for p in ctx.pending if p.get("type") == "defense"]
-        ctx.pending = [p for p in ctx.pending if p.get("type") != "defense"]
-        for entry in waiting:
-            if entry["attacker"] not in ctx.combatants or entry["target"] not in ctx.combatants:
-                continue
-            c, target = ctx.get(entry["attacker"]), ctx.get(entry["target"])
-            if target.down:
-                continue
-            action = Action.from_dict(entry["action"])
-            weapon = self.weapon_for(c, action)
-            attack = AttackRoll(int(entry["attack"]["total"]), entry["attack"]["natural"], None)
-            skill, armored, rule = self.defense_skill(action, weapon)
-            mods = [Modifier(target.stat(skill), skill)]
-            if armored:
-                mods.append(Modifier(target.stat("armor"), "armor"))
-            mods += self.condition_modifiers(ctx, target, "defense", against=c,
-                                             ranged=weapon.category in RANGED)
-            own = self._posted_defense(ctx, target.key)
-            if own is not None:  # the player's tag already holds the skill
-                roll = own
-                situ = [m for m in mods if m.rule]
-                value = roll.total + total(situ)
-            else:
-                roll = ctx.roll("1d20", who=target, label=f"defense {skill}")
-                value = roll.total + total(mods)
-            defense = Defense(value, skill, roll, roll.natural, tuple(mods), rule)
-            ctx.note(c.key)["attack_number"] = entry.get("attack_number", 1)
-            self.finish_attack(ctx, c, target, action, weapon, attack, defense)
-            ctx.note(c.key)["attack_number"] = 0
-
-    def _posted_defense(self, ctx: RoundContext, key: str) -> Any:
-        decl = ctx.declarations.get(key)
-        if decl is None:
-            return None
-        for a in decl.actions:
-            if a.options.get("defense") and a.rolled is not None:
-                return a.rolled
-        return None
+        fd_combat.resolve_pending(self, ctx)  # FD-4
 
     # -- other actions ----------------------------------------------------------------
     def on_cast(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         if action.options.get("power"):
-            self._create_power(ctx, c, action)
+            powers.create_power(self, ctx, c, action)
             return
         spell = action.options.get("spell") or action.text or "a spell"
         ctx.emit("cast", actor=c.key, target=action.target, rule="FD-14", spell=spell)
         inflict = action.options.get("inflict")
         if inflict and action.target in ctx.combatants:
-            self._inflict(ctx, c, ctx.get(action.target), action, str(inflict))
-
-    def _create_power(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        """FD-5: a move action and a Control test; lasts INT-mod rounds; + INT mod later."""
-        dc = int(self.setting("powers.control_dc", 10))
-        mods = [Modifier(c.stat("controle"), "controle")] + self.condition_modifiers(ctx, c, "roll")
-        roll, own = ctx.roll_for(action, "1d20", who=c, label="control")
-        value = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
-        name = str(action.options.get("power"))
-        if value >= dc:
-            rounds = max(1, c.stat("int_mod"))
-            ctx.emit("power.created", actor=c.key, rule="FD-5", rolls=[roll], power=name,
-                     total=value, dc=dc, rounds=rounds)
-            ctx.add_condition(c.key, C.lasting(C.POWER, rounds, round_number=ctx.round,
-                                               count=ctx.count, value=c.stat("int_mod"),
-                                               note=name), rule="FD-5",
-                              message=f"{c.name}'s power {name} is active for {rounds} round(s).")
-        else:
-            ctx.emit("power.failed", actor=c.key, rule="FD-5", rolls=[roll], power=name,
-                     total=value, dc=dc)
-
-    def _inflict(self, ctx: RoundContext, c: Combatant, target: Combatant, action: Action,
-                 name: str) -> None:
-        """A spell that imposes a condition: Control vs the target's defense test (FD-4);
-        Frightened lasts the caster's CHA-mod rounds (FD-18)."""
-        cond = C.canonical(name)
-        mods = [Modifier(c.stat("controle"), "controle")] + self.condition_modifiers(ctx, c, "roll")
-        roll = ctx.roll("1d20", who=c, label="spell")
-        power = roll.total + total(mods)
-        skill = str(action.options.get("save", "will"))
-        dmods = [Modifier(target.stat(skill), skill)] + self.condition_modifiers(
-            ctx, target, "defense", against=c)
-        droll = ctx.roll("1d20", who=target, label=f"resist {skill}")
-        resisted = droll.natural == 20 or (droll.natural != 1 and droll.total + total(dmods) > power)
-        ctx.emit("check", actor=target.key, rule="FD-4", rolls=[roll, droll],
-                 what=f"{skill} test against {c.name}'s {name}", total=droll.total + total(dmods),
-                 dc=power, result="resisted" if resisted else "failed")
-        if resisted:
-            return
-        rounds = action.options.get("rounds")
-        if cond == C.FRIGHTENED:
-            rounds = max(1, c.stat("cha_mod"))
-        ctx.add_condition(target.key, C.lasting(cond, rounds if rounds is None else int(rounds),
-                                                round_number=ctx.round, count=ctx.count,
-                                                source=c.key), rule="FD-18", source=c.key)
+            powers.inflict(self, ctx, c, ctx.get(action.target), action, str(inflict))
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         what = action.options.get("move", "walk")

@@ -1,0 +1,71 @@
+"""Riding another's turn (BEY-6): quick, move and free actions used during someone
+else's turn never interrupt it: the other's action is tested first, then both take
+effect together, unless the ability says it interrupts (``options.interrupts``).
+
+A rider whose own turn already passed left its action with the other combatant
+(``ctx.note(other)["riders"]``); a rider whose turn is still to come is judged and paid
+for from its own budget when the other's turn arrives, and its own turn skips it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from .base import Ruleset
+from .context import Budget, RoundContext
+from .model import Action, Combatant, Declaration
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .beyonders import Beyonders
+
+
+def collect(rs: Beyonders, ctx: RoundContext, c: Combatant, *, interrupting: bool
+            ) -> list[tuple[str, int, Action]]:
+    """Actions riding on c's turn: those deferred by riders who already acted, and those
+    of riders whose own turn is still to come (judged and paid for now)."""
+    def wanted(a: Action) -> bool:
+        return bool(a.options.get("interrupts")) is interrupting
+
+    stored = ctx.note(c.key).get("riders", [])
+    riders = [r for r in stored if wanted(r[2])]
+    ctx.note(c.key)["riders"] = [r for r in stored if not wanted(r[2])]
+    for key, d in ctx.declarations.items():
+        if key == c.key or key in ctx.acted:
+            continue
+        for i, a in enumerate(d.actions):
+            if a.options.get("on_turn_of") != c.key or not wanted(a) \
+                    or i in ctx.note(key).get("ridden", {}):
+                continue
+            rider = ctx.get(key)
+            if rider.down:
+                continue
+            problems = rs.check_action(ctx, rider, a, i, d)
+            budget = ctx.budgets.get(key) or (
+                rs.surprise_budget(ctx, rider) if ctx.surprise_round
+                else rs.budget(ctx, rider)) or Budget({})
+            trial = budget.copy()
+            if not problems:
+                paid = rs.charge(ctx, rider, a, trial, i)
+                if paid is not None:
+                    problems.append(paid)
+            ctx.note(key).setdefault("ridden", {})[i] = True
+            if problems:
+                for p in problems:
+                    ctx.emit("action.rejected", actor=key, rule=p.rule, reason=p.message,
+                             problem=p.code, action_index=i)
+                continue
+            ctx.budgets[key] = trial
+            riders.append((key, i, a))
+    return riders
+
+def ride(rs: Beyonders, ctx: RoundContext, c: Combatant, key: str, i: int, a: Action,
+         code: str) -> None:
+    rider = ctx.get(key)
+    if rider.down:
+        return
+    ctx.emit(code, actor=key, target=c.key, rule="BEY-6", kind=a.kind.value)
+    plain = dataclasses.replace(a, options={k: v for k, v in a.options.items()
+                                            if k != "on_turn_of"})
+    Ruleset.perform(rs, ctx, rider, plain, ctx.declarations.get(key)
+                    or Declaration(actor=key), i)
