@@ -99,8 +99,55 @@ def explicit(lines: Sequence[tuple[int, str, str]], lex: Lexicon, roster: Roster
             source="explicit", verb=f, options=options))
 
 
+def labelled(lines: Sequence[tuple[int, str, str, int]], lex: Lexicon, roster: Roster | None,
+             actor: str | None, out: ActionScan) -> None:
+    """Actions from structured lines: ``Ação: ataque ao goblin``, ``Move: to the door``,
+    ``Действие: атака гоблин мечом``; ``none`` / ``nenhuma`` / ``нет`` declares nothing."""
+    global _EXPLICIT
+    if _EXPLICIT is None:
+        _EXPLICIT = _all_explicit()
+    en = get("en")
+    for pos, kind_name, rest, at in lines:
+        words = WORD.findall(rest)
+        stripped = rest.strip(" \t*_.")
+        if not stripped or stripped in lex.nothing or stripped in en.nothing or (
+                words and (fold(words[0]) in lex.nothing or fold(words[0]) in en.nothing)):
+            continue
+        confidence = 1.0
+        remaining, offset = rest, at
+        verb = None
+        if kind_name == "*":
+            first = words[0] if words else ""
+            f = fold(first)
+            found = _EXPLICIT.get(f)
+            if found is None:
+                hit = lex.verb(first) if first else None
+                found = hit[1] if hit else None
+                confidence = 0.95
+            if found is None:
+                kind_name, confidence = "other", 0.9
+            else:
+                kind_name, verb = found, f
+                cut = rest.find(first) + len(first)
+                remaining, offset = rest[cut:], at + cut
+        kind = ActionKind(kind_name)
+        target, target_text, candidates, weapon, spell = _read_rest(
+            remaining, offset, lex, roster, actor, out, report_unknown=kind in _TARGETED)
+        if kind is ActionKind.MOVE and target is None:
+            target_text = None
+        options: dict[str, object] = {}
+        if spell and kind is ActionKind.CAST:
+            options["spell"] = spell
+        out.actions.append(ParsedAction(
+            kind=kind, position=pos, text=" ".join(rest.split())[:200], target=target,
+            target_text=target_text, candidates=candidates,
+            weapon=weapon if kind in _ARMED else None, explicit=True, confidence=confidence,
+            source="explicit", verb=verb, options=options))
+
+
 def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, actor: str | None,
-               out: ActionScan) -> tuple[str | None, str | None, tuple[str, ...], str | None, str | None]:
+               out: ActionScan, report_unknown: bool = True
+               ) -> tuple[str | None, str | None, tuple[str, ...], str | None, str | None]:
     words = [(m.start() + offset, m.group()) for m in WORD.finditer(rest)]
     if not words:
         return None, None, (), None, None
@@ -159,7 +206,7 @@ def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, acto
                         "text": text, "candidates": ", ".join(keys), "keys": list(keys)}))
                 else:
                     target_text = text
-                    if t_at is not None or not spell:
+                    if report_unknown and (t_at is not None or not spell):
                         out.issues.append(("target.unknown", offset, {"text": text}))
             else:
                 target_text = text

@@ -33,7 +33,10 @@ from .tags import FoundRoll, split_advantage
 LINE = re.compile(
     r"(?m)^[ \t]{0,16}(?P<cmd>\.rh|\.ri|\.init|\.r|/roll|/r|!roll|!r|![^\W\d_][\w-]{0,30}"
     r"|#[^\W\d_][\w-]{0,30})(?P<rest>[^\n]*)")
-_START = re.compile(r"(?m)^[ \t]{0,16}[.!/#]")
+_START = re.compile(r"(?m)^[ \t]{0,16}[.!/#]|^[ \t*_>]{0,8}[^\W\d_][^\W\d_ -]{0,30}"
+                    r"(?: [^\W\d_]{1,15}){0,2}[ \t*_]{0,4}:")
+_LABEL = re.compile(r"(?m)^[ \t*_>]{0,8}(?P<label>[^\W\d_][^\W\d_ -]{0,30}(?: [^\W\d_]{1,15}){0,2})"
+                    r"[ \t*_]{0,4}:[ \t*_]{0,4}(?P<rest>[^\n]*)")
 _ARG = re.compile(r'"([^"\n]*)"|“([^”\n]*)”|«([^»\n]*)»|(\S+)')
 
 _AVRAE_ROLL = {"!r", "!roll"}
@@ -77,6 +80,7 @@ class CommandScan:
     commands: list[Command] = field(default_factory=list)
     actions: list[ParsedAction] = field(default_factory=list)
     explicit: list[tuple[int, str, str]] = field(default_factory=list)  # (pos, keyword, rest)
+    labelled: list[tuple[int, str, str, int]] = field(default_factory=list)  # (pos, kind, rest, at)
     spans: list[tuple[int, int]] = field(default_factory=list)
     issues: IssueList = field(default_factory=IssueList)
 
@@ -106,7 +110,22 @@ def scan(text: str, lex: Lexicon, roster: Roster | None) -> CommandScan:
         handled = _dispatch(low, cmd, rest, line, pos, lex, roster, out)
         if handled:
             out.spans.append((pos, m.end()))
+    if ":" in text:
+        en = _en()
+        for m in _LABEL.finditer(text):
+            label = fold(m.group("label").strip())
+            kind = lex.action_labels.get(label) or en.action_labels.get(label)
+            if kind is None:
+                continue
+            out.labelled.append((m.start("label"), kind, m.group("rest"), m.start("rest")))
+            out.spans.append((m.start("label"), m.end()))
     return out
+
+
+def _en() -> Lexicon:
+    from .lexicon import get
+
+    return get("en")
 
 
 def _dispatch(low: str, cmd: str, rest: str, line: str, pos: int, lex: Lexicon,

@@ -99,6 +99,8 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     acts.actions.extend(cmds.actions)
     if cmds.explicit:
         actions_mod.explicit(cmds.explicit, lex, roster, actor, acts)
+    if cmds.labelled:
+        actions_mod.labelled(cmds.labelled, lex, roster, actor, acts)
     prose = actions_mod.ActionScan()
     actions_mod.infer(masked, lex, roster, actor, prose)
     declared = {a.kind for a in acts.actions}

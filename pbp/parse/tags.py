@@ -36,6 +36,12 @@ _TAG = re.compile(
     r"|(?P<broken>\[/?(?:roll|dice)(?!\w))",
     re.IGNORECASE,
 )
+# formatting markup ([b], [color=red], [url="..."]): blanked so that its words and quotes are
+# never read as prose or speech; what it wraps stays
+_FORMAT = re.compile(r"\[/?(?:b|i|u|s|em|strong|color|colour|size|font|url|img|center|left|right|"
+                     r"align|justify|indent|list|li|\*|sup|sub|strike|highlight|table|tr|td|th|"
+                     r"youtube|media|user|mention|icon|abbr|anchor|h[1-6]|hr)"
+                     r"(?:[= ][^\[\]\n]{0,300})?\]", re.IGNORECASE)
 _BRACE_LABEL = re.compile(r"\s*\{([^{}\n]{0,100})\}\s*")
 _LABEL_KV = re.compile(r"""^\s*(?:label|title|name)\s*=\s*["“']?(.*?)["”']?\s*$""", re.IGNORECASE)
 
@@ -181,6 +187,7 @@ def scan(text: str, lex: Lexicon) -> TagScan:
         open_m = m
     if open_m is not None:
         out.issues.append(("tag.unclosed", open_m.start(), {"tag": open_m.group("name")}))
+    out.spans.extend((m.start(), m.end()) for m in _FORMAT.finditer(text))
     return out
 
 

@@ -266,3 +266,16 @@ def test_language_is_guessed_when_absent():
 def test_every_problem_is_reported(text, code):
     post = parse_post(text, fmt="bbcode", roster=ROSTER)
     assert code in [e.code for e in post.errors], post.errors
+
+
+@pytest.mark.parametrize("text, lang, expected", [
+    ("[b]Action:[/b] attack goblin 2 [roll=Attack]1d20+6[/roll]\n[b]Move:[/b] none", "en",
+     [("attack", "goblin-2", True)]),
+    ("**Ação:** ataque ao goblin 1 com a espada curta\n**Movimento:** até a porta\n"
+     "**Ação livre:** nenhuma", "pt", [("attack", "goblin-1", True), ("move", None, True)]),
+    ("Действие: атака гоблин 2\nПеремещение: нет", "ru", [("attack", "goblin-2", True)]),
+    ("Bonus action: Misty Step\nReaction: none", "en", [("bonus", None, True)]),
+])
+def test_structured_label_lines(text, lang, expected):
+    post = parse_post(text, lang=lang, fmt="bbcode", roster=ROSTER, actor="ana")
+    assert [(a.kind.value, a.target, a.explicit) for a in post.actions] == expected

@@ -63,6 +63,8 @@ class Lexicon:
     conditionals: frozenset[str] = frozenset()
     destinations: frozenset[str] = frozenset()
     unless_next: dict[str, frozenset[str]] = field(default_factory=dict)
+    action_labels: dict[str, str] = field(default_factory=dict)
+    nothing: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self._stemmer = snowballstemmer.stemmer(self.data.get("stemmer", "english"))
@@ -102,6 +104,8 @@ class Lexicon:
         self.nouns = frozenset(fold(w) for w in d.get("nouns", ()))
         self.conditionals = frozenset(fold(w) for w in d.get("conditionals", ()) if " " not in w)
         self.destinations = frozenset(fold(w) for w in d.get("destinations", ()))
+        self.action_labels = {fold(k): v for k, v in d.get("action_labels", {}).items()}
+        self.nothing = frozenset(fold(w) for w in d.get("nothing", ()))
 
     fold = staticmethod(fold)
 
