@@ -11,10 +11,15 @@ from typing import TYPE_CHECKING
 
 from . import conditions as C
 from .context import Modifier, RoundContext, total
-from .model import Action, Combatant
+from .model import Action, Combatant, Weapon
 
 if TYPE_CHECKING:  # pragma: no cover
     from .forum_d20 import ForumD20
+
+
+def uses_power(c: Combatant, action: Action, weapon: Weapon | None) -> bool:
+    """FD-5: an attack made with a power (``options.power`` or a power-category weapon)."""
+    return bool(action.options.get("power")) or (weapon is not None and weapon.category == "power")
 
 
 def create_power(rs: ForumD20, ctx: RoundContext, c: Combatant, action: Action) -> None:
