@@ -20,7 +20,7 @@ from typing import Any
 
 from flask import Flask
 
-from ..settings import TEMPLATES_DIR, Settings, ensure_secret_key, load_settings
+from ..settings import TEMPLATES_DIR, Settings, load_settings
 from . import config as _config
 
 
@@ -34,7 +34,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if test_config:
         app.config.from_mapping(test_config)
     if not app.config.get("SECRET_KEY"):
-        app.config["SECRET_KEY"] = ensure_secret_key(settings)
+        app.config["SECRET_KEY"] = _config.secret_key(settings)
     app.config["PBP_SETTINGS"] = settings
 
     from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security

@@ -22,6 +22,8 @@ from ..store.models import (AuditEntry, Combatant, Declaration, Encounter, Event
 from . import overrides as ov
 
 log = logging.getLogger(__name__)
+#: (database, round id, page version) -> preview text; small, per process.
+_PREVIEWS: dict[tuple[Any, ...], str] = {}
 
 
 @dataclass
@@ -110,24 +112,48 @@ def preview(session: Session, rnd: Round | None) -> str:
 
 def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     """A fingerprint that changes whenever the page would: posts, declarations, overrides,
-    combatants, the round and its reply. Cheap: a few aggregate queries."""
-    parts: list[Any] = [encounter.id, encounter.round_number, encounter.status]
+    combatants, the round, its reply, the houserules. One query of scalar subqueries."""
+    from ..store.models import Campaign
+
+    rid = rnd.id if rnd is not None else -1
+    eid = encounter.id
+    row = session.execute(select(
+        select(func.count(Post.id)).where(Post.round_id == rid).scalar_subquery(),
+        select(func.max(Post.last_seen_at)).where(Post.round_id == rid).scalar_subquery(),
+        select(func.count(Declaration.id)).where(Declaration.round_id == rid).scalar_subquery(),
+        select(func.max(Declaration.updated_at)).where(Declaration.round_id == rid).scalar_subquery(),
+        select(func.count(Reply.id)).where(Reply.round_id == rid).scalar_subquery(),
+        select(func.min(Reply.state)).where(Reply.round_id == rid).scalar_subquery(),
+        select(func.max(Reply.state)).where(Reply.round_id == rid).scalar_subquery(),
+        select(func.max(Reply.approved_at)).where(Reply.round_id == rid).scalar_subquery(),
+        select(func.count(Override.id)).where(Override.encounter_id == eid).scalar_subquery(),
+        select(func.max(Override.id)).where(Override.encounter_id == eid).scalar_subquery(),
+        select(func.sum(Combatant.hp)).where(Combatant.encounter_id == eid).scalar_subquery(),
+        select(func.count(Combatant.id)).where(Combatant.encounter_id == eid).scalar_subquery(),
+        select(func.max(AuditEntry.id)).where(AuditEntry.campaign_id == encounter.campaign_id).scalar_subquery(),
+    )).one()
+    campaign = session.get(Campaign, encounter.campaign_id)
+    parts: list[Any] = [eid, encounter.round_number, encounter.status, encounter.order, encounter.houserules,
+                        campaign.houserules if campaign else None, campaign.ruleset if campaign else None,
+                        campaign.timezone if campaign else None, tuple(row)]
     if rnd is not None:
-        parts += [rnd.id, rnd.state, rnd.deadline.isoformat()]
-        parts += list(session.execute(select(func.count(Post.id), func.max(Post.last_seen_at))
-                                      .where(Post.round_id == rnd.id)).one())
-        parts += list(session.execute(select(func.count(Declaration.id), func.max(Declaration.updated_at))
-                                      .where(Declaration.round_id == rnd.id)).one())
-        parts += list(session.execute(select(func.count(Reply.id), func.max(Reply.state), func.max(Reply.id))
-                                      .where(Reply.round_id == rnd.id)).one())
-    parts += list(session.execute(select(func.count(Override.id), func.max(Override.id))
-                                  .where(Override.encounter_id == encounter.id)).one())
-    parts += list(session.execute(select(func.sum(Combatant.hp), func.count(Combatant.id))
-                                  .where(Combatant.encounter_id == encounter.id)).one())
+        parts += [rnd.id, rnd.state, rnd.deadline.isoformat(), rnd.waived, rnd.order]
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
 
 
 def build(session: Session, encounter: Encounter, number: int | None = None) -> dict[str, Any]:
+    rnd = current_round(session, encounter, number)
+    # First: the service's dry-run preview expires the whole session when it is done, and
+    # every row loaded before it would then be reloaded one by one while rendering. It
+    # is also the costliest part (a whole resolution): kept per page version.
+    key = (str(session.get_bind().url), rnd.id if rnd else None, version(session, encounter, rnd))
+    preview_text = _PREVIEWS.get(key)
+    if preview_text is None:
+        preview_text = preview(session, rnd)
+        _PREVIEWS[key] = preview_text
+        while len(_PREVIEWS) > 64:
+            _PREVIEWS.pop(next(iter(_PREVIEWS)))
+    encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
     rnd = current_round(session, encounter, number)
     combatants = ordered_combatants(encounter, rnd)
     by_id = {c.id: c for c in combatants}
@@ -183,7 +209,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
         "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,
         "violations": violations(decls, events), "missing": missing, "remaining": remaining,
         "replies": replies, "reply": next((r for r in reversed(replies) if r.kind == "resolution"), None),
-        "overrides": overrides, "audit": audit, "preview": preview(session, rnd),
+        "overrides": overrides, "audit": audit, "preview": preview_text,
         "version": version(session, encounter, rnd),
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
         "rounds": rounds, "held": held, "loose_rolls": [r for r in rolls if r.post_id is None],

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Flask, current_app, request, session
-from flask_babel import Babel, get_locale
+from flask import Flask, current_app, g, request, session
+from flask_babel import Babel, get_locale, get_translations
 from flask_login import current_user
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
@@ -30,6 +30,17 @@ def select_locale() -> str:
     return request.accept_languages.best_match(languages) or current_app.config["BABEL_DEFAULT_LOCALE"]
 
 
+def _gettext(message: str) -> str:
+    cache = g.setdefault("_i18n_cache", {})
+    if message not in cache:
+        cache[message] = get_translations().ugettext(message)
+    return cache[message]  # type: ignore[no-any-return]
+
+
+def _ngettext(singular: str, plural: str, n: int) -> str:
+    return get_translations().ungettext(singular, plural, n)  # type: ignore[no-any-return]
+
+
 def select_timezone() -> str | None:
     tz = getattr(current_user, "timezone", None) if current_user else None
     return tz or None
@@ -38,6 +49,9 @@ def select_timezone() -> str | None:
 def init_app(app: Flask) -> None:
     babel.init_app(app, default_translation_directories=str(TRANSLATIONS),
                    locale_selector=select_locale, timezone_selector=select_timezone)
+    # Flask-Babel looks the catalog up on every call (~100 us); a page of 200 posts makes
+    # thousands of calls, so templates get the same lookups memoised per request.
+    app.jinja_env.install_gettext_callables(_gettext, _ngettext, newstyle=True)  # type: ignore[attr-defined]
     app.jinja_env.globals["LANGUAGE_NAMES"] = LANGUAGE_NAMES
     app.jinja_env.filters["when"] = when
     app.jinja_env.globals["get_locale"] = get_locale

@@ -1,0 +1,192 @@
+"""Benchmark: the narrator panel with 50 combatants and 200 posts in the open round.
+
+    python bench/bench_panel.py [--renders 30] [--seconds 5] [--clients 8]
+
+1. Render time of the encounter page (test client, in process), median of --renders,
+   beside the login page rendered in the same run (the baseline: the dashboard).
+2. Requests per second of the JSON refresh endpoint with the panel served by gunicorn
+   (2 workers, the deployment the README describes) under a local load generator
+   (--clients threads on keep-alive connections for --seconds each, loopback only):
+   the common answer "nothing changed" (``?v=<current version>``), the full answer
+   (fragments re-rendered), and the login page as the baseline, all in the same run.
+   Load generator and server share this machine's cores: the figures are a floor.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pbp.panel import create_app, sample  # noqa: E402
+from pbp.store.db import make_engine, session_scope, upgrade  # noqa: E402
+
+
+#: Flask-Login's strong session protection ties a session to the client's address and
+#: User-Agent: the login and every load generator present the same one.
+UA = "pbp-bench/1"
+
+
+def seed(url: str) -> dict:
+    upgrade(url)
+    with session_scope(make_engine(url)) as s:
+        return sample.seed(s, combatants=50, posts=200)
+
+
+def render_times(url: str, eid: int, n: int) -> tuple[float, float, int]:
+    app = create_app({"TESTING": True, "SECRET_KEY": "bench", "DATABASE_URL": url, "WTF_CSRF_ENABLED": False})
+    c = app.test_client()
+    assert c.post("/login", data={"name": "alice", "password": sample.PASSWORD}).status_code == 302
+
+    def median(path: str) -> tuple[float, int]:
+        times, size = [], 0
+        for _ in range(n):
+            t = time.perf_counter()
+            r = c.get(path)
+            times.append(time.perf_counter() - t)
+            assert r.status_code == 200, r.status_code
+            size = len(r.data)
+        return statistics.median(times), size
+
+    c.get(f"/encounters/{eid}")  # warm the template cache
+    page, size = median(f"/encounters/{eid}")
+    base, _ = median("/")
+    return page, base, size
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def login_cookie(port: int) -> str:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/login", headers={"User-Agent": UA})
+    r = conn.getresponse()
+    html = r.read().decode()
+    jar = r.getheader("Set-Cookie", "").split(";")[0]
+    token = re.search(r'name="csrf_token"[^>]*value="([^"]+)"', html).group(1)
+    body = f"csrf_token={token}&name=alice&password={sample.PASSWORD.replace(' ', '+')}"
+    conn.request("POST", "/login", body=body, headers={"Cookie": jar, "User-Agent": UA,
+                                                      "Content-Type": "application/x-www-form-urlencoded"})
+    r = conn.getresponse()
+    r.read()
+    assert r.status == 302, r.status
+    return r.getheader("Set-Cookie").split(";")[0]
+
+
+def load(port: int, path: str, cookie: str, clients: int, seconds: float) -> tuple[float, float]:
+    """Requests/s and median latency (ms) of GET *path* from *clients* keep-alive threads."""
+    stop = time.perf_counter() + seconds
+    counts = [0] * clients
+    lat: list[list[float]] = [[] for _ in range(clients)]
+    errors: list[str] = []
+
+    def worker(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        while time.perf_counter() < stop:
+            t = time.perf_counter()
+            conn.request("GET", path, headers={"Cookie": cookie, "User-Agent": UA} if cookie else {"User-Agent": UA})
+            r = conn.getresponse()
+            r.read()
+            if r.status != 200:
+                errors.append(str(r.status))
+                return
+            lat[i].append(time.perf_counter() - t)
+            counts[i] += 1
+        conn.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(clients)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    assert not errors, errors[:3]
+    return sum(counts) / elapsed, statistics.median([x for xs in lat for x in xs]) * 1000
+
+
+def load_ab(port: int, path: str, cookie: str, clients: int, seconds: float) -> tuple[float, float]:
+    """The same measure with ApacheBench (apt-get install apache2-utils), a C load generator
+    that leaves more of the two cores to the server than Python threads do."""
+    cmd = ["ab", "-k", "-q", "-c", str(clients), "-t", str(seconds), "-n", "1000000", "-H", f"User-Agent: {UA}"]
+    if cookie:
+        cmd += ["-H", f"Cookie: {cookie}"]
+    out = subprocess.run(cmd + [f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True,
+                         timeout=seconds + 30).stdout
+    failed = re.search(r"Non-2xx responses:\s+(\d+)", out)
+    assert not failed, f"{failed.group(1)} non-2xx answers"
+    rps = float(re.search(r"Requests per second:\s+([\d.]+)", out).group(1))
+    ms = float(re.search(r"Time per request:\s+([\d.]+) \[ms\] \(mean\)", out).group(1))
+    return rps, ms
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--renders", type=int, default=30)
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--clients", type=int, default=8)
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        url = f"sqlite:///{tmp}/bench.sqlite"
+        t = time.perf_counter()
+        ids = seed(url)
+        print(f"seeded 50 combatants, 200+ posts through the service layer in {time.perf_counter() - t:.1f} s")
+        page, base, size = render_times(url, ids["encounter"], args.renders)
+        print(f"encounter page render (50 combatants, 200 posts, {size // 1024} KiB): "
+              f"{page * 1000:.1f} ms median; dashboard {base * 1000:.2f} ms; ratio {page / base:.1f}x")
+
+        port = free_port()
+        env = dict(os.environ, PBP_DATABASE_URL=url, PBP_DATA_DIR=tmp, PBP_PANEL_REFRESH_INTERVAL_MS="5000")
+        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}",
+                                 "--log-level", "warning", "pbp.panel:create_app()"], env=env, cwd=str(ROOT))
+        try:
+            for _ in range(100):
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            cookie = login_cookie(port)
+            live = f"/encounters/{ids['encounter']}/live"
+            conn = http.client.HTTPConnection("127.0.0.1", port)
+            conn.request("GET", live, headers={"Cookie": cookie, "User-Agent": UA})
+            version = __import__("json").loads(conn.getresponse().read())["version"]
+            conn.close()
+            rows = [("login page (baseline)", "/login"),
+                    ("live JSON, nothing changed", f"{live}?v={version}"),
+                    ("live JSON, full fragments", live)]
+            results = {}
+            gen = load_ab if shutil.which("ab") else load
+            print(f"load generator: {'ApacheBench (ab -k)' if gen is load_ab else 'Python threads (install apache2-utils for ab)'}")
+            for label, path in rows:
+                seconds = args.seconds if "full" not in label else max(args.seconds, 10)
+                rps, ms = gen(port, path, "" if path == "/login" else cookie, args.clients, seconds)
+                results[label] = rps
+                print(f"gunicorn -w 2, {args.clients} clients, {label}: {rps:,.1f} req/s, "
+                      f"{'mean' if gen is load_ab else 'median'} {ms:.1f} ms")
+            b = results["login page (baseline)"]
+            print(f"ratios to the login page: unchanged {results['live JSON, nothing changed'] / b:.2f}x, "
+                  f"full {results['live JSON, full fragments'] / b:.3f}x")
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+if __name__ == "__main__":
+    main()
