@@ -91,8 +91,11 @@ def _drop_note(decl: m.Declaration, code: str) -> None:
 
 def process_post(session: Session, post: m.Post, *, now: datetime, policy: RoundPolicy,
                  encounter: m.Encounter, rnd: m.Round | None, is_narrator: bool,
-                 edited_at: datetime | None = None, parse: ParseFn | None = None) -> list[int]:
-    """(Re)read *post* for *rnd* and update its declarations; returns declaration ids."""
+                 edited_at: datetime | None = None, parse: ParseFn | None = None,
+                 roster: Sequence[Any] | None = None) -> list[int]:
+    """(Re)read *post* for *rnd* and update its declarations; returns declaration ids.
+    *roster* (the combatants as engine values) may be passed in by a caller reading many
+    posts of one encounter."""
     combatants = list(encounter.combatants)
     controlled = controlled_by(post.author, combatants, is_narrator)
     if not controlled or rnd is None:
@@ -121,9 +124,11 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
             decl.updated_at = now
         return [d.id for d in existing.values()]
 
-    roster = [codec.combatant_to_model(c) for c in combatants]
+    if roster is None:
+        roster = [codec.combatant_to_model(c) for c in combatants]
+    models = {c.key: c for c in roster}
     readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
-                         [codec.combatant_to_model(c) for c in controlled], parse=parse)
+                         [models[c.key] for c in controlled], parse=parse)
     ids: list[int] = []
     for reading in readings:
         row = by_key[reading.actor]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 from ..sources.base import PostRecord
 from ..store import models as m
 from ..store.types import utcnow
+from .codec import combatant_to_model
 from .declare import live_encounter, narrator_names, process_post, round_at
 from .policy import policy_for
 from .reading import ParseFn
@@ -94,6 +96,7 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     campaign = thread.campaign
     narrators = narrator_names(session, campaign, thread)
     ids: list[int] = []
+    cache: dict[int, tuple[Any, list[Any]]] = {}   # encounter id -> (policy, roster)
     for rec in records:
         post, changed = _store(session, thread_id, rec, now)
         if post is None:
@@ -107,8 +110,12 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
             continue
         rnd = round_at(session, encounter.id, post.posted_at)
         post.round_id = rnd.id if rnd is not None else None
-        policy = policy_for(campaign, encounter)
+        if encounter.id not in cache:
+            cache[encounter.id] = (policy_for(campaign, encounter),
+                                   [combatant_to_model(c) for c in encounter.combatants])
+        policy, roster = cache[encounter.id]
         process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
                      is_narrator=post.author.casefold() in narrators,
-                     edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse)
+                     edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
+                     roster=roster)
     return ids

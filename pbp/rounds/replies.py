@@ -127,6 +127,12 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
             for i in idx or []}
     waived = set(rnd.waived or [])
     shown_rolls = set(used)
+    all_rolls = list(session.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
+                                     .order_by(m.RollRecord.roll_index)))
+    by_post: dict[tuple[int | None, str | None], list[m.RollRecord]] = {}
+    for r in sorted(all_rolls, key=lambda r: (r.tag_index is None, r.tag_index or 0)):
+        if r.post_id is not None:
+            by_post.setdefault((r.post_id, r.actor), []).append(r)
     for key in order:
         c = by_key.get(key)
         if c is None:
@@ -149,11 +155,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
             section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
             section.speech = list(d.speech or [])
             if d.post_id is not None:
-                own = [r for r in session.scalars(
-                    select(m.RollRecord).where(m.RollRecord.post_id == d.post_id,
-                                               m.RollRecord.actor == key,
-                                               m.RollRecord.kind == "tag")
-                    .order_by(m.RollRecord.tag_index)) if r.roll_index not in used]
+                own = [r for r in by_post.get((d.post_id, key), [])
+                       if r.kind == "tag" and r.roll_index not in used]
                 section.tag_rolls = [r.breakdown for r in own]
                 shown_rolls.update(r.roll_index for r in own)
         if key in waived and (d is None or d.late):
@@ -165,18 +168,14 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
                 code = next((x for x in ("deleted", "after-resolution") if x in codes),
                             "superseded" if o.superseded else (codes[-1] if codes else "superseded"))
                 if code != "after-resolution":
-                    theirs = list(session.scalars(
-                        select(m.RollRecord).where(m.RollRecord.post_id == o.post_id,
-                                                   m.RollRecord.actor == key)
-                        .order_by(m.RollRecord.tag_index))) if o.post_id is not None else []
+                    theirs = by_post.get((o.post_id, key), []) if o.post_id is not None else []
                     shown_rolls.update(r.roll_index for r in theirs)
                     section.others.append({"code": code,
                                            "rolls": [r.breakdown for r in theirs]})
         section.events = _latency_params(section.events, d, missing=d is None)
         view.actors.append(section)
-    view.unused = [f"#{r.roll_index} {r.breakdown}" for r in session.scalars(
-        select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
-        .order_by(m.RollRecord.roll_index)) if r.roll_index not in shown_rolls]
+    view.unused = [f"#{r.roll_index} {r.breakdown}" for r in all_rolls
+                   if r.roll_index not in shown_rolls]
     view.earlier = _earlier(session, rnd, names)
     view.overrides = [t for t in (_describe_override(o, campaign.language, names) for o in
                                   session.scalars(select(m.Override).where(

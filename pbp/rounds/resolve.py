@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 from ..dice import DiceBox, Roll
 from ..errors import PbpError
@@ -71,6 +71,7 @@ def choose_declarations(session: Session, rnd: m.Round) -> tuple[list[m.Declarat
     was resolved never counts here (it is shown in the next reply).
     """
     rows = list(session.scalars(select(m.Declaration).where(m.Declaration.round_id == rnd.id)
+                                .options(selectinload(m.Declaration.post))
                                 .order_by(m.Declaration.id)))
     counted: dict[int, m.Declaration] = {}
     others: list[m.Declaration] = []
