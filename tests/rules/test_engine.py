@@ -136,3 +136,13 @@ def test_every_event_sentence_exists_in_portuguese_and_russian() -> None:
             assert names <= set(re.findall(r"{(\w+)}", messages.EN[code])), code
     assert messages.render("nope", "pt", {}) == "nope"
     assert messages.render("damage", "ru", {"target": "Ana"}).startswith("Ana получает ?")
+
+
+@pytest.mark.parametrize("module", ["pbp.rules.stats", "pbp.rules.objects", "pbp.rules.economy",
+                                    "pbp.rules.conditions", "pbp.rules.registry"])
+def test_docstring_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.failed == 0 and result.attempted > 0
