@@ -90,7 +90,7 @@ def dispatch_polls(self: Any) -> int:
         threads = list(s.scalars(q))
         for t in threads:
             interval = _poll_interval(t, rt.settings)
-            if (t.options or {}).get("listing_url") and t.last_poll is not None:
+            if (t.options or {}).get("listing_url"):
                 interval *= watch.RECHECK_FACTOR  # the listing says when it grew
             t.next_poll = now + timedelta(seconds=jittered(interval))
             enqueue_after_commit(s, poll_thread.si(t.id).set(expires=max(30.0, interval)))
