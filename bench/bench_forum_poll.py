@@ -1,6 +1,6 @@
 """Polling 200 watched threads on a real django-machina forum: pbp vs a naive poller.
 
-    python bench/bench_forum_poll.py [--cycles 5] [--changing 0.10] [--modes plain,etag]
+    python bench/bench_forum_poll.py [--cycles 3] [--changing 0.10] [--modes plain,etag]
 
 The forum is the harness's (tests/harness/machina/, set up by its setup.sh): 200 topics of
 1-12 posts in forum "Bench", 5 posts a page. Before each cycle 10% of the topics get a
@@ -212,7 +212,7 @@ def report(mode: str, rows: dict[str, list[dict[str, float]]], threads: int) -> 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cycles", type=int, default=5)
+    ap.add_argument("--cycles", type=int, default=3)
     ap.add_argument("--changing", type=float, default=0.10)
     ap.add_argument("--modes", default="plain,etag")
     ap.add_argument("--seed", type=int, default=7)

@@ -194,13 +194,18 @@ class ForumSource:
                 pages[k], responses[k] = self._parse(resp, k), resp
             if any(p.platform_id in seen for p in pages[k].posts):
                 break
-        # ids that were on the last page before and are gone: shifted back a page, or deleted
+        # ids that were on the last page before and are gone from the start of it may have
+        # shifted back a page (posts deleted earlier in the thread): look back a little
         old_ids = [str(i) for i in cur.get("page_ids") or []]
-        present = {p.platform_id for pg in pages.values() for p in pg.posts}
-        if old_ids and old_ids[0] not in present and known and known > 1 and known - 1 not in pages:
-            resp = self._get_page(known - 1)
-            if resp is not None:
-                pages[known - 1], responses[known - 1] = self._parse(resp, known - 1), resp
+        for _ in range(3):
+            present = {p.platform_id for pg in pages.values() for p in pg.posts}
+            lowest = min(pages)
+            if not old_ids or old_ids[0] in present or lowest <= 1:
+                break
+            resp = self._get_page(lowest - 1)
+            if resp is None:
+                break
+            pages[lowest - 1], responses[lowest - 1] = self._parse(resp, lowest - 1), resp
         return self._classify(pages, responses, seen, old_ids)
 
     def _classify(self, pages: dict[int, Page], responses: dict[int, Response],

@@ -23,7 +23,7 @@ from urllib.parse import urljoin
 
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag, XMLParsedAsHTMLWarning
 
-from .base import LayoutError, PostRecord, SourceError
+from .base import LayoutError, PostRecord, SourceError, revision_hash
 from .forum_preset import ForumPreset, Selector
 
 
@@ -190,8 +190,12 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
     except (KeyError, IndexError):
         link = ""
     link = link or f"{url}#{pid}"
+    stable = body_html
+    for pattern in preset.thread.volatile:   # session ids in links are not edits
+        stable = pattern.sub("", stable)
     return PostRecord(platform_id=pid, author=author, posted_at=posted_at, body=body_html,
                       text=text, fmt="html", edited_at=edited_at, url=link,
+                      revision=revision_hash(stable),
                       extra={"page": page_no, "quotes": quotes})
 
 

@@ -199,7 +199,14 @@ class PoliteClient:
 
     def _once(self, method: str, url: str, started: float, **kwargs: object) -> Response:
         self.check_url(url)
-        self._wait_turn(urlsplit(url).hostname or "")
+        host = urlsplit(url).hostname or ""
+        self._wait_turn(host)
+        try:
+            return self._exchange(method, url, started, **kwargs)
+        finally:
+            self._finished(host)
+
+    def _exchange(self, method: str, url: str, started: float, **kwargs: object) -> Response:
         try:
             with self.session.request(method, url, timeout=self.timeout, stream=True,
                                       allow_redirects=False, **kwargs) as r:  # type: ignore[arg-type]
@@ -232,6 +239,13 @@ class PoliteClient:
                                   retry_after=60) from None
             raise SourceError(f"cannot connect ({type(exc).__name__})", where=url,
                               retry_after=60) from None
+
+    def _finished(self, host: str) -> None:
+        """The interval runs from the end of an answer: a slow forum is asked less often."""
+        if self.min_interval > 0:
+            with _host_lock:
+                _host_next[host] = max(_host_next.get(host, 0.0),
+                                       time.monotonic() + self.min_interval)
 
     def _wait_turn(self, host: str) -> None:
         if self.min_interval <= 0:
