@@ -37,7 +37,7 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Modifier, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, forfeit
+from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
 
 REACTION_USED = "reaction-used"
@@ -76,6 +76,11 @@ class Dnd5e(Ruleset):
                  "free_interactions": 1, "reactions": 1},
         "attack": {"default_ac": 10},
     }
+
+    def __init__(self, houserules: Mapping[str, Any] | None = None) -> None:
+        super().__init__(houserules)
+        check_choices(self.id, self.setting, {"initiative.ties": ("narrator", "roll-off"),
+                                    "initiative.mode": ("roll",)})
 
     # -- DND-3 initiative --------------------------------------------------------------
     @staticmethod

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
+from ..errors import ConfigError
 from .context import RoundContext
 from .model import Action, Combatant, Declaration
 
@@ -76,3 +78,15 @@ def forfeit(ctx: RoundContext, c: Combatant, declaration: Declaration, *,
              reason=f"this round's combat actions are lost{'; ' + defense if defense else ''}"
                     f" (the narrator can waive this).")
     return dataclasses.replace(declaration, actions=tuple(kept))
+
+
+def check_choices(ruleset_id: str, setting: Callable[[str], Any],
+                  choices: Mapping[str, Iterable[Any]]) -> None:
+    """Refuse a houserule value outside its allowed set, naming the key and the choices
+    (a typo such as ``ties = "rolloff"`` must not silently fall back to a default)."""
+    for path, allowed in choices.items():
+        options = list(allowed)
+        value = setting(path)
+        if value not in options:
+            raise ConfigError(f"houserule '{path}' for ruleset '{ruleset_id}' must be one of "
+                              f"{', '.join(repr(o) for o in options)}, not {value!r}")

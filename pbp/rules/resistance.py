@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, forfeit
+from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
 from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_name, step_down
 from .stats import resolve_name
@@ -99,6 +99,16 @@ class Resistance(Ruleset):
                       "brutal_physical": ["big", "strong"], "brutal_social": ["liar"]},
         "damage": {"unarmed_penalty": 2},
     }
+
+    def __init__(self, houserules: Mapping[str, Any] | None = None) -> None:
+        super().__init__(houserules)
+        check_choices(self.id, self.setting, {"initiative.ties": ("roll-off", "narrator"),
+                                    "initiative.mode": ("roll",),
+                                    "dice.default": DIE_SIZES, "dice.below_d4": ("out",),
+                                    "opposed.ties": ("nobody", "reroll"),
+                                    "threshold.mode": ("exceeds", "reaches"),
+                                    "conflict.default": ("physical", "social"),
+                                    "conflict.step_ends": ("all", "combatant")})
 
     # -- sheet -------------------------------------------------------------------------
     @staticmethod

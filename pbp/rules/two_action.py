@@ -9,7 +9,8 @@ How each rule is carried out (numbers from ``config/rulesets/two-action.toml``):
   which only skills or magic may do: both are refused (TA-1).
 * TA-2 two actions a turn, any order, every declared action spends one (nothing is free;
   speech is not an action). ``cast`` needs a spell prepared earlier (an ``other`` action
-  with ``options.prepare = "<spell>"``, this turn or before); casting uses it up. Bonus
+  with ``options.prepare = "<spell>"``, this turn or before); casting uses it up. An item
+  (``options.item``) is used only from the belt or a pocket (``options.stowed``). Bonus
   actions, reactions and full-round actions do not exist here (TA-2).
 * TA-3 melee: opposed d20 + skill (``options.skill`` or the weapon's) against d20 + the
   defender's parry skill. The parry skill is the defensive skill the defender used on
@@ -38,7 +39,7 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, forfeit
+from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
 from .two_action_tables import SITUATIONAL, WEAPON_BONUS, situational, weapon_bonus
 
@@ -73,6 +74,12 @@ class TwoAction(Ruleset):
         "weapon_bonus": dict(WEAPON_BONUS),
         "situational": dict(SITUATIONAL),
     }
+
+    def __init__(self, houserules: Mapping[str, Any] | None = None) -> None:
+        super().__init__(houserules)
+        check_choices(self.id, self.setting, {"initiative.ties": ("roll-off", "narrator"),
+                                    "initiative.mode": ("roll",),
+                                    "checks.opposed_ties": ("attacker", "defender")})
 
     # -- TA-1 initiative ---------------------------------------------------------------
     def reaction(self, c: Combatant) -> int:
@@ -134,6 +141,13 @@ class TwoAction(Ruleset):
                                    f"'{spell}' is not prepared: preparing a spell is an "
                                    f"action of its own, before casting it", index,
                                    {"spell": spell}))
+        stowed = action.options.get("stowed")
+        if action.options.get("item") and stowed is not None \
+                and str(stowed).casefold() not in ("belt", "pocket"):
+            out.append(Problem("item.unprepared", "TA-2",
+                               f"only an item fixed on the belt or in a pocket can be used as "
+                               f"an action; '{action.options['item']}' is in the {stowed}",
+                               index))
         if kind is ActionKind.ATTACK:
             out += self._check_attack(ctx, c, action, index)
         return out

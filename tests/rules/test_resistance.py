@@ -288,6 +288,16 @@ def test_res9_a_d4_that_steps_down_is_out():
     assert one(res, "combatant.down").rule == "RES-9"
 
 
+def test_res5_threshold_mode_reaches_is_a_houserule_and_bad_values_are_refused():
+    from pbp.errors import ConfigError
+
+    res = run(RS, [ana(), zed(stats={"vigor_wear": 1})], [decl("ana", act(A.ATTACK, "zed"))],
+              forced=[5, 1], houserules={"threshold": {"mode": "reaches"}})   # 1 + 5 = 6
+    assert one(res, "die.stepped").params["die_after"] == 4
+    with pytest.raises(ConfigError, match="threshold.mode"):
+        get(RS, {"threshold": {"mode": "over"}})
+
+
 @pytest.mark.parametrize("rid", ["resistance", "two-action"])
 def test_pbp3_no_speech_limit(rid):
     assert get(rid).speech_limit is None

@@ -108,6 +108,21 @@ def test_ta2_a_spell_prepared_last_round_can_be_cast_now():
     assert not rejected(res) and find(res, "cast")
 
 
+def test_ta2_only_items_on_the_belt_or_in_a_pocket_are_prepared():
+    res = run(RS, [ivan(), orc()],
+              [decl("ivan", act(A.OTHER, item="healing potion", stowed="pocket"),
+                    act(A.OTHER, item="rope", stowed="backpack"))])
+    refused = rejected(res, "TA-2")
+    assert len(refused) == 1 and refused[0].params["action_index"] == 1
+
+
+def test_ta1_houserule_values_are_checked():
+    from pbp.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="initiative.ties"):
+        get(RS, {"initiative": {"ties": "rolloff"}})
+
+
 @pytest.mark.parametrize("kind", [A.BONUS, A.REACTION, A.FULL_ROUND])
 def test_ta2_no_bonus_reaction_or_full_round_actions(kind):
     res = run(RS, [ivan(), orc()], [decl("ivan", act(kind, text="x"))])
