@@ -73,6 +73,8 @@ class _Index:
     weapon_canon: dict[str, list[tuple[str, int]]]   # lexicon canonical -> (sheet weapon, owner)
     keys: dict[str, frozenset[str]]
     starts: dict[str, tuple[bool, bool]] = field(default_factory=dict)
+    longest: int = 1                      # most words in a name or weapon name
+    matches: dict[tuple[Any, ...], tuple[int, tuple[Any, ...]]] = field(default_factory=dict)
 
 
 class Roster:
@@ -168,6 +170,7 @@ class Roster:
                 translit = _compact(name).translate(_TRANSLIT)
                 if translit != _compact(name):
                     idx.compact.setdefault(translit, []).append(n)
+                idx.longest = max(idx.longest, len(toks))
                 for k in toks[0]:
                     idx.first.setdefault(k, []).append((n, toks))
             for w in e.weapons:
@@ -175,6 +178,7 @@ class Roster:
                     toks = self._variant(wname, lex)
                     if not toks:
                         continue
+                    idx.longest = max(idx.longest, len(toks))
                     for k in toks[0]:
                         idx.weapons_first.setdefault(k, []).append((w, n, toks))
                     for word in WORD.findall(wname):
@@ -205,6 +209,17 @@ class Roster:
     def match_at(self, words: Sequence[str], i: int, lex: Lexicon,
                  weapons: bool = False) -> tuple[int, tuple[Any, ...]]:
         """The longest name starting at ``words[i]``: (length, keys) or (0, ())."""
+        idx = self._index(lex)
+        key = (weapons, *words[i:i + idx.longest + 1])
+        hit = idx.matches.get(key)
+        if hit is None:
+            if len(idx.matches) > 50_000:
+                idx.matches.clear()
+            hit = idx.matches[key] = self._match_at(words, i, lex, weapons)
+        return hit
+
+    def _match_at(self, words: Sequence[str], i: int, lex: Lexicon,
+                  weapons: bool = False) -> tuple[int, tuple[Any, ...]]:
         idx = self._index(lex)
         table = idx.weapons_first if weapons else idx.first
         if len(words[i]) < 2 and not words[i].isdigit():

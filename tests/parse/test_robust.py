@@ -106,11 +106,12 @@ PATHOLOGICAL = {
 
 @pytest.mark.parametrize("name", list(PATHOLOGICAL))
 def test_pathological_posts_parse_in_linear_time(name):
+    """CPU time, not wall time: the machine is shared with other test runs."""
     text = PATHOLOGICAL[name]
     fmt = "html" if name.startswith("html") else "bbcode"
-    start = time.perf_counter()
+    start = time.process_time()
     post = parse_post(text, fmt=fmt, lang="pt", roster=ROSTER)
-    took = time.perf_counter() - start
+    took = time.process_time() - start
     assert "parse.internal" not in [e.code for e in post.errors], post.errors[:3]
     assert took < (3.0 if fmt == "html" else 1.0), f"{name}: {took:.2f}s"
 
@@ -118,9 +119,9 @@ def test_pathological_posts_parse_in_linear_time(name):
 def test_twenty_thousand_unclosed_roll_tags_well_under_a_second():
     text = "[roll]" * 20_000
     assert len(text) == 120_000
-    start = time.perf_counter()
+    start = time.process_time()
     post = parse_post(text, fmt="bbcode")
-    took = time.perf_counter() - start
+    took = time.process_time() - start
     assert took < 0.5, took
     assert post.rolls == ()
     assert post.errors[0].code == "tag.unclosed"
