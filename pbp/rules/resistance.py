@@ -25,7 +25,9 @@ Numbers come from ``config/rulesets/resistance.toml``.
   or Strong (Liar in a social conflict): that value adds to damage and comes off the
   attacker's defense until its next turn.
 * RES-8 when the attack total beats the defense total: damage = difference + weapon +
-  maneuver/power - armor - defensive power; an unarmed attacker -2 (not social).
+  maneuver (``options.damage``) + power (``options.power``) - armor - the defender's
+  maneuver or power (``reduction`` / ``power`` on its ``defend``); an unarmed attacker -2
+  (not in social conflicts).
 * RES-9 damage that steps a die ends the conflict (``conflict.step_ends = "all"``) or
   takes only that combatant out (``"combatant"``); big damage steps several sizes.
 """
@@ -538,9 +540,11 @@ class Resistance(Ruleset):
         if armor:
             damage -= armor
             notes.append(f"armor -{armor}")
-        if guard.get("power"):
-            damage -= int(guard["power"])
-            notes.append(f"{target.name}'s power -{int(guard['power'])}")
+        for key in ("power", "reduction"):  # the defender's power or trained maneuver
+            if guard.get(key):
+                damage -= int(guard[key])
+                notes.append(f"{target.name}'s {guard.get('maneuver') or key} "
+                             f"-{int(guard[key])}")
         damage = max(0, damage)
         ctx.emit("attack.hit", actor=c.key, target=target.key, rule="RES-8",
                  rolls=[ra, rd, *extra], damage=damage, notes=notes, **params,

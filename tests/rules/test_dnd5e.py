@@ -254,6 +254,18 @@ def test_dnd7_readied_action_is_a_reaction_refused_when_it_was_used():
     assert not find(res2, "attack.hit") and not find(res2, "attack.miss")
 
 
+def test_dnd_validation_reports_every_problem_at_once():
+    from pbp.rules.engine import validate
+    from pbp.rules.model import Encounter
+
+    enc = Encounter(RS, (aria(), goblin(1)))
+    problems = validate(enc, decl("aria", act(A.ATTACK, "goblin-1"), act(A.CAST, text="x"),
+                                  act(A.MOVE, distance=45), act(A.BONUS, text="hide"),
+                                  act(A.DELAY), act(A.REACTION), act(A.REACTION)))
+    assert [p.rule for p in problems] == ["DND-4", "DND-4", "DND-5", "DND-3", "DND-7"]
+    assert all(p.message for p in problems)
+
+
 # -- PBP ------------------------------------------------------------------------------------
 
 def test_pbp3_dnd5e_brief_speech_limit_defaults_to_three():

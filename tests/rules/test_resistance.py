@@ -242,6 +242,26 @@ def test_res8_unarmed_attacker_minus_two_but_not_in_social_conflicts():
     assert one(res, "wear").params["resistance"] == "will"
 
 
+def test_res8_defenders_trained_maneuver_and_attackers_power_count():
+    res = run(RS, [ana(), zed(stats={"martial_arts": 1, "armor": 0, "vigor": 12})],
+              [decl("ana", act(A.ATTACK, "zed", power=2)),
+               decl("zed", act(A.DEFEND, maneuver="deflect", reduction=3))], forced=[8, 1])
+    hit = one(res, "attack.hit")            # 10 against 2: 8 + knife 1 + power 2 - deflect 3
+    assert hit.params["damage"] == 8 and "deflect -3" in hit.message
+
+
+def test_res_validation_reports_every_problem_at_once():
+    from pbp.rules.engine import validate
+    from pbp.rules.model import Encounter
+
+    enc = Encounter(RS, (ana(stats={"strong": 0}), zed()))
+    problems = validate(enc, decl("ana", act(A.ATTACK, "zed", maneuver="brutal", synergy="charm",
+                                             helpers=["ghost"]),
+                                  act(A.MOVE), act(A.REACTION)))
+    assert {p.rule for p in problems} == {"RES-2", "RES-6", "RES-7"}
+    assert len(problems) == 4
+
+
 def test_res8_no_damage_unless_the_attack_beats_the_defense():
     res = run(RS, [ana(), zed()], [decl("ana", act(A.ATTACK, "zed"))], forced=[1, 2])
     assert one(res, "attack.blocked").rule == "RES-8"             # 3 against 3

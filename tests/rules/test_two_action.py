@@ -287,6 +287,18 @@ def test_ta6_numbers_come_from_the_houserules():
     assert one(res, "attack.hit").params["situational"] == -1
 
 
+def test_ta_validation_reports_every_problem_at_once():
+    from pbp.rules.engine import validate
+    from pbp.rules.model import Encounter
+
+    enc = Encounter(RS, (ivan(), orc()))
+    problems = validate(enc, decl("ivan", act(A.CAST, spell="haste"), act(A.BONUS),
+                                  act(A.ATTACK, "orc", weapon="bow",
+                                      situational={"size": 9, "light": 2}),
+                                  act(A.MOVE), act(A.MOVE), act(A.MOVE)))
+    assert [p.rule for p in problems] == ["TA-2", "TA-2", "TA-6", "TA-6", "TA-2"]
+
+
 def test_pbp2_late_post_forfeits_the_combat_actions_and_parries_with_the_best_skill():
     res = run(RS, [ivan(), orc()],
               [decl("ivan", act(A.ATTACK, "orc", weapon="sabre"), act(A.MOVE), late=True)])
