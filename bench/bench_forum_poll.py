@@ -29,21 +29,19 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import requests
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from pbp.settings import load_settings
+from pbp.sources.forum import ForumSource
+from pbp.sources.forum_page import parse_html_page
+from pbp.sources.forum_preset import load_preset
+from pbp.sources.forum_watch import ForumWatcher
+from pbp.sources.http import PoliteClient, reset_host_intervals
 
-from pbp.settings import load_settings  # noqa: E402
-from pbp.sources.forum import ForumSource  # noqa: E402
-from pbp.sources.forum_page import parse_html_page  # noqa: E402
-from pbp.sources.forum_preset import load_preset  # noqa: E402
-from pbp.sources.forum_watch import ForumWatcher  # noqa: E402
-from pbp.sources.http import PoliteClient, reset_host_intervals  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 HARNESS = ROOT / "tests" / "harness" / "machina"
 
@@ -84,7 +82,8 @@ class NaivePoller:
             while page <= last:
                 r = self.http.get(url, params={"page": page}, timeout=20)
                 self.requests += 1
-                self.bytes += len(r.content) + 12 + sum(len(k) + len(v) + 4 for k, v in r.headers.items())
+                self.bytes += len(r.content) + 12 + sum(len(k) + len(v) + 4
+                                                        for k, v in r.headers.items())
                 parsed = parse_html_page(r.text, self.preset, r.url, page)
                 last = parsed.last_page or 1
                 for p in parsed.posts:
@@ -155,7 +154,8 @@ def measure(poller: Any, server_pid: int) -> tuple[set[str], dict[str, float]]:
                  "wall": time.perf_counter() - w0, "new": len(new)}
 
 
-def run_mode(h: Any, etag: bool, cycles: int, changing: float, seed: int) -> dict[str, list[dict[str, float]]]:
+def run_mode(h: Any, etag: bool, cycles: int, changing: float,
+             seed: int) -> dict[str, list[dict[str, float]]]:
     server = h.start(etag=etag, bench=True)
     try:
         lines = server.seed("topics", "Bench")
@@ -201,7 +201,8 @@ def report(mode: str, rows: dict[str, list[dict[str, float]]], threads: int) -> 
               f"{mean(name, 'cpu') * 1000:>8.1f} {mean(name, 'server_cpu') * 1000:>14.0f} "
               f"{mean(name, 'requests') / new:>9.2f} {mean(name, 'bytes') / 1024 / new:>8.2f} "
               f"{mean(name, 'cpu') * 1000 / new:>12.2f} {mean(name, 'wall'):>7.2f}")
-    ratio: Callable[[str, str], float] = lambda other, key: mean("naive", key) / max(mean(other, key), 1e-9)
+    def ratio(other: str, key: str) -> float:
+        return mean("naive", key) / max(mean(other, key), 1e-9)
     for other in ("per-thread", "pbp"):
         print(f"naive / {other:<10}: requests {ratio(other, 'requests'):5.1f}x, bytes "
               f"{ratio(other, 'bytes'):5.1f}x, CPU {ratio(other, 'cpu'):5.1f}x, server CPU "

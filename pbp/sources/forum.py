@@ -29,7 +29,7 @@ import hashlib
 import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -128,7 +128,7 @@ class ForumSource:
         self._reply_url: str | None = None
 
     @classmethod
-    def from_options(cls, url: str, options: Mapping[str, Any], settings: Settings) -> "ForumSource":
+    def from_options(cls, url: str, options: Mapping[str, Any], settings: Settings) -> ForumSource:
         """The factory's entry point: a Thread row's options (``preset``, ``allowed_hosts``,
         ``overrides``, ``backfill_pages``); credentials never come from options."""
         opts = dict(options)
@@ -160,7 +160,7 @@ class ForumSource:
         seen: dict[str, str] = dict(cur.get("seen") or [])
         pages: dict[int, Page] = {}
         responses: dict[int, Response] = {}
-        known = cur.get("page")
+        known: int | None = cur.get("page")
         last = 1
         if known:
             resp = self._get_page(known, etag=cur.get("etag"), last_modified=cur.get("last_modified"))
@@ -182,6 +182,7 @@ class ForumSource:
             pages[1], responses[1] = self._parse(resp, 1), resp
             last = pages[1].last_page or 1
             known = 1
+        assert known is not None
         floor = known + 1
         if not cur and self.backfill_pages:
             floor = max(floor, last - self.backfill_pages + 1)
@@ -231,7 +232,7 @@ class ForumSource:
             if len(known_here) >= 2:
                 vanished += [order[i] for i in range(min(known_here), max(known_here) + 1)
                              if order[i] not in present]
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         for pid in dict.fromkeys(vanished):
             seen.pop(pid, None)
             out.append(PostRecord(platform_id=pid, author="", posted_at=now, body="", text="",
@@ -279,7 +280,7 @@ class ForumSource:
             elif seen[pid] != rev:
                 out.append(replace(post, change="edited"))
             seen[pid] = rev
-        now = datetime.now(timezone.utc)
+        now = datetime.now(UTC)
         live = set(stream)
         for pid in [p for p in seen if p not in live]:
             seen.pop(pid)

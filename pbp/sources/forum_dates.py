@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -105,7 +105,7 @@ class DateReader:
         relative = False
         m = self._relative_re.search(t)
         if m:
-            now = now or datetime.now(timezone.utc)
+            now = now or datetime.now(UTC)
             day: date = now.astimezone(self.tz).date() - timedelta(days=self._relative[m.group(1)])
             t = t[:m.start()] + day.isoformat() + t[m.end():]
             relative = True
@@ -142,4 +142,4 @@ class DateReader:
     def _utc(self, dt: datetime) -> datetime:
         if dt.tzinfo is None:
             dt = dt.replace(tzinfo=self.tz)
-        return dt.astimezone(timezone.utc)
+        return dt.astimezone(UTC)

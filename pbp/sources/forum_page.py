@@ -16,8 +16,8 @@ import re
 import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urljoin
 
@@ -25,7 +25,6 @@ from bs4 import BeautifulSoup, Comment, NavigableString, Tag, XMLParsedAsHTMLWar
 
 from .base import LayoutError, PostRecord, SourceError, revision_hash
 from .forum_preset import ForumPreset, Selector
-
 
 _BLOCKS = {"p", "div", "li", "ul", "ol", "blockquote", "dl", "dd", "dt", "h1", "h2", "h3", "h4",
            "h5", "h6", "tr", "table", "pre", "hr", "section", "article", "aside", "header",
@@ -201,7 +200,7 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
 
 @lru_cache(maxsize=256)
 def _with_author(pattern: str, author: str) -> re.Pattern[str]:
-    return re.compile(pattern.replace("{author}", re.escape(author)), re.S)
+    return re.compile(pattern.replace("{author}", re.escape(author)), re.DOTALL)
 
 
 def _last_page(soup: BeautifulSoup, preset: ForumPreset, page_no: int, url: str) -> int:
@@ -252,7 +251,8 @@ def parse_discourse_json(text: str, preset: ForumPreset, url: str) -> Page:
             raise LayoutError(f"timestamp: {exc}", where=url) from None
         body = item.get(spec.body) or ""
         quotes = []
-        body_soup = soup_of(f"<div>{body}</div>").div or soup_of("<div></div>").div
+        body_soup = soup_of(f"<div>{body}</div>").div
+        assert body_soup is not None
         for q in body_soup.select("aside.quote"):
             quotes.append({"author": q.get("data-username", ""), "text": html_to_text(q)})
             q.decompose()

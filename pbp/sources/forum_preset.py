@@ -41,7 +41,7 @@ class Selector:
     attrs: tuple[str, ...] = ()
 
     @classmethod
-    def parse(cls, spec: str) -> "Selector":
+    def parse(cls, spec: str) -> Selector:
         css, at, attrs = spec.rpartition("@") if "@" in spec else (spec, "", "")
         return cls(css.strip(), tuple(a.strip() for a in attrs.split("|") if a.strip()) if at else ())
 
@@ -275,9 +275,9 @@ _NO_DEFAULT = fields(ThreadSpec)[0].default  # dataclasses.MISSING, without impo
 
 def _convert(key: str, value: Any) -> Any:
     if key in _REGEX_KEYS:
-        return re.compile(_str(value), re.S)
+        return re.compile(_str(value), re.DOTALL)
     if key in _REGEX_LISTS:
-        return tuple(re.compile(_str(v), re.S | re.I) for v in _list(value))
+        return tuple(re.compile(_str(v), re.DOTALL | re.IGNORECASE) for v in _list(value))
     if key in _SELECTOR_KEYS:
         sel = Selector.parse(_str(value))
         if sel.css:

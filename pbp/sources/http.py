@@ -32,7 +32,7 @@ from urllib3.util.retry import Retry
 
 from .base import SourceError
 
-_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.I)
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 #: WHATWG: pages labelled latin-1 are decoded as windows-1252 by every browser.
 _CHARSET_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp1252",
                     "us-ascii": "cp1252", "ascii": "cp1252"}
@@ -75,7 +75,7 @@ def _sniff(content: bytes) -> str | None:
 
 
 def _header_charset(content_type: str) -> str | None:
-    m = re.search(r"charset\s*=\s*\"?([\w.:-]+)", content_type or "", re.I)
+    m = re.search(r"charset\s*=\s*\"?([\w.:-]+)", content_type or "", re.IGNORECASE)
     return m.group(1) if m else None
 
 

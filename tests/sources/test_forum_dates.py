@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
 from pbp.errors import ConfigError
 from pbp.sources.forum_dates import DateReader
 
-NOW = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
+NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(("formats", "language", "tz", "text", "utc"), [
