@@ -44,7 +44,8 @@ from .reddit_errors import Backoff, translate
 from .reddit_markdown import MAX_COMMENT_CHARS
 from .reddit_records import CursorState, diff, new_cursor
 
-__all__ = ["RedditSource", "SubredditPoller", "PollResult", "new_cursor", "parse_submission_id"]
+__all__ = ["RedditSource", "SubredditPoller", "PollResult", "new_cursor", "parse_submission_id",
+           "subreddit_of"]
 
 _SUBMISSION = re.compile(
     r"^(?:t3_)?([a-z0-9]{1,12})$"
@@ -58,6 +59,27 @@ def parse_submission_id(target: str) -> str:
     if not m:
         raise ConfigError("not a Reddit submission URL or id", where=target)
     return next(g for g in m.groups() if g).lower()
+
+
+_SUBREDDIT = re.compile(r"/r/([A-Za-z0-9_]{2,21})/comments/", re.I)
+
+
+def subreddit_of(target: str, reddit: praw.Reddit | None = None) -> str:
+    """The subreddit of a watched submission: from its URL, else one API call.
+
+    >>> subreddit_of("https://old.reddit.com/r/DnD/comments/4b1tfm/x/")
+    'DnD'
+    """
+    m = _SUBREDDIT.search(target)
+    if m:
+        return m.group(1)
+    if reddit is None:
+        raise ConfigError("the URL does not name its subreddit; a client is needed to ask", where=target)
+    sid = parse_submission_id(target)
+    try:
+        return str(reddit.submission(id=sid).subreddit.display_name)
+    except Exception as exc:  # noqa: BLE001
+        raise translate(exc, f"GET /comments/{sid}/") from exc
 
 
 @dataclass
@@ -120,6 +142,13 @@ class SubredditPoller:
         self.clock = clock
         self.on_error = on_error
 
+    @classmethod
+    def from_settings(cls, subreddit: str, options: Mapping[str, Any], settings: Settings,
+                      **kwargs: Any) -> "SubredditPoller":
+        """A poller on the process's shared client for these credentials (secrets) and
+        *options* (``oauth_url``, ``reddit_url``, ``timeout``, ``max_bytes``...)."""
+        return cls(make_reddit(RedditConfig.from_settings(settings, options)), subreddit, **kwargs)
+
     @property
     def where(self) -> str:
         return f"GET /r/{self.subreddit}/comments/"
@@ -171,6 +200,7 @@ class SubredditPoller:
                             out.errors[rest] = err
                         break
         except SourceError as err:   # recheck or screen failed: the listing results stand
+            self.backoff.note(err)
             for sid in out.gaps:
                 out.errors.setdefault(sid, err)
         for sid, st in states.items():
@@ -180,7 +210,8 @@ class SubredditPoller:
                 continue
             out.results[sid] = FetchResult(posts=posts[sid], cursor=st.dump())
         if out.errors:
-            self.backoff.note(next(iter(out.errors.values())))
+            if self.backoff.remaining() <= 0:
+                self.backoff.note(next(iter(out.errors.values())))
         else:
             self.backoff.succeeded()
         out.requests = request_count(self.reddit) - start

@@ -217,3 +217,16 @@ def test_spent_quota_defers_instead_of_sleeping(reddit_server: Any) -> None:
     with pytest.raises(SourceError, match="quota") as info:
         SubredditPoller(reddit, "dnd").poll({sid: None})
     assert time.monotonic() - t0 < 1.0 and info.value.retry_after and info.value.retry_after > 100
+
+
+def test_poller_from_settings_uses_secrets(reddit_server: Any, monkeypatch: Any) -> None:
+    from pbp.settings import load_settings
+
+    monkeypatch.setenv("PBP_SECRET_REDDIT__COM_CLIENTID", "cid")
+    monkeypatch.setenv("PBP_SECRET_REDDIT__COM_CLIENTSECRET", "sec")
+    sid = reddit_server.add_submission("dnd")
+    reddit_server.add_comment(sid, "hi")
+    poller = SubredditPoller.from_settings(
+        "r/dnd", {"oauth_url": reddit_server.url, "reddit_url": reddit_server.url},
+        load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test"}))
+    assert [p.body for p in poller.poll({sid: None}).results[sid].posts] == ["hi"]

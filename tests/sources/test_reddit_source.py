@@ -189,3 +189,13 @@ def test_from_options_reads_credentials_from_secrets(reddit_server: Any, monkeyp
                       {"oauth_url": reddit_server.url, "reddit_url": reddit_server.url},
                       load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test"}))
     assert isinstance(src, RedditSource) and [p.body for p in src.fetch(None).posts] == ["hello"]
+
+
+def test_subreddit_of_a_thread(reddit_server: Any, bot: praw.Reddit) -> None:
+    from pbp.sources.reddit import subreddit_of
+
+    sid = reddit_server.add_submission("Pathfinder_RPG")
+    assert subreddit_of(f"https://www.reddit.com/r/dnd/comments/{sid}/x/") == "dnd"
+    assert subreddit_of(sid, bot) == "Pathfinder_RPG"          # one call, at registration
+    with pytest.raises(SourceError, match="404"):
+        subreddit_of("zzzzzz", bot)
