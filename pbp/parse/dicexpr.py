@@ -48,8 +48,24 @@ class Expr(NamedTuple):
     detail: str | None = None
 
 
+_CACHE: dict[tuple[str, bool], Expr] = {}
+
+
 def read(text: str, *, allow_leading_word: bool = False) -> Expr:
-    """Read the expression at the start of *text* (leading spaces skipped)."""
+    """Read the expression at the start of *text* (leading spaces skipped); cached, since
+    the same few expressions come back in every round."""
+    if len(text) > 2 * SCAN_LIMIT:
+        return _read(text, allow_leading_word)
+    key = (text, allow_leading_word)
+    hit = _CACHE.get(key)
+    if hit is None:
+        if len(_CACHE) > 20_000:
+            _CACHE.clear()
+        hit = _CACHE[key] = _read(text, allow_leading_word)
+    return hit
+
+
+def _read(text: str, allow_leading_word: bool) -> Expr:
     stripped = text.lstrip()
     if len(stripped) > SCAN_LIMIT and _looks_like_one_expression(stripped):
         return Expr(None, text, "dice.too_long", str(len(stripped)))

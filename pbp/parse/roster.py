@@ -75,6 +75,7 @@ class _Index:
     starts: dict[str, tuple[bool, bool]] = field(default_factory=dict)
     longest: int = 1                      # most words in a name or weapon name
     matches: dict[tuple[Any, ...], tuple[int, tuple[Any, ...]]] = field(default_factory=dict)
+    resolved: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 class Roster:
@@ -264,6 +265,15 @@ class Roster:
     # -- names given on purpose ----------------------------------------------------------
     def resolve(self, text: str, lex: Lexicon) -> tuple[str, ...]:
         """Keys a target string means: one (found), several (ambiguous) or none."""
+        idx = self._index(lex)
+        hit = idx.resolved.get(text)
+        if hit is None:
+            if len(idx.resolved) > 20_000:
+                idx.resolved.clear()
+            hit = idx.resolved[text] = self._resolve(text[:200], lex)
+        return hit
+
+    def _resolve(self, text: str, lex: Lexicon) -> tuple[str, ...]:
         idx = self._index(lex)
         f = fold(text.strip().strip("\"'“”«»"))
         if not f:
