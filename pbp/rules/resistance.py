@@ -35,7 +35,6 @@ Numbers come from ``config/rulesets/resistance.toml``.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -45,34 +44,11 @@ from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
 from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
 from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_name, step_down
-from .stats import resolve_name
-
-BRUTAL = "brutal-attack"
-
-#: the source's own Characteristics as Portuguese and Russian sheets write them (folded keys)
-SYNONYMS: dict[str, tuple[str, ...]] = {
-    "vigor": ("vigor", "вынос", "бодрость"),
-    "martial_arts": ("martial_arts", "artes_marciais", "боевые_искусства"),
-    "diplomacy": ("diplomacy", "diplomacia", "дипломатия"),
-    "big": ("big", "grande", "большой"),
-    "strong": ("strong", "forte", "сильный"),
-    "liar": ("liar", "mentiroso", "лжец"),
-    "wits": ("wits", "astucia", "смекалка"),
-    "athletics": ("athletics", "atletismo", "атлетика"),
-    "intimidation": ("intimidation", "intimidacao", "запугивание"),
-    "persuasion": ("persuasion", "persuasao", "убеждение"),
-    "stealth": ("stealth", "furtividade", "скрытность"),
-}
-_ALIAS = {alias: key for key, names in SYNONYMS.items() for alias in names}
-_INT = re.compile(r"^[+-]?\d+$")
-
-
-def _far(other: str) -> str:
-    return f"far:{other}"
+from .resistance_sheet import ALIASES, BRUTAL, INTEGER, ResistanceSheet, far
 
 
 @register
-class Resistance(Ruleset):
+class Resistance(ResistanceSheet):
     id = "resistance"
     title = "Resistance dice (die-step conflicts)"
     source = "003_19437191594dc2fa.txt"
@@ -81,7 +57,7 @@ class Resistance(Ruleset):
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "RES-6", "budget": "RES-6",
                                               "latency": "PBP-2"}
     #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
-    extra_stats = frozenset({"vigor_wear", "will_wear", *_ALIAS})
+    extra_stats = frozenset({"vigor_wear", "will_wear", *ALIASES})
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,
         "round_seconds": 6,
@@ -111,31 +87,6 @@ class Resistance(Ruleset):
                                     "threshold.mode": ("exceeds", "reaches"),
                                     "conflict.default": ("physical", "social"),
                                     "conflict.step_ends": ("all", "combatant")})
-
-    # -- sheet -------------------------------------------------------------------------
-    @staticmethod
-    def char(c: Combatant, name: str | None) -> int:
-        """A Characteristic by any of its names (``Luta``, ``fight``...)."""
-        if not name:
-            return 0
-        key = resolve_name(str(name)) or str(name)
-        own = _ALIAS.get(key, key)
-        for candidate in (key, own, *SYNONYMS.get(own, ()), str(name)):
-            if candidate in c.stats:
-                return c.stat(candidate)
-        return 0
-
-    def conflict(self, action: Action | None = None) -> str:
-        kind = (action.options.get("conflict") if action else None) \
-            or self.setting("conflict.default", "physical")
-        return "social" if str(kind).casefold() == "social" else "physical"
-
-    @staticmethod
-    def resistance_of(conflict: str) -> str:
-        return "will" if conflict == "social" else "vigor"
-
-    def die(self, c: Combatant, res: str) -> int:
-        return c.stat(res, int(self.setting("dice.default", 6)))
 
     # -- RES-6 initiative --------------------------------------------------------------
     def _initiative_char(self) -> str:
@@ -184,127 +135,6 @@ class Resistance(Ruleset):
                        f"on your turn you attack, move or make one check, not more "
                        f"('{action.text or action.kind.value}' is one too many)", index,
                        {"slot": slot})
-
-    # -- validation --------------------------------------------------------------------
-    def check_action(self, ctx: RoundContext, c: Combatant, action: Action, index: int,
-                     declaration: Declaration) -> list[Problem]:
-        out: list[Problem] = []
-        kind = action.kind
-        conflict = self.conflict(action)
-        res = self.resistance_of(conflict)
-        if kind in (ActionKind.BONUS, ActionKind.REACTION, ActionKind.FULL_ROUND,
-                    ActionKind.DELAY, ActionKind.READY):
-            out.append(Problem("kind.unknown", "RES-6",
-                               f"an exchange has no {kind.value} actions: the actor attacks or "
-                               f"moves (or makes a check)", index))
-            return out
-        if self.die(c, res) not in DIE_SIZES:
-            out.append(Problem("die.invalid", "RES-1",
-                               f"{c.name}'s {res.title()} is d{self.die(c, res)}; a Resistance is "
-                               f"d4, d6, d8, d10 or d12", index))
-        out += self._check_help(ctx, c, action, index)
-        if kind in (ActionKind.ATTACK, ActionKind.MANEUVER):
-            out += self._check_attack(ctx, c, action, index, conflict)
-        elif kind is ActionKind.DEFEND:
-            out += self._check_maneuver(c, action, index, conflict, defensive=True)
-        elif kind is ActionKind.OTHER and "difficulty" in action.options:
-            if self._difficulty(action.options["difficulty"]) is None:
-                out.append(Problem("check.difficulty", "RES-3",
-                                   f"'{action.options['difficulty']}' is not a Difficulty: use "
-                                   f"a number from 1 or a word from the table "
-                                   f"({', '.join(self.setting('difficulty'))})", index))
-        elif kind is ActionKind.OTHER and action.options.get("opposed"):
-            if action.target is None:
-                out.append(Problem("target.missing", "RES-4",
-                                   "an opposed check needs an opponent", index))
-            elif self.die(ctx.get(action.target), res) not in DIE_SIZES:
-                out.append(Problem("die.invalid", "RES-1",
-                                   f"{ctx.name(action.target)}'s {res.title()} is not a "
-                                   f"Resistance die", index))
-        elif kind is ActionKind.MOVE:
-            to = action.options.get("to")
-            if to is not None and str(to).casefold() not in ("near", "far", "close", "flee"):
-                out.append(Problem("move.distance", "RES-5",
-                                   f"Distance is Near or Far, not '{to}'", index))
-            if to is not None and action.target is None:
-                out.append(Problem("target.missing", "RES-5",
-                                   "say whom you close in on or get away from", index))
-        return out
-
-    def _check_help(self, ctx: RoundContext, c: Combatant, action: Action,
-                    index: int) -> list[Problem]:
-        out: list[Problem] = []
-        synergy = action.options.get("synergy")
-        if synergy and self.char(c, str(synergy)) <= 0:
-            out.append(Problem("synergy.missing", "RES-2",
-                               f"{c.name} has no '{synergy}' to lend a synergy point", index))
-        for helper in action.options.get("helpers", ()) or ():
-            if helper == c.key or helper not in ctx.combatants or ctx.get(helper).down:
-                out.append(Problem("helper.invalid", "RES-2",
-                                   f"'{helper}' cannot help: helpers are other combatants "
-                                   f"still in the fight", index))
-        return out
-
-    def _check_attack(self, ctx: RoundContext, c: Combatant, action: Action, index: int,
-                      conflict: str) -> list[Problem]:
-        out = self._check_maneuver(c, action, index, conflict, defensive=False)
-        if action.target is None or action.target not in ctx.combatants:
-            return out
-        target = ctx.get(action.target)
-        if self.die(target, self.resistance_of(conflict)) not in DIE_SIZES:
-            out.append(Problem("die.invalid", "RES-1",
-                               f"{target.name}'s Resistance is not a die from d4 to d12", index))
-        weapon = self.weapon_for(c, action)
-        if conflict == "physical" and c.has(_far(target.key)) and not weapon.ranged \
-                and weapon.reach <= 0:
-            out.append(Problem("distance.far", "RES-5",
-                               f"{target.name} is Far from {c.name}: close in first (a move) "
-                               f"or use a weapon with Reach", index))
-        return out
-
-    def _maneuver_skill(self, conflict: str) -> str:
-        return str(self.setting("maneuvers.social_skill" if conflict == "social"
-                                else "maneuvers.physical_skill"))
-
-    def _check_maneuver(self, c: Combatant, action: Action, index: int, conflict: str,
-                        *, defensive: bool) -> list[Problem]:
-        name = str(action.options.get("maneuver") or ("block" if defensive else "attack"))
-        name = name.casefold()
-        skill = self._maneuver_skill(conflict)
-        trained = self.char(c, skill) > 0
-        allowed = [str(x) for x in self.setting("maneuvers.defensive" if defensive
-                                                else "maneuvers.offensive")]
-        out: list[Problem] = []
-        if name not in allowed and not trained:
-            what = "defense" if defensive else "offensive maneuver"
-            out.append(Problem("maneuver.untrained", "RES-7",
-                               f"without {skill.replace('_', ' ').title()}, {c.name} can only "
-                               f"use {' or '.join(allowed)} as {what}, not '{name}'", index))
-        if name == "brutal" and not defensive and self._brutal_value(c, conflict)[1] <= 0:
-            needs = " or ".join(self._brutal_chars(conflict))
-            out.append(Problem("maneuver.brutal", "RES-7",
-                               f"a Brutal Attack needs {needs}, which {c.name} does not have",
-                               index))
-        return out
-
-    def _brutal_chars(self, conflict: str) -> list[str]:
-        return [str(x) for x in self.setting("maneuvers.brutal_social" if conflict == "social"
-                                             else "maneuvers.brutal_physical")]
-
-    def _brutal_value(self, c: Combatant, conflict: str) -> tuple[str, int]:
-        best = max(self._brutal_chars(conflict), key=lambda n: self.char(c, n))
-        return best, self.char(c, best)
-
-    def _difficulty(self, value: Any) -> int | None:
-        if isinstance(value, bool):
-            return None
-        if isinstance(value, int):
-            return value if value >= 1 else None
-        text = str(value).strip().casefold()
-        if _INT.match(text):
-            return int(text) if int(text) >= 1 else None
-        table = {k.casefold(): int(v) for k, v in self.setting("difficulty").items()}
-        return table.get(text)
 
     # -- rolls -------------------------------------------------------------------------
     def _roll(self, ctx: RoundContext, c: Combatant, res: str, characteristic: str | None,
@@ -429,14 +259,14 @@ class Resistance(Ruleset):
         to = str(action.options.get("to") or "").casefold()
         target = action.target
         if target is not None and to in ("far", "flee"):
-            ctx.add_condition(c.key, Condition(_far(target), source=target), rule="RES-5")
-            ctx.add_condition(target, Condition(_far(c.key), source=c.key), rule="RES-5")
+            ctx.add_condition(c.key, Condition(far(target), source=target), rule="RES-5")
+            ctx.add_condition(target, Condition(far(c.key), source=c.key), rule="RES-5")
             ctx.emit("move", actor=c.key, target=target, rule="RES-6", to="far",
                      message=f"{c.name} gets away from {ctx.name(target)}: they are now Far.")
             return
         if target is not None and to in ("near", "close"):
-            ctx.remove_condition(c.key, _far(target), rule="RES-5", reason="closed in")
-            ctx.remove_condition(target, _far(c.key), rule="RES-5", reason="closed in")
+            ctx.remove_condition(c.key, far(target), rule="RES-5", reason="closed in")
+            ctx.remove_condition(target, far(c.key), rule="RES-5", reason="closed in")
             ctx.emit("move", actor=c.key, target=target, rule="RES-6", to="near",
                      message=f"{c.name} closes in on {ctx.name(target)}: they are now Near.")
             return
@@ -473,7 +303,7 @@ class Resistance(Ruleset):
     @staticmethod
     def weapon_value(ctx: RoundContext, c: Combatant, weapon: Weapon) -> tuple[int, list[Any]]:
         text = str(weapon.damage).strip()
-        if _INT.match(text):
+        if INTEGER.match(text):
             return int(text), []
         roll = ctx.roll(text, who=c, label="weapon")
         return roll.total, [roll]
