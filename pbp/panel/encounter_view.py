@@ -8,17 +8,19 @@ layer's, followed by the marks of the narrator's overrides.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from ..errors import PbpError
-from ..store.models import (AuditEntry, Combatant, Declaration, Encounter, EventRecord, Override, Post,
+from ..store.models import (AuditEntry, Campaign, Combatant, Declaration, Encounter, EventRecord, Override, Post,
                             Reply, RollRecord, Round)
+from . import economy
 from . import overrides as ov
 
 log = logging.getLogger(__name__)
@@ -110,14 +112,11 @@ def preview(session: Session, rnd: Round | None) -> str:
     return text
 
 
-def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
-    """A fingerprint that changes whenever the page would: posts, declarations, overrides,
-    combatants, the round, its reply, the houserules. One query of scalar subqueries."""
-    from ..store.models import Campaign
-
-    rid = rnd.id if rnd is not None else -1
-    eid = encounter.id
-    row = session.execute(select(
+@functools.cache
+def _version_statement() -> Any:
+    """Built once: constructing (and cache-keying) eleven subqueries costs more than running them."""
+    rid, eid, cid = bindparam("rid"), bindparam("eid"), bindparam("cid")
+    return select(
         select(func.count(Post.id)).where(Post.round_id == rid).scalar_subquery(),
         select(func.max(Post.last_seen_at)).where(Post.round_id == rid).scalar_subquery(),
         select(func.count(Declaration.id)).where(Declaration.round_id == rid).scalar_subquery(),
@@ -130,12 +129,19 @@ def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
         select(func.max(Override.id)).where(Override.encounter_id == eid).scalar_subquery(),
         select(func.sum(Combatant.hp)).where(Combatant.encounter_id == eid).scalar_subquery(),
         select(func.count(Combatant.id)).where(Combatant.encounter_id == eid).scalar_subquery(),
-        select(func.max(AuditEntry.id)).where(AuditEntry.campaign_id == encounter.campaign_id).scalar_subquery(),
-    )).one()
-    campaign = session.get(Campaign, encounter.campaign_id)
-    parts: list[Any] = [eid, encounter.round_number, encounter.status, encounter.order, encounter.houserules,
-                        campaign.houserules if campaign else None, campaign.ruleset if campaign else None,
-                        campaign.timezone if campaign else None, tuple(row)]
+        select(func.max(AuditEntry.id)).where(AuditEntry.campaign_id == cid).scalar_subquery(),
+        select(Campaign.ruleset).where(Campaign.id == cid).scalar_subquery(),
+    )
+
+
+def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
+    """A fingerprint that changes whenever the page would: posts, declarations, overrides,
+    combatants, the round, its reply, the houserules. One query."""
+    row = session.execute(_version_statement(), {"rid": rnd.id if rnd is not None else -1,
+                                                 "eid": encounter.id, "cid": encounter.campaign_id}).one()
+    campaign = encounter.campaign
+    parts: list[Any] = [encounter.id, encounter.round_number, encounter.status, encounter.order,
+                        encounter.houserules, campaign.houserules, campaign.timezone, tuple(row)]
     if rnd is not None:
         parts += [rnd.id, rnd.state, rnd.deadline.isoformat(), rnd.waived, rnd.order]
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
@@ -187,15 +193,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
                                          .order_by(Override.id)))
     declared = {d.combatant_id for d in decls if not d.deleted}
     missing = [c for c in combatants if c.player and not c.down and c.id not in declared]
-    remaining: dict[str, Any] = {}
-    try:
-        from ..rounds import service
-
-        hook = getattr(service, "remaining_actions", None)
-        if hook is not None and rnd is not None:
-            remaining = hook(session, rnd.id) or {}
-    except (ImportError, PbpError):
-        remaining = {}
+    remaining = economy.remaining(session, encounter, rnd, decls)
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
     roll_totals = ov.roll_totals(session, rnd.id) if rnd is not None else {}

@@ -40,6 +40,9 @@ def test_encounter_page_shows_everything(alice: Any, ids: dict[str, Any]) -> Non
     assert "The reply of round 1 waits for your approval." in html
     assert "edited after roll" in html                      # aria edited after her roll
     assert re.search(r'badge bad">Cato<', html)            # cato has not posted: missing
+    # actions left, as the ruleset's own budget counts them (aria declared attack + move)
+    row = html.split('id="combatant-aria"')[1].split("</tr>")[0]
+    assert re.search(r'<span class="badge">\w+ 0</span>', row)
 
 
 def test_post_body_renders_as_text_never_markup(alice: Any, ids: dict[str, Any]) -> None:
