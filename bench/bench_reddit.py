@@ -33,8 +33,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from pbp.sources.reddit import RedditSource, SubredditPoller, new_cursor  # noqa: E402
-from pbp.sources.reddit_client import RedditConfig, make_reddit  # noqa: E402
+from pbp.sources.reddit import RedditSource, SubredditPoller, new_cursor
+from pbp.sources.reddit_client import RedditConfig, make_reddit
 
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "reddit"
 SUBREDDITS = ["dnd", "pathfinder", "osr", "rpg", "pbp"]

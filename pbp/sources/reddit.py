@@ -44,13 +44,19 @@ from .reddit_errors import Backoff, translate
 from .reddit_markdown import MAX_COMMENT_CHARS
 from .reddit_records import CursorState, diff, new_cursor
 
-__all__ = ["RedditSource", "SubredditPoller", "PollResult", "new_cursor", "parse_submission_id",
-           "subreddit_of"]
+__all__ = [
+    "PollResult",
+    "RedditSource",
+    "SubredditPoller",
+    "new_cursor",
+    "parse_submission_id",
+    "subreddit_of",
+]
 
 _SUBMISSION = re.compile(
     r"^(?:t3_)?([a-z0-9]{1,12})$"
     r"|/comments/([a-z0-9]{1,12})(?:/|$)"
-    r"|^https?://redd\.it/([a-z0-9]{1,12})/?$", re.I)
+    r"|^https?://redd\.it/([a-z0-9]{1,12})/?$", re.IGNORECASE)
 
 
 def parse_submission_id(target: str) -> str:
@@ -61,7 +67,7 @@ def parse_submission_id(target: str) -> str:
     return next(g for g in m.groups() if g).lower()
 
 
-_SUBREDDIT = re.compile(r"/r/([A-Za-z0-9_]{2,21})/comments/", re.I)
+_SUBREDDIT = re.compile(r"/r/([A-Za-z0-9_]{2,21})/comments/", re.IGNORECASE)
 
 
 def subreddit_of(target: str, reddit: praw.Reddit | None = None) -> str:
@@ -78,7 +84,7 @@ def subreddit_of(target: str, reddit: praw.Reddit | None = None) -> str:
     sid = parse_submission_id(target)
     try:
         return str(reddit.submission(id=sid).subreddit.display_name)
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         raise translate(exc, f"GET /comments/{sid}/") from exc
 
 
@@ -100,7 +106,7 @@ def read_tree(reddit: praw.Reddit, submission_id: str, *, max_more: int | None =
     submission.comment_limit = 500
     forest = submission.comments
     skipped = forest.replace_more(limit=max_more)
-    comments = forest.list()
+    comments: list[Any] = forest.list()   # no MoreComments left after replace_more
     newest = max((c.created_utc for c in comments), default=None)
     return Tree(comments, not skipped, getattr(submission, "num_comments", None), newest)
 
@@ -144,7 +150,7 @@ class SubredditPoller:
 
     @classmethod
     def from_settings(cls, subreddit: str, options: Mapping[str, Any], settings: Settings,
-                      **kwargs: Any) -> "SubredditPoller":
+                      **kwargs: Any) -> SubredditPoller:
         """A poller on the process's shared client for these credentials (secrets) and
         *options* (``oauth_url``, ``reddit_url``, ``timeout``, ``max_bytes``...)."""
         return cls(make_reddit(RedditConfig.from_settings(settings, options)), subreddit, **kwargs)
@@ -158,7 +164,7 @@ class SubredditPoller:
         start = request_count(self.reddit)
         try:
             listing = list(self.reddit.subreddit(self.subreddit).comments(limit=self.limit))
-        except Exception as exc:  # noqa: BLE001 -- translated, nothing swallowed
+        except Exception as exc:
             raise self.backoff.note(translate(exc, self.where)) from exc
         full = len(listing) >= self.limit
         oldest = min((c.created_utc for c in listing), default=None)
@@ -239,7 +245,7 @@ class SubredditPoller:
             try:
                 for thing in self.reddit.info(fullnames=list(owner)):
                     found[owner[thing.fullname]].append(thing)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise translate(exc, "GET /api/info") from exc
             for sid, things in found.items():
                 posts[sid] += diff(states[sid], things)
@@ -258,7 +264,7 @@ class SubredditPoller:
             try:
                 for thing in self.reddit.info(fullnames=[f"t3_{sid}" for sid in known]):
                     counts[str(thing.id)] = int(thing.num_comments)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise translate(exc, "GET /api/info") from exc
         trees = []
         for sid in gaps:
@@ -273,7 +279,7 @@ class SubredditPoller:
     def _fill(self, sid: str, st: CursorState, posts: list[PostRecord], newest: float | None) -> None:
         try:
             tree = read_tree(self.reddit, sid, max_more=self.max_more)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise translate(exc, f"GET /comments/{sid}/") from exc
         posts += diff(st, tree.comments, complete=tree.complete)
         if tree.num_comments is not None:
@@ -300,7 +306,7 @@ class RedditSource:
         self.verify_lost = verify_lost
 
     @classmethod
-    def from_options(cls, target: str, options: Mapping[str, Any], settings: Settings) -> "RedditSource":
+    def from_options(cls, target: str, options: Mapping[str, Any], settings: Settings) -> RedditSource:
         """For ``pbp.sources.open_source("reddit", url, options, settings)``: credentials from
         the secrets, ``oauth_url``/``reddit_url``/bounds from *options*."""
         reddit = make_reddit(RedditConfig.from_settings(settings, options))
@@ -312,7 +318,7 @@ class RedditSource:
         state = CursorState.load(cursor)
         try:
             tree = read_tree(self.reddit, self.submission_id, max_more=self.max_more)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise self.backoff.note(translate(exc, f"GET /comments/{self.submission_id}/")) from exc
         self.backoff.succeeded()
         posts = diff(state, tree.comments, complete=tree.complete)
@@ -337,7 +343,7 @@ class RedditSource:
             target = self.reddit.submission(id=self.submission_id)
         try:
             comment = target.reply(text)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             error = translate(exc, where, posting=True)
             if getattr(error, "answer_lost", False):
                 # the answer was lost, not refused: the POST may have landed. Look (once)
@@ -358,7 +364,7 @@ class RedditSource:
         me = self.reddit.config.username
         try:
             tree = read_tree(self.reddit, self.submission_id, max_more=None)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             raise self.backoff.note(translate(exc, f"GET /comments/{self.submission_id}/")) from exc
         for c in tree.comments:
             author = getattr(c.author, "name", None)

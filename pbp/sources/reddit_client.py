@@ -76,7 +76,7 @@ class BoundedSession(requests.Session):
     def count(self) -> int:
         return getattr(self._local, "count", 0)
 
-    def request(self, method: str | bytes, url: str | bytes, *args: Any,  # type: ignore[override]
+    def request(self, method: str, url: str, *args: Any,  # type: ignore[override]
                 **kwargs: Any) -> requests.Response:
         self._local.count = self.count + 1
         kwargs["stream"] = True
@@ -101,7 +101,7 @@ class BoundedSession(requests.Session):
                 chunks.append(chunk)
         finally:
             response.close()
-        response._content = b"".join(chunks)   # noqa: SLF001 -- what .content reads
+        response._content = b"".join(chunks)
         return response
 
 
@@ -168,7 +168,7 @@ class RedditConfig:
 
     @classmethod
     def from_settings(cls, settings: Settings, options: Mapping[str, Any] | None = None,
-                      env: Mapping[str, str] | None = None) -> "RedditConfig":
+                      env: Mapping[str, str] | None = None) -> RedditConfig:
         """Credentials from ``load_secrets()[reddit.com]`` (``client_id`` or ``clientid``,
         ``client_secret``/``clientsecret``, ``username``, ``password``); URLs and bounds from
         *options* (a Thread's options: ``oauth_url``, ``reddit_url``, ``timeout``...)."""
@@ -229,14 +229,15 @@ def harden(reddit: praw.Reddit, *, max_sleep: float = 1.0) -> praw.Reddit:
         core = getattr(reddit, name, None)
         if core is None:
             continue
-        if not isinstance(core._rate_limiter, DeferringRateLimiter):   # noqa: SLF001
-            core._rate_limiter = DeferringRateLimiter(                   # noqa: SLF001
-                window_size=core._rate_limiter.window_size, max_sleep=max_sleep)  # noqa: SLF001
-        core._retry_strategy_class = NoRetry                             # noqa: SLF001
+        if not isinstance(core._rate_limiter, DeferringRateLimiter):
+            core._rate_limiter = DeferringRateLimiter(
+                window_size=core._rate_limiter.window_size, max_sleep=max_sleep)
+        core._retry_strategy_class = NoRetry
     return reddit
 
 
 def request_count(reddit: praw.Reddit) -> int:
     """Requests this thread has sent through *reddit* (0 if its session does not count)."""
-    http = getattr(reddit._core.requestor, "_http", None)   # noqa: SLF001
+    core = reddit._core
+    http = getattr(core.requestor, "_http", None) if core is not None else None
     return http.count if isinstance(http, BoundedSession) else 0

@@ -21,8 +21,8 @@ from praw.exceptions import RedditAPIException
 from .base import SourceError
 from .reddit_client import QuotaDeferred, ResponseTooLarge, ResponseTooSlow
 
-_TITLE = re.compile(r"<title>\s*([^<]{1,200}?)\s*</title>", re.I)
-_RATELIMIT = re.compile(r"(\d+)\s+(millisecond|second|minute)", re.I)
+_TITLE = re.compile(r"<title>\s*([^<]{1,200}?)\s*</title>", re.IGNORECASE)
+_RATELIMIT = re.compile(r"(\d+)\s+(millisecond|second|minute)", re.IGNORECASE)
 
 
 def _body_summary(response: Any) -> str:

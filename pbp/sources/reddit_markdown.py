@@ -22,9 +22,9 @@ import re
 #: Characters snudown / Reddit's Markdown treat as markup anywhere in a line.
 _INLINE = re.compile(r"([\\`*_{}\[\]()#+\-.!|~^>])")
 #: ``u/x``, ``r/x``, ``/u/x``: mentions and subreddit links Reddit makes on its own.
-_MENTION = re.compile(r"(?<![\w/])(/?)([ur])/(?=\w)", re.I)
-_URL = re.compile(r"(https?)://", re.I)
-_LEADING_SPACES = re.compile(r"^( {4,}|\t+)", re.M)
+_MENTION = re.compile(r"(?<![\w/])(/?)([ur])/(?=\w)", re.IGNORECASE)
+_URL = re.compile(r"(https?)://", re.IGNORECASE)
+_LEADING_SPACES = re.compile(r"^( {4,}|\t+)", re.MULTILINE)
 
 #: Reddit refuses comments longer than this (characters).
 MAX_COMMENT_CHARS = 10_000

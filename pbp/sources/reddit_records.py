@@ -23,7 +23,7 @@ import html
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from .base import PostRecord, revision_hash
@@ -54,7 +54,7 @@ class CursorState:
     rechecked: float | None = None
 
     @classmethod
-    def load(cls, cursor: Mapping[str, Any] | None) -> "CursorState":
+    def load(cls, cursor: Mapping[str, Any] | None) -> CursorState:
         """Read a cursor without keeping a reference to the caller's mapping."""
         if not cursor:
             return cls()
@@ -86,7 +86,7 @@ def new_cursor(*, through: float | None = None, num_comments: int | None = None)
 
 
 def _utc(ts: float) -> datetime:
-    return datetime.fromtimestamp(float(ts), tz=timezone.utc)
+    return datetime.fromtimestamp(float(ts), tz=UTC)
 
 
 def html_to_text(body_html: str | None, fallback: str) -> str:

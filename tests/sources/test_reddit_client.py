@@ -1,3 +1,4 @@
+# ruff: noqa: F811  -- fixtures are imported from reddit_fixtures by name
 """The hardened praw client: pins the prawcore internals pbp swaps, and the bounds."""
 
 from __future__ import annotations
@@ -10,13 +11,21 @@ from typing import Any
 import pytest
 import requests
 from prawcore.rate_limit import RateLimiter
+from reddit_fixtures import bot, reddit_server  # noqa: F401  (fixtures)
 
 from pbp.errors import ConfigError
 from pbp.settings import Settings
-from pbp.sources.reddit_client import (BoundedSession, DeferringRateLimiter, NoRetry, QuotaDeferred,
-                                       RedditConfig, ResponseTooLarge, ResponseTooSlow, harden,
-                                       make_reddit)
-from reddit_fixtures import bot, reddit_server  # noqa: F401  (fixtures)
+from pbp.sources.reddit_client import (
+    BoundedSession,
+    DeferringRateLimiter,
+    NoRetry,
+    QuotaDeferred,
+    RedditConfig,
+    ResponseTooLarge,
+    ResponseTooSlow,
+    harden,
+    make_reddit,
+)
 
 
 def test_every_core_is_hardened(bot: Any) -> None:

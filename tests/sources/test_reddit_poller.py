@@ -1,3 +1,4 @@
+# ruff: noqa: F811  -- fixtures are imported from reddit_fixtures by name
 """SubredditPoller: one listing per subreddit per cycle, trees only for gaps, 429 isolated."""
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from typing import Any
 
 import praw
 import pytest
+from reddit_fixtures import bot, client, player, reddit_server  # noqa: F401  (fixtures)
 
 from pbp.sources.base import SourceError
 from pbp.sources.reddit import RedditSource, SubredditPoller, new_cursor
-from reddit_fixtures import bot, client, player, reddit_server  # noqa: F401  (fixtures)
 
 
 class Watch:

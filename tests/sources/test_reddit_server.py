@@ -1,3 +1,4 @@
+# ruff: noqa: F811  -- fixtures are imported from reddit_fixtures by name
 """The local Reddit answers with the recorded shapes: same key sets, endpoint by endpoint.
 
 The oracle is the cassettes in ../shared/fixtures/reddit (real Reddit, recorded by praw
@@ -13,7 +14,6 @@ from typing import Any
 
 import pytest
 import requests
-
 from reddit_fixtures import fixtures_dir, reddit_server  # noqa: F401  (fixture)
 
 

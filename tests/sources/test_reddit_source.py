@@ -1,3 +1,4 @@
+# ruff: noqa: F811  -- fixtures are imported from reddit_fixtures by name
 """RedditSource (one submission) through the real praw client against the local Reddit."""
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from typing import Any
 
 import praw
 import pytest
+from reddit_fixtures import bot, client, player, reddit_server  # noqa: F401  (fixtures)
 
 from pbp.sources.base import Source, SourceError
 from pbp.sources.reddit import RedditSource, parse_submission_id
-from reddit_fixtures import bot, client, player, reddit_server  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
@@ -114,7 +115,7 @@ def test_reply_to_submission_and_to_comment(thread: Any) -> None:
 
 
 def test_lost_reply_answer_is_posted_once(thread: Any) -> None:
-    s, sid, src = thread
+    s, _, src = thread
     s.drop_reply()                                # committed, then the connection closes
     rid = src.reply("Round 2 resolved. [](#pbp:r2)", "pbp:r2")
     assert [c.id for c in s.comments_by("pbp_bot", "pbp:r2")] == [rid]
@@ -156,7 +157,7 @@ def test_html_429_says_what_and_where_and_the_cursor_stays(thread: Any) -> None:
 
 
 def test_403_and_404_are_not_retryable(thread: Any, bot: praw.Reddit) -> None:
-    s, sid, src = thread
+    s, _, src = thread
     s.fail(r"^/comments/", 403)
     with pytest.raises(SourceError, match="403") as info:
         src.fetch(None)
