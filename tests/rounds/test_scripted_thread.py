@@ -27,7 +27,7 @@ SCRIPTS = {
     "en": {
         "aria": "I attack Goblin Snag with my sword [roll]1d20+5[/roll] \"For the road!\"",
         "aria-edit": "I attack Goblin Snag with my sword [roll]1d20+9[/roll] \"For the road!\"",
-        "bram": ("I attack Goblin Rot with my sword \"One, for [b]the road[/b] *now*.\" \"Two, for the king.\" "
+        "bram": ("I attack Goblin Rot with my sword \"One, for [the road](http://e.invalid) *now*.\" \"Two, for the king.\" "
                  "\"Three, for the mill.\" \"Four, for my mother.\" \"Five, for nobody.\""),
         "gm": "Goblin Snag: attacks Aria with the dagger\nGoblin Rot: attacks Bram with the dagger",
         "cyd": "I attack Goblin Snag",
@@ -36,7 +36,7 @@ SCRIPTS = {
     "pt": {
         "aria": "Ataco o Goblin Snag com a espada [roll]1d20+5[/roll] \"Pela estrada!\"",
         "aria-edit": "Ataco o Goblin Snag com a espada [roll]1d20+9[/roll] \"Pela estrada!\"",
-        "bram": ("Ataco o Goblin Rot com a espada \"Um, pela [b]estrada[/b] *agora*.\" \"Dois, pelo rei.\" "
+        "bram": ("Ataco o Goblin Rot com a espada \"Um, pela [estrada](http://e.invalid) *agora*.\" \"Dois, pelo rei.\" "
                  "\"Três, pelo moinho.\" \"Quatro, pela minha mãe.\" \"Cinco, por ninguém.\""),
         "gm": "Goblin Snag: ataca Aria com a adaga\nGoblin Rot: ataca Bram com a adaga",
         "cyd": "Ataco o Goblin Snag",
@@ -45,7 +45,7 @@ SCRIPTS = {
     "ru": {
         "aria": "Атакую Goblin Snag мечом [roll]1d20+5[/roll] «За дорогу!»",
         "aria-edit": "Атакую Goblin Snag мечом [roll]1d20+9[/roll] «За дорогу!»",
-        "bram": ("Бью Goblin Rot мечом «Раз, за [b]дорогу[/b] *сейчас*.» «Два, за короля.» «Три, за мельницу.» "
+        "bram": ("Бью Goblin Rot мечом «Раз, за [дорогу](http://e.invalid) *сейчас*.» «Два, за короля.» «Три, за мельницу.» "
                  "«Четыре, за маму.» «Пять, ни за кого.»"),
         "gm": "Goblin Snag: атакует Aria кинжалом\nGoblin Rot: атакует Bram кинжалом",
         "cyd": "Атакую Goblin Snag",
