@@ -35,6 +35,7 @@ _WEAPON_CONNECT = frozenset(("with", "using", "com", "usando", "c", "w", "с", "
 _TARGET_CONNECT = frozenset(("at", "on", "against", "to", "em", "no", "na", "nos", "nas", "contra",
                              "sobre", "ao", "à", "a", "o", "os", "as", "the", "в", "на", "по",
                              "против", "um", "uma", "an"))
+_KIND = {k.value: k for k in ActionKind}
 _PREPOSITIONS = frozenset(("к", "в", "на", "по", "до", "ao", "até", "no", "na", "em", "contra",
                            "to", "at", "toward", "towards", "against", "on", "para"))
 _TARGETED = (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER)
@@ -342,7 +343,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         nxt_verb = kept[n + 1] if n + 1 < len(kept) else None
         clause_end = positions[nxt_verb[0]] if nxt_verb is not None and \
             positions[nxt_verb[0]] < s_end else s_end
-        kind = ActionKind(kind_name)
+        kind = _KIND[kind_name]
         target_m = None
         if kind in _TARGETED:
             target_m = _first_in(mentions, mention_pos, pos, clause_end) or \

@@ -15,6 +15,7 @@ spaces, so positions never move):
 from __future__ import annotations
 
 import dataclasses
+import re
 from bisect import bisect_left, insort
 from typing import Any
 
@@ -31,6 +32,8 @@ from .roster import WORD, Roster
 
 #: At most this many problems are listed; one more item says how many were left out.
 MAX_ISSUES = 100
+
+_BLANK_LINE = re.compile(r"\n(?=[ \t]{0,40}\n)")
 
 _ROLL_PURPOSE_KINDS = {
     "attack": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION),
@@ -149,9 +152,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     Actions are indexed by line and paragraph, so this stays linear in the post.
     """
     lines = regions_mod.Lines(text)
-    blank_pos = [lines.starts[i] for i in range(len(lines.starts) - 1)
-                 if lines.starts[i + 1] - lines.starts[i] < 80
-                 and not text[lines.starts[i]:lines.starts[i + 1]].strip()]
+    blank_pos = [m.start() + 1 for m in _BLANK_LINE.finditer(text)] if "\n" in text else []
 
     def para(pos: int) -> int:
         return bisect_left(blank_pos, pos + 1)

@@ -37,6 +37,9 @@ _MD_QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?!!)[^\n]*")
 _MD_SPOILER = re.compile(r">!(?:[^!\n]|!(?!<)){0,2000}!<|\|\|[^|\n]{1,2000}\|\|")
 
 
+_NEWLINE = re.compile("\n")
+
+
 @dataclass
 class Regions:
     spans: list[Span] = field(default_factory=list)
@@ -54,11 +57,7 @@ class Lines:
     def __init__(self, text: str) -> None:
         self.text = text
         self.starts = [0]
-        find = text.find
-        i = find("\n")
-        while i >= 0:
-            self.starts.append(i + 1)
-            i = find("\n", i + 1)
+        self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
 
     def line_end(self, pos: int) -> int:
         k = bisect_left(self.starts, pos + 1)
