@@ -121,6 +121,7 @@ class PollResult:
     requests: int = 0
     gaps: list[str] = field(default_factory=list)        # submissions that had a gap
     tree_reads: list[str] = field(default_factory=list)  # of those, read as a tree
+    deferred: list[str] = field(default_factory=list)    # over max_tree_reads: next cycle
 
 
 class SubredditPoller:
@@ -133,7 +134,7 @@ class SubredditPoller:
 
     def __init__(self, reddit: praw.Reddit, subreddit: str, *, limit: int = 100,
                  max_more: int | None = 32, recheck_window: float = 6 * 3600,
-                 recheck_interval: float = 600.0,
+                 recheck_interval: float = 600.0, max_tree_reads: int = 50,
                  screen_gaps: bool = True, backoff: Backoff | None = None,
                  clock: Callable[[], float] = time.time,
                  on_error: Callable[[str, SourceError], None] | None = None) -> None:
@@ -143,6 +144,7 @@ class SubredditPoller:
         self.max_more = max_more
         self.recheck_window = recheck_window
         self.recheck_interval = recheck_interval
+        self.max_tree_reads = max_tree_reads
         self.screen_gaps = screen_gaps
         self.backoff = backoff or Backoff(f"reddit r/{self.subreddit}")
         self.clock = clock
@@ -195,7 +197,12 @@ class SubredditPoller:
             st.advance(newest if newest is not None else (st.through or 0.0))
         try:
             self._recheck(states, out.gaps, posts, oldest if full else None)
-            out.tree_reads = self._screen(states, out.gaps, newest)
+            trees = self._screen(states, out.gaps, newest)
+            # bound one cycle's cost; the rest keep their cursor's `through`, so they are
+            # still gaps next cycle (their listing comments are reported now all the same)
+            out.tree_reads, out.deferred = trees[:self.max_tree_reads], trees[self.max_tree_reads:]
+            for sid in out.deferred:
+                states[sid].num_comments = None
             for n, sid in enumerate(out.tree_reads):
                 try:
                     self._fill(sid, states[sid], posts[sid], newest)

@@ -77,6 +77,12 @@ def translate(exc: BaseException, where: str, *, posting: bool = False) -> Sourc
     if isinstance(exc, prawcore.BadJSON):
         return SourceError(f"Reddit answered something that is not JSON: "
                            f"{_body_summary(exc.response)}", where=_where(exc.response), retryable=True)
+    if isinstance(exc, prawcore.ResponseException) and exc.response.status_code == 429:
+        # a 429 prawcore did not classify (the token endpoint: JSON, no retry-after)
+        wait = _seconds(exc.response.headers.get("retry-after"))
+        return SourceError(f"Reddit answered 429 Too Many Requests with "
+                           f"{_body_summary(exc.response)}", where=_where(exc.response),
+                           retry_after=wait, retryable=True)
     if isinstance(exc, prawcore.ResponseException):
         return SourceError(f"Reddit answered HTTP {exc.response.status_code} with "
                            f"{_body_summary(exc.response)}", where=_where(exc.response),

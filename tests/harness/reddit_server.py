@@ -12,7 +12,8 @@ Endpoints: ``POST /api/v1/access_token``, ``GET /r/NAME/comments/``, ``GET
 ``POST /api/comment``, ``POST /api/editusertext``, ``GET /api/info``, ``POST /api/del``.
 
 Faults on demand: :meth:`RedditServer.fail` answers the next matching requests with a 429
-(HTML body + ``retry-after``, as recorded), 403 or 404; :meth:`RedditServer.drop_reply`
+(HTML body + ``retry-after``, as recorded; or, with ``retry_after=None``, the recorded JSON
+429 without retry headers), 403 or 404; :meth:`RedditServer.drop_reply`
 commits the next comment and closes the connection without answering (a lost answer).
 
 >>> # server = RedditServer(cassettes_dir); server.start(); ... server.stop()
@@ -71,6 +72,7 @@ class Templates:
     not_found_body: str                   # 404 (2016)
     too_many_html: str                    # 429 text/html (2021)
     too_many_headers: dict[str, str]
+    too_many_json: str                    # 429 JSON, no retry headers (token endpoint, 2021)
 
     @classmethod
     def load(cls, fixtures: Path) -> Templates:
@@ -122,6 +124,9 @@ class Templates:
             not_found_body=_interaction(core, "TestSession.test_request__not_found.json", 1)
             ["response"]["body"]["string"],
             too_many_html=t429["response"]["body"]["string"],
+            too_many_json=_interaction(
+                core, "TestSession.test_request__too__many_requests__without_retry_headers.json", 0)
+            ["response"]["body"]["string"],
             too_many_headers={k: v[0] for k, v in t429["response"]["headers"].items()
                               if k.lower() in {"retry-after", "content-type"}},
         )
@@ -589,11 +594,10 @@ def _handler_for(server: RedditServer) -> type[BaseHTTPRequestHandler]:
                     fault = None
             if fault is not None:
                 if fault.status == 429:
+                    if fault.retry_after is None:   # as recorded on the token endpoint
+                        return self._send(429, server.templates.too_many_json, json_headers)
                     headers = dict(server.templates.too_many_headers)
-                    if fault.retry_after is None:
-                        headers.pop("retry-after", None)
-                    else:
-                        headers["retry-after"] = f"{fault.retry_after:g}"
+                    headers["retry-after"] = f"{fault.retry_after:g}"
                     return self._send(429, server.templates.too_many_html, headers)
                 body = {403: server.templates.forbidden_body, 404: server.templates.not_found_body}.get(
                     fault.status, json.dumps({"message": "error", "error": fault.status}))

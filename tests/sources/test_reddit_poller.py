@@ -231,3 +231,28 @@ def test_poller_from_settings_uses_secrets(reddit_server: Any, monkeypatch: Any)
         "r/dnd", {"oauth_url": reddit_server.url, "reddit_url": reddit_server.url},
         load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test"}))
     assert [p.body for p in poller.poll({sid: None}).results[sid].posts] == ["hi"]
+
+
+def test_tree_reads_per_cycle_are_bounded(reddit_server: Any, bot: praw.Reddit) -> None:
+    s = reddit_server
+    sids = [s.add_submission("dnd") for _ in range(3)]
+    w = Watch(SubredditPoller(bot, "dnd", limit=3, max_tree_reads=1), sids, s)
+    w.cycle()
+    s.advance(5)
+    made = [s.add_comment(sids[i % 3], f"c{i}") for i in range(9)]
+    out = w.cycle()
+    assert len(out.tree_reads) == 1 and len(out.deferred) == 2
+    w.cycle()
+    w.cycle()
+    assert sorted(x[1] for x in w.seen) == sorted(made)        # all of them, each once
+
+
+def test_json_429_on_the_token_endpoint(reddit_server: Any) -> None:
+    reddit_server.fail(r"access_token", 429, retry_after=None)
+    sid = reddit_server.add_submission("dnd")
+    poller = SubredditPoller(client(reddit_server), "dnd")
+    with pytest.raises(SourceError, match="429") as info:
+        poller.poll({sid: None})
+    assert info.value.retryable and info.value.retry_after is None
+    assert "access_token" in (info.value.where or "")
+    assert poller.backoff.remaining() > 20                      # exponential: 30 s first

@@ -131,6 +131,13 @@ def test_faults_are_the_recorded_ones(world: dict[str, Any]) -> None:
     assert got.json() == recorded_json("praw/TestInbox.test_message__unauthorized.json", 1)
     assert float(got.headers["x-ratelimit-remaining"]) > 0 and "." in got.headers["x-ratelimit-remaining"]
 
+    s.fail(r"access_token", 429, retry_after=None)
+    got = requests.post(s.url + "/api/v1/access_token", data={"grant_type": "client_credentials"},
+                        timeout=5)
+    rec = recorded("prawcore/TestSession.test_request__too__many_requests__without_retry_headers.json", 0)
+    assert got.status_code == 429 and got.text == rec["body"]["string"]
+    assert "retry-after" not in got.headers
+
     got = get(world, "/comments/zzzzzz/")
     assert got.status_code == 404
     assert got.json() == recorded_json("prawcore/TestSession.test_request__not_found.json", 1)
