@@ -25,7 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from pbp.parse import Roster, parse_post  # noqa: E402
+from pbp.parse import Roster, parse_post
 
 CORPUS = ROOT / "tests" / "parse" / "corpus"
 BARE = re.compile(r"\[(roll|dice)(?:=[^\]\n]{0,100})?\]([^\[]{1,100})\[/\1\]|\[\[([^\[\]\n]{1,100})\]\]",

@@ -11,11 +11,32 @@ See docs/parse.md for the forms read and the JSON schema of ``pbp parse``.
 from __future__ import annotations
 
 from .lexicon import detect as detect_language
-from .model import (Command, InitiativeEntry, OocNote, ParsedAction, ParsedPost, ParseIssue,
-                    RollTag, Span, Utterance)
+from .model import (
+                    Command,
+                    InitiativeEntry,
+                    OocNote,
+                    ParsedAction,
+                    ParsedPost,
+                    ParseIssue,
+                    RollTag,
+                    Span,
+                    Utterance,
+)
 from .post import parse_post
 from .roster import Roster, RosterEntry
 
-__all__ = ["parse_post", "detect_language", "ParsedPost", "ParsedAction", "RollTag", "Command",
-           "InitiativeEntry", "Utterance", "OocNote", "ParseIssue", "Span", "Roster",
-           "RosterEntry"]
+__all__ = [
+                    "Command",
+                    "InitiativeEntry",
+                    "OocNote",
+                    "ParseIssue",
+                    "ParsedAction",
+                    "ParsedPost",
+                    "RollTag",
+                    "Roster",
+                    "RosterEntry",
+                    "Span",
+                    "Utterance",
+                    "detect_language",
+                    "parse_post",
+]

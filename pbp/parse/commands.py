@@ -26,7 +26,7 @@ from typing import Any
 from ..rules.model import ActionKind
 from . import dicexpr
 from .lexicon import Lexicon, fold
-from .model import IssueList, Command, InitiativeEntry, ParsedAction
+from .model import Command, InitiativeEntry, IssueList, ParsedAction
 from .roster import Roster
 from .tags import FoundRoll, split_advantage
 
@@ -49,10 +49,7 @@ _TOP = {
     "i": "init", "init": "init", "initiative": "init",
 }
 _KNOWN_OTHER = frozenset(
-    "rr multiroll iterroll rrr g game hp thp longrest lr shortrest sr snippet help char sheet "
-    "beyond update spellbook sb customcounter cc effect bag coin coins desc token portrait "
-    "stats level xp tutorial servsettings csettings alias svar uvar gvar cvar rest death "
-    "monimage inventory inv".split())
+    ["rr", "multiroll", "iterroll", "rrr", "g", "game", "hp", "thp", "longrest", "lr", "shortrest", "sr", "snippet", "help", "char", "sheet", "beyond", "update", "spellbook", "sb", "customcounter", "cc", "effect", "bag", "coin", "coins", "desc", "token", "portrait", "stats", "level", "xp", "tutorial", "servsettings", "csettings", "alias", "svar", "uvar", "gvar", "cvar", "rest", "death", "monimage", "inventory", "inv"])
 _INIT_SUB = {
     "join": "initiative.join", "j": "initiative.join", "begin": "initiative.begin",
     "start": "initiative.begin", "add": "initiative.add", "madd": "initiative.add",

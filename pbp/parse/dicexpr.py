@@ -104,7 +104,7 @@ def _read(text: str, allow_leading_word: bool) -> Expr:
                 parts.append(tok)
                 pos = m.end()
                 continue
-            elif kind == "op" and tok in "+-−–" and not parts[-1:] == ["-"]:
+            elif kind == "op" and tok in "+-−–" and parts[-1:] != ["-"]:
                 parts.append(_OPS.get(tok, tok))
                 pos = m.end()
                 continue

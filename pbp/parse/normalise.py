@@ -18,8 +18,7 @@ import re
 
 FORMATS = ("text", "bbcode", "html", "markdown")
 
-_BLOCKS = frozenset("p div li ul ol h1 h2 h3 h4 h5 h6 tr table dd dt dl section article "
-                    "header footer aside hr figure".split())
+_BLOCKS = frozenset(["p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "dd", "dt", "dl", "section", "article", "header", "footer", "aside", "hr", "figure"])
 _SKIP = frozenset(("script", "style", "head", "title", "noscript", "template"))
 _SPACES = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v\n]*\n[ \t\r\f\v]*|[ \t\r\f\v]*\n[ \t\r\f\v]*")
 _WS = re.compile(r"\s+")
@@ -69,7 +68,7 @@ def html_to_text(html: str) -> str:
 
         root = lxml.html.fragment_fromstring(html, create_parent="div")
         text = _walk_lxml(root)
-    except Exception:  # lxml refuses some inputs (encodings, control characters): soup reads all
+    except Exception:  # noqa: BLE001 - lxml refuses some inputs (encodings, control characters): soup reads all
         text = _walk_soup(html)
     text = _SPACES.sub(lambda m: "\n\n" if m.group().count("\n") > 1 else "\n", text)
     return text.strip()

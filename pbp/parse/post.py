@@ -14,7 +14,6 @@ spaces, so positions never move):
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from bisect import bisect_left, insort
 from typing import Any
@@ -71,7 +70,7 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
         return _parse(text, fmt, lang, lex, Roster.of(roster), actor, issues)
     except RecursionError:  # pragma: no cover - deeply nested HTML in BeautifulSoup
         issues.append(("parse.internal", 0, {"detail": "nesting too deep"}))
-    except Exception as exc:  # pragma: no cover - a bug: report it, never raise on a post
+    except Exception as exc:  # noqa: BLE001  # pragma: no cover - a bug: report it, never raise
         issues.append(("parse.internal", 0, {"detail": f"{type(exc).__name__}: {exc}"}))
     return ParsedPost(text=text, lang=lang, fmt=fmt, errors=_issues(issues, lex))
 

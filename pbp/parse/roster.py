@@ -48,7 +48,7 @@ def _compact(text: str) -> str:
 _DIGITS = re.compile(r"\d+")
 
 
-def _numbers(entry: "RosterEntry") -> set[str]:
+def _numbers(entry: RosterEntry) -> set[str]:
     return set(_DIGITS.findall(entry.key)) | set(_DIGITS.findall(entry.name))
 
 
@@ -89,7 +89,7 @@ class Roster:
         return len(self.entries)
 
     @classmethod
-    def of(cls, roster: Any) -> "Roster | None":
+    def of(cls, roster: Any) -> Roster | None:
         """Accept None, a Roster, or a sequence of Combatant / RosterEntry / dict / str."""
         if roster is None or isinstance(roster, Roster):
             return roster

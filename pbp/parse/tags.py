@@ -26,8 +26,8 @@ import re
 from dataclasses import dataclass, field
 
 from . import dicexpr
-from .model import IssueList
 from .lexicon import Lexicon
+from .model import IssueList
 
 _TAG = re.compile(
     r"\[\[(?P<inline>[^\[\]\n]{0,300})\]\]"

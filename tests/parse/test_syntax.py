@@ -271,8 +271,8 @@ def test_every_problem_is_reported(text, code):
 @pytest.mark.parametrize("text, lang, expected", [
     ("[b]Action:[/b] attack goblin 2 [roll=Attack]1d20+6[/roll]\n[b]Move:[/b] none", "en",
      [("attack", "goblin-2", True)]),
-    ("**Ação:** ataque ao goblin 1 com a espada curta\n**Movimento:** até a porta\n"
-     "**Ação livre:** nenhuma", "pt", [("attack", "goblin-1", True), ("move", None, True)]),
+    (("**Ação:** ataque ao goblin 1 com a espada curta\n**Movimento:** até a porta\n"
+      "**Ação livre:** nenhuma"), "pt", [("attack", "goblin-1", True), ("move", None, True)]),
     ("Действие: атака гоблин 2\nПеремещение: нет", "ru", [("attack", "goblin-2", True)]),
     ("Bonus action: Misty Step\nReaction: none", "en", [("bonus", None, True)]),
 ])

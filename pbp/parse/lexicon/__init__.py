@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -165,7 +165,7 @@ class Lexicon:
         return self.kinds.get(kind, kind)
 
 
-@lru_cache(maxsize=None)
+@cache
 def get(lang: str) -> Lexicon:
     """The lexicon of *lang* (``en``, ``pt``, ``ru``); unknown languages get English."""
     if lang not in LANGUAGES:
@@ -174,9 +174,8 @@ def get(lang: str) -> Lexicon:
     return Lexicon(lang=lang, data=tomllib.loads(raw))
 
 
-_PT_HINTS = frozenset("não nao com uma um que o os as para meu minha eu ele ela dos das na no "
-                      "em se mas seu sua ao à é".split())
-_EN_HINTS = frozenset("the and with i my to of at a is it his her he she you on in".split())
+_PT_HINTS = frozenset(["não", "nao", "com", "uma", "um", "que", "o", "os", "as", "para", "meu", "minha", "eu", "ele", "ela", "dos", "das", "na", "no", "em", "se", "mas", "seu", "sua", "ao", "à", "é"])
+_EN_HINTS = frozenset(["the", "and", "with", "i", "my", "to", "of", "at", "a", "is", "it", "his", "her", "he", "she", "you", "on", "in"])
 
 
 def detect(text: str) -> str:
