@@ -71,8 +71,26 @@ def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
     retrying = [{"reply": r.id, "attempts": r.attempts, "last_error": r.last_error}
                 for r in session.scalars(select(Reply).where(Reply.state == "pending",
                                                              Reply.attempts > 0).limit(50))]
-    return {"now": now.isoformat(), "sources": sources, "rounds": rounds,
-            "outbox": {"counts": counts, "failed": failed, "retrying": retrying}}
+    return {"now": now.isoformat(), "sources": sources, "listings": _listings(session, now),
+            "rounds": rounds, "outbox": {"counts": counts, "failed": failed, "retrying": retrying}}
+
+
+def _listings(session: Session, now: datetime) -> list[dict[str, Any]]:
+    """Forum topic lists the workers watch (workers/watch.py), when any are."""
+    from sqlalchemy import inspect
+
+    try:
+        from workers.watch import watch_table
+    except ImportError:
+        return []
+    if not inspect(session.connection()).has_table(watch_table.name):
+        return []
+    out = []
+    for row in session.execute(select(watch_table)).mappings():
+        last = datetime.fromtimestamp(row["last_check"], timezone.utc) if row["last_check"] else None
+        out.append({"listing": row["key"], "last_check_age": _age(last, now),
+                    "errors": row["error_count"], "last_error": row["last_error"]})
+    return out
 
 
 @click.command(name="status")
@@ -94,6 +112,9 @@ def command(as_json: bool) -> None:
         click.echo(f"  #{src['thread']:<5} {src['kind']:<6} last poll {src['last_poll_age']:<10} "
                    f"lag {src['poll_lag_s']}s  ingest delay {src['ingest_delay_median_s']}s  "
                    f"{src['url']}{err}")
+    for li in data["listings"]:
+        err = f"  errors={li['errors']} last: {li['last_error']}" if li["errors"] else ""
+        click.echo(f"  topic list {li['listing']} read {li['last_check_age']}{err}")
     click.echo(f"open rounds ({len(data['rounds'])})")
     for r in data["rounds"]:
         click.echo(f"  round #{r['round']} (n.{r['number']}, thread #{r['thread']}) deadline "
