@@ -160,8 +160,8 @@ def _roll_line(syntax: str, rest: str, pos: int, lex: Lexicon, out: CommandScan,
             "text": shown, "length": len(rest.strip()), "detail": expr.detail,
             "limit": 256 if expr.problem == "dice.too_long" else 1000}))
         return
-    adv, label = split_advantage(expr.rest, lex)
-    label = label.lstrip("#:—–- ").strip() or None
+    adv, words = split_advantage(expr.rest, lex)
+    label = words.lstrip("#:—–- ").strip() or None
     end = pos + len(syntax) + len(rest)
     out.rolls.append(FoundRoll(expr.expression, label, syntax, pos, end, rest.strip(), adv, hidden))
 

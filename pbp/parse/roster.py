@@ -242,12 +242,12 @@ class Roster:
         if weapons:
             names = tuple(dict.fromkeys(item[0] for item in best))
             return best_len, names
-        keys = tuple(dict.fromkeys(self.entries[item[0]].key for item in best))
+        owners: list[RosterEntry] = [self.entries[int(item[0])] for item in best]
+        keys = tuple(dict.fromkeys(e.key for e in owners))
         j = i + best_len
         if len(keys) > 1 and j < len(words) and words[j].isdigit():
             # "skeleton 2" where the roster says "Esqueleto 2" with alias "skeleton"
-            numbered = [self.entries[item[0]].key for item in best
-                        if words[j] in _numbers(self.entries[item[0]])]
+            numbered = [e.key for e in owners if words[j] in _numbers(e)]
             if len(set(numbered)) == 1:
                 return best_len + 1, (numbered[0],)
         return best_len, keys
@@ -300,6 +300,6 @@ class Roster:
                                    score_cutoff=80, limit=6)
             if hits:
                 top = hits[0][1]
-                keys = [self.entries[idx.folds[h[2]][1]].key for h in hits if h[1] >= top - 3]
-                return tuple(dict.fromkeys(keys))
+                near = [self.entries[idx.folds[h[2]][1]].key for h in hits if h[1] >= top - 3]
+                return tuple(dict.fromkeys(near))
         return ()
