@@ -290,6 +290,12 @@ def _record(d: dict[str, Any]) -> PostRecord:
 # --- rounds ------------------------------------------------------------------------------------
 
 
+def _thread_of_round(rt: rtm.Runtime, round_id: int) -> int | None:
+    with session_scope(rt.engine) as s:
+        rnd = s.get(Round, round_id)
+        return rnd.encounter.thread_id if rnd is not None else None
+
+
 def _enqueue_round_replies(s: Any, round_id: int) -> None:
     for rid in s.scalars(select(Reply.id).where(Reply.round_id == round_id, Reply.state == "pending")):
         enqueue_after_commit(s, deliver_reply.si(rid))
@@ -297,8 +303,9 @@ def _enqueue_round_replies(s: Any, round_id: int) -> None:
 
 @shared_task(name="pbp.send_reminder", bind=True, acks_late=True, ignore_result=True)
 def send_reminder(self: Any, round_id: int) -> None:
+    """Queue the reminder of a round whose reminder time has come; then deliver it."""
     rt = _rt(self)
-    with log_context(round_id=round_id, task=self.request.id):
+    with log_context(thread_id=_thread_of_round(rt, round_id), round_id=round_id, task=self.request.id):
         try:
             with session_scope(rt.engine) as s:
                 _service().send_reminder(s, round_id, _now())
@@ -315,10 +322,7 @@ def send_reminder(self: Any, round_id: int) -> None:
 def resolve_round(self: Any, round_id: int) -> None:
     """Resolve a round whose deadline has passed; its reply goes to the outbox, then out."""
     rt = _rt(self)
-    with session_scope(rt.engine) as s:
-        rnd = s.get(Round, round_id)
-        thread_id = rnd.encounter.thread_id if rnd is not None else None
-    with log_context(thread_id=thread_id, round_id=round_id, task=self.request.id):
+    with log_context(thread_id=_thread_of_round(rt, round_id), round_id=round_id, task=self.request.id):
         try:
             with session_scope(rt.engine) as s:
                 _service().resolve_round(s, round_id, _now())
