@@ -1,10 +1,4 @@
-"""Declared actions: explicit ``#`` lines and inference from prose with a verb lexicon.
-
-Explicit form (documented in docs/parse.md): a line starting with ``#`` and an action
-word in any of the three languages, then an optional target and weapon::
-
-    #attack Goblin with longsword      #ataque goblin com a espada      #атака гоблин мечом
-    #cast Fireball at goblin            #move                             #delay
+"""Actions inferred from prose with a verb lexicon (explicit ones: :mod:`.explicit`).
 
 Inference reads the prose that is left once quotes, OOC, tags, commands and speech are
 blanked. Each word is looked up in the lexicon (exact form, then snowball stem); a verb
@@ -23,10 +17,8 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from rapidfuzz import fuzz, process
-
 from ..rules.model import ActionKind
-from .lexicon import Lexicon, fold, get
+from .lexicon import Lexicon
 from .model import IssueList, ParsedAction
 from .roster import WORD, Roster
 
@@ -57,181 +49,6 @@ class _Mention:
     end: int
     keys: tuple[str, ...]
     text: str
-
-
-def _all_explicit() -> dict[str, str]:
-    table: dict[str, str] = {}
-    for lang in ("en", "pt", "ru"):
-        table.update(get(lang).explicit)
-    return table
-
-
-_EXPLICIT: dict[str, str] | None = None
-
-
-def explicit(lines: Sequence[tuple[int, str, str]], lex: Lexicon, roster: Roster | None,
-             actor: str | None, out: ActionScan) -> None:
-    """Actions from ``#word rest`` lines; an unknown word is reported (near misses accepted)."""
-    global _EXPLICIT
-    if _EXPLICIT is None:
-        _EXPLICIT = _all_explicit()
-    for pos, word, rest in lines:
-        f = fold(word)
-        kind_name = _EXPLICIT.get(f)
-        confidence = 1.0
-        if kind_name is None:
-            near = process.extractOne(f, list(_EXPLICIT), scorer=fuzz.ratio, score_cutoff=80)
-            if near is None:
-                out.issues.append(("action.unknown", pos, {"text": word}))
-                continue
-            kind_name = _EXPLICIT[near[0]]
-            confidence = 0.9
-            out.issues.append(("action.unknown", pos, {"text": word, "assumed": near[0]}))
-        kind = ActionKind(kind_name)
-        text = f"#{word}{rest}".rstrip()
-        target, target_text, candidates, weapon, spell = _read_rest(rest, pos + 1 + len(word), lex,
-                                                                    roster, actor, out)
-        options: dict[str, object] = {}
-        if spell and kind is ActionKind.CAST:
-            options["spell"] = spell
-        out.actions.append(ParsedAction(
-            kind=kind, position=pos, text=text, target=target, target_text=target_text,
-            candidates=candidates, weapon=weapon, explicit=True, confidence=confidence,
-            source="explicit", verb=f, options=options))
-
-
-def labelled(lines: Sequence[tuple[int, str, str, int]], lex: Lexicon, roster: Roster | None,
-             actor: str | None, out: ActionScan) -> None:
-    """Actions from structured lines: ``Ação: ataque ao goblin``, ``Move: to the door``,
-    ``Действие: атака гоблин мечом``; ``none`` / ``nenhuma`` / ``нет`` declares nothing."""
-    global _EXPLICIT
-    if _EXPLICIT is None:
-        _EXPLICIT = _all_explicit()
-    en = get("en")
-    for pos, kind_name, rest, at in lines:
-        words = WORD.findall(rest)
-        stripped = rest.strip(" \t*_.")
-        if not stripped or stripped in lex.nothing or stripped in en.nothing or (
-                words and (fold(words[0]) in lex.nothing or fold(words[0]) in en.nothing)):
-            continue
-        confidence = 1.0
-        remaining, offset = rest, at
-        verb = None
-        if kind_name == "*":
-            first = words[0] if words else ""
-            f = fold(first)
-            found = _EXPLICIT.get(f)
-            if found is None:
-                hit = lex.verb(first) if first else None
-                found = hit[1] if hit else None
-                confidence = 0.95
-            if found is None:
-                kind_name, confidence = "other", 0.9
-            else:
-                kind_name, verb = found, f
-                cut = rest.find(first) + len(first)
-                remaining, offset = rest[cut:], at + cut
-        kind = ActionKind(kind_name)
-        target, target_text, candidates, weapon, spell = _read_rest(
-            remaining, offset, lex, roster, actor, out, report_unknown=kind in _TARGETED)
-        if kind is ActionKind.MOVE and target is None:
-            target_text = None
-        options: dict[str, object] = {}
-        if spell and kind is ActionKind.CAST:
-            options["spell"] = spell
-        out.actions.append(ParsedAction(
-            kind=kind, position=pos, text=" ".join(rest.split())[:200], target=target,
-            target_text=target_text, candidates=candidates,
-            weapon=weapon if kind in _ARMED else None, explicit=True, confidence=confidence,
-            source="explicit", verb=verb, options=options))
-
-
-def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, actor: str | None,
-               out: ActionScan, report_unknown: bool = True
-               ) -> tuple[str | None, str | None, tuple[str, ...], str | None, str | None]:
-    words = [(m.start() + offset, m.group()) for m in WORD.finditer(rest)]
-    if not words:
-        return None, None, (), None, None
-    plain = [w for _, w in words]
-    folded = [fold(w) for w in plain]
-    weapon = None
-    w_at = len(words)
-    for i, f in enumerate(folded):
-        if f in _WEAPON_CONNECT:
-            w_at = i
-            break
-    if w_at < len(words):
-        weapon_words = plain[w_at + 1:]
-        weapon = _weapon_of(weapon_words, lex, roster, actor) or (" ".join(
-            w for w in weapon_words if fold(w) not in _TARGET_CONNECT) or None)
-    head = list(range(w_at))
-    mentions = _mentions(plain[:w_at], words[:w_at], lex, roster, actor) if roster else []
-    if weapon is None:
-        weapon = _weapon_of(plain[:w_at], lex, roster, actor, skip_names=mentions)
-    target = None
-    candidates: tuple[str, ...] = ()
-    target_text = None
-    spell = None
-    if mentions:
-        m = mentions[0]
-        target_text = m.text
-        if len(m.keys) == 1:
-            target = m.keys[0]
-        else:
-            candidates = m.keys
-            out.issues.append(("target.ambiguous", m.pos, {"text": m.text,
-                                                          "candidates": ", ".join(m.keys),
-                                                          "keys": list(m.keys)}))
-        spell_words = [plain[i] for i in head if i < m.i and folded[i] not in _TARGET_CONNECT]
-        spell = " ".join(spell_words) or None
-    else:
-        # "Fireball at goblin": what follows a target word is the target
-        t_at = next((i for i in head if folded[i] in ("at", "on", "em", "no", "na", "в", "на",
-                                                      "against", "contra")), None)
-        if t_at is not None:
-            spell = " ".join(plain[:t_at]) or None
-            cand = [w for w in plain[t_at + 1:w_at] if fold(w) not in _TARGET_CONNECT]
-        else:
-            cand = [plain[i] for i in head if folded[i] not in _TARGET_CONNECT]
-        text = " ".join(cand)
-        if text and lex.weapon(cand[-1]) and weapon is not None:
-            text = " ".join(cand[:-1])
-        if text:
-            if roster is not None:
-                keys = roster.resolve(text, lex)
-                if len(keys) == 1:
-                    target, target_text = keys[0], text
-                elif len(keys) > 1:
-                    candidates, target_text = keys, text
-                    out.issues.append(("target.ambiguous", offset, {
-                        "text": text, "candidates": ", ".join(keys), "keys": list(keys)}))
-                else:
-                    target_text = text
-                    if report_unknown and (t_at is not None or not spell):
-                        out.issues.append(("target.unknown", offset, {"text": text}))
-            else:
-                target_text = text
-    return target, target_text, candidates, weapon, spell
-
-
-def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor: str | None,
-               skip_names: Sequence[_Mention] = ()) -> str | None:
-    skip = {i for m in skip_names for i in range(m.i, m.j)}
-    for i, w in enumerate(words):
-        if i in skip:
-            continue
-        if roster is not None:
-            length, names = roster.match_at(words, i, lex, weapons=True)
-            if length and names:
-                return names[0]
-        canon = lex.weapon(w)
-        if canon:
-            if roster is not None:
-                sheet = roster.sheet_weapon(canon, lex, actor)
-                if sheet:
-                    return sheet
-            return canon
-    return None
 
 
 def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexicon,

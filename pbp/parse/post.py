@@ -21,6 +21,7 @@ from typing import Any
 from ..rules.model import ActionKind
 from . import actions as actions_mod
 from . import commands as commands_mod
+from . import explicit as explicit_mod
 from . import regions as regions_mod
 from . import speech as speech_mod
 from . import tags as tags_mod
@@ -100,9 +101,9 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     acts = actions_mod.ActionScan()
     acts.actions.extend(cmds.actions)
     if cmds.explicit:
-        actions_mod.explicit(cmds.explicit, lex, roster, actor, acts)
+        explicit_mod.explicit(cmds.explicit, lex, roster, actor, acts)
     if cmds.labelled:
-        actions_mod.labelled(cmds.labelled, lex, roster, actor, acts)
+        explicit_mod.labelled(cmds.labelled, lex, roster, actor, acts)
     prose = actions_mod.ActionScan()
     actions_mod.infer(masked, lex, roster, actor, prose)
     declared = {a.kind for a in acts.actions}
