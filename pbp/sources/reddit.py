@@ -179,7 +179,9 @@ class SubredditPoller:
         posts: dict[str, list[PostRecord]] = {sid: [] for sid in states}
         out = PollResult(results={})
         out.gaps = [sid for sid, st in states.items()
-                    if full and (st.through is None or float(oldest) > st.through)]  # type: ignore[arg-type]
+                    # >=: a comment made in the same second as `through`, after that read,
+                    # may sit just outside the window
+                    if full and (st.through is None or float(oldest) >= st.through)]  # type: ignore[arg-type]
         for sid, st in states.items():
             mine = by_link.get(sid, [])
             if sid in out.gaps:

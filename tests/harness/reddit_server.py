@@ -73,6 +73,7 @@ class Templates:
     too_many_html: str                    # 429 text/html (2021)
     too_many_headers: dict[str, str]
     too_many_json: str                    # 429 JSON, no retry headers (token endpoint, 2021)
+    api_error: dict[str, Any]             # an API error inside HTTP 200 (2016)
 
     @classmethod
     def load(cls, fixtures: Path) -> Templates:
@@ -124,6 +125,7 @@ class Templates:
             not_found_body=_interaction(core, "TestSession.test_request__not_found.json", 1)
             ["response"]["body"]["string"],
             too_many_html=t429["response"]["body"]["string"],
+            api_error=_body(praw, "TestObjector.test_raise_api_exception.json", 1),
             too_many_json=_interaction(
                 core, "TestSession.test_request__too__many_requests__without_retry_headers.json", 0)
             ["response"]["body"]["string"],
@@ -195,6 +197,7 @@ class Fault:
     status: int
     times: int
     retry_after: float | None = 4
+    api_error: tuple[str, str, str | None] | None = None
 
 
 class RedditServer:
@@ -297,10 +300,14 @@ class RedditServer:
             self.comments[cid].state = "removed" if removed else "deleted"
 
     def fail(self, path_regex: str, status: int = 429, *, times: int = 1,
-             retry_after: float | None = 4) -> None:
-        """Answer the next *times* requests whose path matches with *status*."""
+             retry_after: float | None = 4,
+             api_error: tuple[str, str, str | None] | None = None) -> None:
+        """Answer the next *times* requests whose path matches with *status*; with
+        *api_error* (e.g. ``("RATELIMIT", "... Try again in 6 seconds.", "ratelimit")``),
+        an HTTP 200 carrying it in ``json.errors``, shaped as recorded. Nothing is done."""
         with self.lock:
-            self.faults.append(Fault(re.compile(path_regex), status, times, retry_after))
+            self.faults.append(Fault(re.compile(path_regex), 200 if api_error else status, times,
+                                     retry_after, api_error))
 
     def drop_reply(self, times: int = 1) -> None:
         """Commit the next *times* comments posted, then close without answering."""
@@ -593,6 +600,10 @@ def _handler_for(server: RedditServer) -> type[BaseHTTPRequestHandler]:
                 else:
                     fault = None
             if fault is not None:
+                if fault.api_error is not None:
+                    body = copy.deepcopy(server.templates.api_error)
+                    body["json"]["errors"] = [list(fault.api_error)]
+                    return self._send(200, json.dumps(body), {**json_headers, **self._ratelimit()})
                 if fault.status == 429:
                     if fault.retry_after is None:   # as recorded on the token endpoint
                         return self._send(429, server.templates.too_many_json, json_headers)

@@ -93,7 +93,11 @@ def test_gap_is_detected_and_filled_from_the_tree(reddit_server: Any, bot: praw.
     s.add_comment(sids[0], "before")
     w.cycle()
     s.advance(5)
-    burst = [s.add_comment(sids[i % 2], f"burst {i}") for i in range(12)]   # 12 > limit 5
+    burst = []
+    for i in range(12):                                   # 12 > limit 5, over 4 seconds
+        if i % 3 == 0:
+            s.advance(1)
+        burst.append(s.add_comment(sids[i % 2], f"burst {i}"))
     s.calls.clear()
     out = w.cycle()
     assert sorted(out.gaps) == sorted(sids)               # the window does not reach back
@@ -102,13 +106,15 @@ def test_gap_is_detected_and_filled_from_the_tree(reddit_server: Any, bot: praw.
     assert s.count("/api/morechildren") >= 1
     assert sorted(x[1] for x in w.seen if x[2] == "new") == sorted(
         [c for c in s.comments if s.comments[c].body == "before"] + burst)
+    s.advance(1)
+    s.add_comment(sids[3], "a later comment")             # Reddit moves on
     s.calls.clear()
     w.cycle()     # caught up; the comments that left the window are re-read for edits once
     assert s.count("/r/dnd/comments/") == 1 and s.count("/comments/") == 0
     assert s.count("/api/info") == 1
     s.calls.clear()
     w.cycle()                                             # steady: one call a cycle
-    assert s.count() == 1 and len(w.seen) == 13
+    assert s.count() == 1 and len(w.seen) == 14
 
 
 def test_gap_without_screening_reads_every_tree(reddit_server: Any, bot: praw.Reddit) -> None:
@@ -148,6 +154,7 @@ def test_recheck_catches_an_edit_outside_the_window(reddit_server: Any, bot: pra
     first = s.add_comment(sid, "I attack", author="brakka")
     w.cycle()
     for i in range(4):                                    # pushes `first` out, one at a time
+        s.advance(1)
         s.add_comment(sid, f"chatter {i}")
         w.cycle()
     player.comment(first).edit(body="I attack the shaman")

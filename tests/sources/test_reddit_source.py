@@ -103,8 +103,8 @@ def test_more_comments_are_expanded_and_nested(thread: Any) -> None:
 def test_reply_to_submission_and_to_comment(thread: Any) -> None:
     s, sid, src = thread
     cid = s.add_comment(sid, "attack!", author="brakka")
-    top = src.reply("Round 1 resolved. <!-- pbp:r1 -->", "pbp:r1")
-    under = src.reply("Brakka hits. <!-- pbp:r1c -->", "pbp:r1c", in_reply_to=f"t1_{cid}")
+    top = src.reply("Round 1 resolved. [](#pbp:r1)", "pbp:r1")
+    under = src.reply("Brakka hits. [](#pbp:r1c)", "pbp:r1c", in_reply_to=f"t1_{cid}")
     assert s.comments[top].parent_id == f"t3_{sid}" and s.comments[top].author == "pbp_bot"
     assert s.comments[under].parent_id == f"t1_{cid}"
     assert src.find_reply("pbp:r1c") == under and src.find_reply("pbp:nope") is None
@@ -200,3 +200,19 @@ def test_subreddit_of_a_thread(reddit_server: Any, bot: praw.Reddit) -> None:
     assert subreddit_of(sid, bot) == "Pathfinder_RPG"          # one call, at registration
     with pytest.raises(SourceError, match="404"):
         subreddit_of("zzzzzz", bot)
+
+
+def test_ratelimit_api_error_on_reply_defers_without_sleeping(thread: Any) -> None:
+    s, sid, src = thread
+    s.fail(r"^/api/comment", api_error=("RATELIMIT", "You are doing that too much. Try again in "
+                                        "6 seconds.", "ratelimit"))
+    t0 = time.monotonic()
+    with pytest.raises(SourceError, match="RATELIMIT|too much") as info:
+        src.reply("Round 3. [](#pbp:r3)", "pbp:r3")
+    assert info.value.retry_after == 6 and time.monotonic() - t0 < 1.0
+    assert s.comments_by("pbp_bot", "pbp:r3") == [] and s.count("/api/comment") == 1
+    s.fail(r"^/api/comment", api_error=("THREAD_LOCKED", "Comments are locked.", None))
+    src.backoff.succeeded()
+    with pytest.raises(SourceError, match="locked") as info:
+        src.reply("Round 3. [](#pbp:r3)", "pbp:r3")
+    assert not info.value.retryable
