@@ -13,8 +13,16 @@ from flask_login import current_user
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..store.models import (Campaign, CampaignNarrator, Combatant, Declaration, Encounter, Reply,
-                            RollRecord, Round)
+from ..store.models import (
+    Campaign,
+    CampaignNarrator,
+    Combatant,
+    Declaration,
+    Encounter,
+    Reply,
+    RollRecord,
+    Round,
+)
 
 
 def campaign_ids(session: Session, narrator_id: int) -> list[int]:
@@ -58,14 +66,11 @@ def in_encounter_or_404(session: Session, model: Any, ident: Any, encounter: Enc
     row = session.get(model, ident)
     if row is None:
         abort(404)
-    if model is Combatant:
+    if model is Combatant or model is Round:
         ok = row.encounter_id == encounter.id
-    elif model is Round:
-        ok = row.encounter_id == encounter.id
-    elif model in (Declaration, RollRecord):
-        ok = session.get(Round, row.round_id).encounter_id == encounter.id
-    elif model is Reply:
-        ok = row.round_id is not None and session.get(Round, row.round_id).encounter_id == encounter.id
+    elif model in (Declaration, RollRecord, Reply):
+        rnd = session.get(Round, row.round_id) if row.round_id is not None else None
+        ok = rnd is not None and rnd.encounter_id == encounter.id
     else:
         ok = False
     if not ok:

@@ -3,7 +3,7 @@ in :mod:`pbp.panel.overrides`."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from flask_login import current_user
@@ -14,7 +14,7 @@ from ..store.models import AuditEntry
 
 def write(session: Session, campaign_id: int | None, action: str, entity: str, entity_id: Any,
           before: Any, after: Any, note: str = "") -> None:
-    session.add(AuditEntry(at=datetime.now(timezone.utc), narrator_id=current_user.id,
+    session.add(AuditEntry(at=datetime.now(UTC), narrator_id=current_user.id,
                            actor=current_user.username, campaign_id=campaign_id, action=action,
                            entity=entity, entity_id=str(entity_id),
                            before=None if before is None else {"value": before},

@@ -8,18 +8,35 @@ wait in seconds until the lockout ends.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from urllib.parse import urlsplit
 
-from flask import (Blueprint, Flask, abort, current_app, flash, redirect, render_template, request,
-                   session, url_for)
+from flask import (
+    Blueprint,
+    Flask,
+    abort,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import gettext as _
-from flask_login import LoginManager, UserMixin, current_user, login_required, login_user, logout_user
+from flask_login import (
+    LoginManager,
+    UserMixin,
+    current_user,
+    login_required,
+    login_user,
+    logout_user,
+)
 from sqlalchemy import select
 
 from . import db
 from .forms import LanguageForm, LoginForm
-from .security import needs_rehash, hash_password, verify_password
+from .security import hash_password, needs_rehash, verify_password
 
 bp = Blueprint("auth", __name__)
 login_manager = LoginManager()
@@ -99,7 +116,7 @@ def login():  # type: ignore[no-untyped-def]
             throttle.succeed(*keys)
             if needs_rehash(row.password_hash):
                 row.password_hash = hash_password(form.password.data)
-            row.last_login_at = datetime.now(timezone.utc)
+            row.last_login_at = datetime.now(UTC)
             s.commit()
             session.clear()
             login_user(_user(row), remember=form.remember.data)

@@ -13,13 +13,17 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
+from ..errors import PbpError
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from . import access, audit, db
 from .forms import CampaignForm, CoNarratorForm, ThreadForm, choices
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
-RULESETS = ("beyonders", "forum-d20", "dnd5e", "resistance", "two-action")
+def _rulesets() -> list[str]:
+    from ..rules import registry
+
+    return sorted(registry.registered())
 
 
 def _slug(name: str) -> str:
@@ -56,7 +60,7 @@ def _value(v: object) -> str:
 
 def _form(campaign: Campaign | None = None) -> CampaignForm:
     form = CampaignForm(obj=campaign if request.method == "GET" else None)
-    form.ruleset.choices = choices((r, r) for r in RULESETS)
+    form.ruleset.choices = choices((r, r) for r in _rulesets())
     if request.method == "GET" and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
     if request.method == "GET" and campaign is None:
@@ -73,15 +77,11 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
     except tomllib.TOMLDecodeError as exc:
         form.houserules.errors.append(_("Not valid TOML: %(error)s", error=str(exc)))
         return False
-    try:
-        from ..rules import registry
+    from ..rules import registry
 
-        registry.get(form.ruleset.data, houserules=houserules)  # type: ignore[call-arg]
-    except ImportError:
-        pass
-    except TypeError:
-        pass
-    except Exception as exc:  # the ruleset refuses an unknown or wrong houserule
+    try:
+        registry.get(form.ruleset.data, houserules)
+    except PbpError as exc:  # an unknown key or a wrong value: the ruleset says which
         form.houserules.errors.append(str(exc))
         return False
     campaign.name = form.name.data.strip()

@@ -49,6 +49,7 @@ def remaining(session: Session, encounter: EncounterRow, rnd: Round | None,
                 declared[key] = Declaration(actor=key, actions=tuple(codec.action_from_dict(a) for a in d.actions))
         for c in model.combatants:
             if key := c.key:
+                budget: Any
                 if key in declared:
                     _accepted, _problems, budget = ruleset.plan(ctx, declared[key])
                 else:

@@ -17,9 +17,19 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from ..errors import PbpError
-from ..store.models import (AuditEntry, Campaign, Combatant, Declaration, Encounter, EventRecord, Override, Post,
-                            Reply, RollRecord, Round)
+from ..store.models import (
+    AuditEntry,
+    Campaign,
+    Combatant,
+    Declaration,
+    Encounter,
+    EventRecord,
+    Override,
+    Post,
+    Reply,
+    RollRecord,
+    Round,
+)
 from . import economy
 from . import overrides as ov
 
@@ -115,7 +125,9 @@ def preview(session: Session, rnd: Round | None) -> str:
 @functools.cache
 def _version_statement() -> Any:
     """Built once: constructing (and cache-keying) eleven subqueries costs more than running them."""
-    rid, eid, cid = bindparam("rid"), bindparam("eid"), bindparam("cid")
+    rid: Any = bindparam("rid")
+    eid: Any = bindparam("eid")
+    cid: Any = bindparam("cid")
     return select(
         select(func.count(Post.id)).where(Post.round_id == rid).scalar_subquery(),
         select(func.max(Post.last_seen_at)).where(Post.round_id == rid).scalar_subquery(),
@@ -152,7 +164,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
     # First: the service's dry-run preview expires the whole session when it is done, and
     # every row loaded before it would then be reloaded one by one while rendering. It
     # is also the costliest part (a whole resolution): kept per page version.
-    key = (str(session.get_bind().url), rnd.id if rnd else None, version(session, encounter, rnd))
+    key = (str(session.get_bind().engine.url), rnd.id if rnd else None, version(session, encounter, rnd))
     preview_text = _PREVIEWS.get(key)
     if preview_text is None:
         preview_text = preview(session, rnd)

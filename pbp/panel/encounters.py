@@ -11,7 +11,17 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flask import Blueprint, abort, current_app, flash, jsonify, redirect, render_template, request, url_for
+from flask import (
+    Blueprint,
+    abort,
+    current_app,
+    flash,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
@@ -20,8 +30,18 @@ from ..errors import PbpError
 from ..store.models import Combatant, Declaration, Reply, RollRecord, Round
 from . import access, db, encounter_view
 from . import overrides as ov
-from .forms import (ConditionForm, DeadlineForm, HpOverrideForm, InferredForm, InitiativeForm, PenaltyForm,
-                    ReplyForm, ResolveForm, RollOverrideForm, choices)
+from .forms import (
+    ConditionForm,
+    DeadlineForm,
+    HpOverrideForm,
+    InferredForm,
+    InitiativeForm,
+    PenaltyForm,
+    ReplyForm,
+    ResolveForm,
+    RollOverrideForm,
+    choices,
+)
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 

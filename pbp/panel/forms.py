@@ -11,8 +11,16 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from flask_wtf import FlaskForm
 from flask_wtf.file import FileField, FileRequired
-from wtforms import (BooleanField, DateTimeLocalField, HiddenField, IntegerField, PasswordField,
-                     SelectField, StringField, TextAreaField)
+from wtforms import (
+    BooleanField,
+    DateTimeLocalField,
+    HiddenField,
+    IntegerField,
+    PasswordField,
+    SelectField,
+    StringField,
+    TextAreaField,
+)
 from wtforms.validators import URL, DataRequired, InputRequired, Length, NumberRange, Optional
 
 try:  # WTForms 3.3 deprecates (value, label) tuples

@@ -16,15 +16,24 @@ result records an Override of kind ``roll`` that resolution applies by roll inde
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..errors import PbpError
-from ..store.models import (AuditEntry, Combatant, Declaration, Encounter, Narrator, Override, Reply,
-                            RollRecord, Round)
+from ..store.models import (
+    AuditEntry,
+    Combatant,
+    Declaration,
+    Encounter,
+    Narrator,
+    Override,
+    Reply,
+    RollRecord,
+    Round,
+)
 
 #: Every override kind, in the order the panel lists them.
 KINDS = ("roll", "hp", "condition.add", "condition.remove", "initiative", "action.confirm",
@@ -46,7 +55,7 @@ def reason_or_fail(reason: str | None) -> str:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def _narrator(session: Session, narrator: Narrator | int | None) -> tuple[int | None, str]:
@@ -266,7 +275,7 @@ def set_deadline(session: Session, round_id: int, deadline: datetime, reason: st
     if deadline <= rnd.opens_at:
         raise OverrideError("the deadline must come after the round opens")
     before = rnd.deadline.isoformat()
-    rnd.deadline = deadline.astimezone(timezone.utc)
+    rnd.deadline = deadline.astimezone(UTC)
     return _record(session, encounter=rnd.encounter, round_id=rnd.id, kind="deadline", target=None,
                    before=before, after=rnd.deadline.isoformat(), reason=reason, narrator=narrator,
                    entity="round", entity_id=rnd.id)

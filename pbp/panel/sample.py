@@ -10,7 +10,7 @@ edited after its roll, one full of ``<script>`` and BBCode tricks, one player si
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -63,7 +63,7 @@ def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime
     """Seed the sample; *posts* > 0 adds that many more posts to the open round (bench)."""
     from ..rounds import service
 
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     alice = m.Narrator(username="alice", display_name="Alice", language="en", password_hash=_hash(PASSWORD))
     bob = m.Narrator(username="bob", display_name="Bob", language="en", password_hash=_hash(PASSWORD))
     session.add_all([alice, bob])

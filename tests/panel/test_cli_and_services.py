@@ -11,10 +11,10 @@ from click.testing import CliRunner
 from sqlalchemy import select
 
 from pbp.cli import cli
+from pbp.errors import UnreadableInput
 from pbp.panel import create_app, importer
 from pbp.panel import overrides as ov
 from pbp.panel.security import verify_password
-from pbp.errors import UnreadableInput
 from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import AuditEntry, Campaign, CampaignNarrator, Combatant, Narrator, Override

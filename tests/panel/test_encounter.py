@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbp.store.db import make_engine, session_scope
-from pbp.store.models import AuditEntry, Combatant, Declaration, Override, Reply, Round
+from pbp.store.models import AuditEntry, Combatant, Declaration, Override, Reply
 
 
 def _page(client: Any, ids: dict[str, Any], number: int | None = None) -> str:
@@ -21,7 +21,7 @@ def _page(client: Any, ids: dict[str, Any], number: int | None = None) -> str:
 
 
 def _preview(html: str) -> str:
-    m = re.search(r'<div class="preview" id="preview-text"[^>]*>(.*?)</div>', html, re.S)
+    m = re.search(r'<div class="preview" id="preview-text"[^>]*>(.*?)</div>', html, re.DOTALL)
     assert m
     return m.group(1)
 
