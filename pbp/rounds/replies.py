@@ -215,11 +215,13 @@ def _earlier(session: Session, rnd: m.Round, names: Mapping[str, str]) -> list[d
                                                  m.Round.number == rnd.number - 1))
     out = []
     for p in prev:
-        for d in session.scalars(select(m.Declaration).where(m.Declaration.round_id == p.id)
-                                 .order_by(m.Declaration.id)):
-            if any(n.get("code") == "after-resolution" for n in d.notes or []):
-                out.append({"code": "after-resolution", "name": d.combatant.name,
-                            "round": p.number})
+        rows = session.execute(select(m.Declaration.notes, m.Combatant.name)
+                               .join(m.Combatant, m.Combatant.id == m.Declaration.combatant_id)
+                               .where(m.Declaration.round_id == p.id)
+                               .order_by(m.Declaration.id))
+        for notes, name in rows:
+            if any(n.get("code") == "after-resolution" for n in notes or []):
+                out.append({"code": "after-resolution", "name": name, "round": p.number})
     return out
 
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 from sqlalchemy.orm import Session, selectinload
 
 from ..dice import DiceBox, Roll
@@ -162,18 +162,20 @@ def _resolve(session: Session, rnd: m.Round, now: datetime, *, reresolve: bool =
                                     houserules=policy.houserules)
     box = OverridingBox(rnd.seed, next_index(session, rnd.id), totals)
     result = engine.resolve(model, decls, box)
-    for roll in box.raw:
-        session.add(codec.record_from_roll(roll, round_id=rnd.id, kind="engine",
-                                           actor=_actor_of(result.events, roll.index)))
+    actors = {r.index: ev.actor for ev in result.events for r in ev.rolls}
+    if box.raw:   # bulk inserts: hundreds of rows a round with 50 combatants
+        session.execute(insert(m.RollRecord), [
+            codec.roll_row(roll, round_id=rnd.id, kind="engine", actor=actors.get(roll.index))
+            for roll in box.raw])
     seq = session.scalar(select(m.EventRecord.seq).where(m.EventRecord.round_id == rnd.id)
                          .order_by(m.EventRecord.seq.desc()).limit(1))
     seq = -1 if seq is None else seq
-    for ev in result.events:
-        seq += 1
-        session.add(m.EventRecord(round_id=rnd.id, seq=seq, code=ev.code, actor=ev.actor,
-                                  target=ev.target, rule=ev.rule, message=ev.message,
-                                  params=codec._plain(dict(ev.params)),
-                                  roll_indexes=[r.index for r in ev.rolls]))
+    if result.events:
+        session.execute(insert(m.EventRecord), [
+            dict(round_id=rnd.id, seq=seq + 1 + i, code=ev.code, actor=ev.actor,
+                 target=ev.target, rule=ev.rule, message=ev.message,
+                 params=codec._plain(dict(ev.params)), roll_indexes=[r.index for r in ev.rolls])
+            for i, ev in enumerate(result.events)])
     new = result.encounter
     by_key = {c.key: c for c in rows}
     for c in new.combatants:
@@ -209,13 +211,6 @@ def finished(encounter: Any) -> bool:
     """True when at most one side still has someone standing."""
     sides = {c.side for c in encounter.combatants if not c.down and not c.is_object}
     return len(sides) <= 1
-
-
-def _actor_of(events: Any, index: int) -> str | None:
-    for ev in events:
-        if any(r.index == index for r in ev.rolls):
-            return ev.actor
-    return None
 
 
 def reresolve_round(session: Session, round_id: int, now: datetime) -> int | None:
