@@ -17,6 +17,11 @@ def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
+# what each -t the players typed means, read from the fight's own combat state
+EXPECTED = {"moz": "mozzie-urahaka", "sh1": "sh1", "sh": "sh1", "verity": "verity-silverdust",
+            "nitar": "nitar", "barth": "bartholomew", "alek": "aleksandra", "keya": "keya"}
+
+
 @pytest.fixture(scope="module")
 def fight():
     path = shared_path("fixtures", "pbp", "fireball", "raw.jsonl")
@@ -63,6 +68,7 @@ def test_every_target_is_matched(fight):
             got = [action.target, *action.options.get("targets", [])[1:]]
             assert len(got) == len(wanted), (line, action)
             assert all(k in keys for k in got), (line, got)
+            assert got == [EXPECTED[w.lower()] for w in wanted], (line, got)
             checked += len(wanted)
     assert checked >= 25
 
