@@ -147,3 +147,16 @@ def test_fixture_folder_is_read_not_copied() -> None:
     here = Path(__file__).resolve().parents[2]
     assert not list(here.glob("tests/**/TestSubmission.test_reply.json"))
     assert fixtures_dir().is_dir()
+
+
+def test_absent_fixtures_skip_locally_and_fail_in_ci(monkeypatch: Any, tmp_path: Path) -> None:
+    import reddit_fixtures
+
+    conf = reddit_fixtures._load("pbp_tests_conftest", reddit_fixtures.ROOT / "tests" / "conftest.py")
+    monkeypatch.setattr(conf, "SHARED", tmp_path / "no-shared")
+    monkeypatch.setattr(conf, "IN_CI", False)
+    with pytest.raises(pytest.skip.Exception, match="absent"):
+        fixtures_dir()
+    monkeypatch.setattr(conf, "IN_CI", True)
+    with pytest.raises(pytest.fail.Exception, match="required in CI"):
+        fixtures_dir()
