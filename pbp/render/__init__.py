@@ -9,6 +9,7 @@ so a player's name or speech can never inject markup.
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -25,6 +26,9 @@ from .view import ActorSection, EventLine, ReplyView
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
 PLATFORMS = ("bbcode", "markdown", "text")
+
+
+_REDDIT_NAME = re.compile(r"^[A-Za-z0-9_-]{3,20}$")
 
 
 class Raw(str):
@@ -169,8 +173,17 @@ def render_reply(view: ReplyView) -> str:
     def words(values: Any) -> list[str]:
         return [word(v, lang) for v in values]
 
+    def mention(player: str | None) -> str:
+        """Who to notify: ``u/name`` on Reddit (names there are [A-Za-z0-9_-]), ``@name``
+        on forums; anything else is plain, escaped text."""
+        if not player:
+            return ""
+        if view.platform == "markdown" and _REDDIT_NAME.match(player):
+            return Raw(f"u/{player}")
+        return f"@{player}" if view.platform == "bbcode" else player
+
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
-    text = template.render(v=view, _=_, ev=ev, note=note, words=words, when=lambda d: when(d, view.timezone),
+    text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, when=lambda d: when(d, view.timezone),
                            marker=Raw(view.marker))
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []

@@ -61,7 +61,7 @@ class ReplyView:
     header: list[EventLine] = field(default_factory=list)
     actors: list[ActorSection] = field(default_factory=list)
     footer: list[EventLine] = field(default_factory=list)
-    waiting: list[str] = field(default_factory=list)      # reminder: who has not posted
+    waiting: list[Mapping[str, Any]] = field(default_factory=list)  # reminder: {name, player}
     order: list[str] = field(default_factory=list)        # names in initiative order
     next_round: int | None = None
     next_deadline: datetime | None = None

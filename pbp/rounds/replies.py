@@ -24,6 +24,11 @@ from ..store import models as m
 from .lifecycle import missing_players
 
 
+def reply_platform(thread: m.Thread) -> str:
+    """Reddit reads Markdown whatever the row says; forums BBCode unless set otherwise."""
+    return "markdown" if thread.kind == "reddit" and thread.platform != "text" else thread.platform
+
+
 def marker_for(key: str) -> str:
     return f"pbp-reply:{key}"
 
@@ -94,7 +99,7 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     state = _combatant_state(rnd) if kind == "resolution" else {}
     order = list(rnd.order or enc.order or [c.key for c in rows])
     order += [c.key for c in rows if c.key not in order and not (c.sheet or {}).get("is_object")]
-    view = ReplyView(kind=kind, platform=thread.platform, language=campaign.language,
+    view = ReplyView(kind=kind, platform=reply_platform(thread), language=campaign.language,
                      timezone=campaign.timezone, encounter=enc.name or campaign.name,
                      round_number=rnd.number, surprise=rnd.surprise, deadline=rnd.deadline,
                      commitment=rnd.commitment, marker=marker, names=dict(names))
@@ -113,7 +118,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
         view.header = [e for e in events if e.code != "initiative.order"]
         return view
     if kind == "reminder":
-        view.waiting = [f"{c.name} ({c.player})" for c in missing_players(session, rnd)]
+        view.waiting = [{"name": c.name, "player": c.player}
+                        for c in missing_players(session, rnd)]
         return view
     start = next((i for i, e in enumerate(events) if e.code == "round.start"), 0)
     header, per, footer = group_events(events[start:], order)
@@ -242,7 +248,7 @@ def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, 
     body = render_round_reply(session, rnd, kind, now, marker=marker)
     held = enc.campaign.approval_mode and kind == "resolution"
     reply = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=key,
-                    marker=marker, platform=enc.thread.platform, language=enc.campaign.language,
+                    marker=marker, platform=reply_platform(enc.thread), language=enc.campaign.language,
                     body=body, state="held" if held else "pending", created_at=now)
     try:
         with session.begin_nested():

@@ -23,7 +23,7 @@ def test_reminders_name_who_has_not_posted_once_per_threshold(engine):
         assert service.send_reminder(s, rid, at(12, 5)) is None          # once
         assert service.due_reminders(s, at(13)) == []
         body = s.get(m.Reply, reply_id).body
-    assert "Still to post: Bram (bob), Cyd (carol)" in body
+    assert "Still to post:\nBram (@bob)\nCyd (@carol)\n" in body
     assert "Reminder: the deadline is 2026-12-01 09:00 (America/Sao_Paulo, UTC-03:00)." in body
     w.ingest([post("p2", "bob", at(14), "#defend"), post("p3", "carol", at(15), "#defend")], now=at(15))
     with session_scope(engine) as s:
