@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import accumulate
 from dataclasses import dataclass, field
+from itertools import accumulate
 
 from ..rules.model import ActionKind
 from .lexicon import Lexicon

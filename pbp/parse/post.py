@@ -151,18 +151,25 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     an inferred attack of its own (confidence 0.6), its target read from the label.
     Actions are indexed by line and paragraph, so this stays linear in the post.
     """
-    lines = regions_mod.Lines(text)
-    blank_pos = [m.start() + 1 for m in _BLANK_LINE.finditer(text)] if "\n" in text else []
+    if len(text) < 4000:  # a short post: find the line start directly (bounded by the post)
+        rfind = text.rfind
+
+        def line_start(pos: int) -> int:
+            return rfind("\n", 0, pos) + 1
+    else:
+        line_start = regions_mod.Lines(text).line_start
+    blank_pos = [m.start() + 1 for m in _BLANK_LINE.finditer(text)] if "\n\n" in text or \
+        "\n " in text or "\n\t" in text else []
 
     def para(pos: int) -> int:
-        return bisect_left(blank_pos, pos + 1)
+        return bisect_left(blank_pos, pos + 1) if blank_pos else 0
 
     by_line: dict[int, list[ParsedAction]] = {}
     by_para: dict[int, list[ParsedAction]] = {}
     armed: list[ParsedAction] = []          # attacks, casts, maneuvers, in position order
 
     def index(a: ParsedAction) -> None:
-        insort(by_line.setdefault(lines.line_start(a.position), []), a, key=_position)
+        insort(by_line.setdefault(line_start(a.position), []), a, key=_position)
         insort(by_para.setdefault(para(a.position), []), a, key=_position)
         if a.kind in _ROLL_PURPOSE_KINDS["attack"]:
             insort(armed, a, key=_position)
@@ -175,7 +182,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
         if r.purpose in ("initiative", "check", "defense"):
             continue
         want = _ROLL_PURPOSE_KINDS.get(r.purpose or "", ())
-        choice = _nearest(by_line.get(lines.line_start(r.position), ()), r.position, want) or \
+        choice = _nearest(by_line.get(line_start(r.position), ()), r.position, want) or \
             _nearest(by_para.get(para(r.position), ()), r.position, want)
         if choice is None and want and armed:
             k = _bisect_positions(armed, r.position)
