@@ -126,3 +126,24 @@ def test_twenty_thousand_unclosed_roll_tags_well_under_a_second():
     assert post.rolls == ()
     assert post.errors[0].code == "tag.unclosed"
     assert post.errors[-1].code == "errors.truncated"
+
+
+def _cased(word: str, mask: int) -> str:
+    return "".join(c.upper() if mask >> i & 1 else c for i, c in enumerate(word))
+
+
+tag_heads = st.builds(lambda name, mask, arg, close: ("[/" if close else "[") + _cased(name, mask) + arg + "]",
+                      st.sampled_from(["roll", "dice"]), st.integers(0, 15),
+                      st.sampled_from(["", "=Ataque", '=label="Attack Roll"', " 2d6", "=", " "]),
+                      st.booleans())
+mixed_case = st.lists(st.one_of(tag_heads, st.sampled_from(["1d20+5", "1D20", "x", " ", "\n", "[[", "]]"])),
+                      max_size=30).map("".join)
+
+
+@SETTINGS
+@given(mixed_case, st.sampled_from(LANGS))
+def test_mixed_case_and_nested_tags(text, lang):
+    post = parse_post(text, fmt="bbcode", lang=lang)
+    _check(post, text)
+    for r in post.rolls:  # whatever was read is a whole tag of the text, never a piece of prose
+        assert text[r.position] == "[" and text[r.end - 1] == "]"
