@@ -77,11 +77,27 @@ def check_keys(defaults: Mapping[str, Any], given: Mapping[str, Any], *, ruleset
             known = ", ".join(sorted(f"{prefix}{k}" for k in defaults))
             raise ConfigError(f"unknown houserule '{prefix}{key}' for ruleset '{ruleset}' "
                               f"(known: {known})")
-        if isinstance(defaults[key], Mapping):
+        default = defaults[key]
+        if isinstance(default, Mapping):
             if not isinstance(value, Mapping):
                 raise ConfigError(f"houserule '{prefix}{key}' for ruleset '{ruleset}' "
                                   f"must be a table")
-            check_keys(defaults[key], value, ruleset=ruleset, prefix=f"{prefix}{key}.")
+            check_keys(default, value, ruleset=ruleset, prefix=f"{prefix}{key}.")
+        elif not _same_type(default, value):
+            raise ConfigError(f"houserule '{prefix}{key}' for ruleset '{ruleset}' must be "
+                              f"{type(default).__name__}-valued like its default "
+                              f"{default!r}, not {value!r}")
+
+
+def _same_type(default: Any, value: Any) -> bool:
+    """A houserule keeps its default's type (a float default also takes whole numbers)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        return isinstance(default, bool) and isinstance(value, bool)
+    if isinstance(default, float):
+        return isinstance(value, (int, float))
+    if default is None:
+        return True
+    return isinstance(value, type(default))
 
 
 class Ruleset:
@@ -311,11 +327,11 @@ class Ruleset:
         """The count a delaying combatant waits for (``options.until`` or right after
         ``options.after``); None when it loses the turn instead."""
         after = action.options.get("after")
-        if after is not None and after in ctx.combatants:
+        if isinstance(after, str) and after in ctx.combatants:
             other = ctx.get(after).initiative
             return (other if other is not None else 0.0) - 0.001
         until = action.options.get("until")
-        if until is not None:
+        if isinstance(until, (int, float)) and not isinstance(until, bool):
             return float(until)
         return (ctx.count or 0.0) - 1
 

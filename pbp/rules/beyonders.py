@@ -158,10 +158,22 @@ class Beyonders(Ruleset):
                 out.append(Problem("ride.kind", "BEY-6",
                                    "only quick, move and free actions may be used on another's "
                                    "turn", index))
-            elif other not in ctx.combatants:
+            elif not isinstance(other, str) or other not in ctx.combatants:
                 out.append(Problem("target.unknown", "BEY-6",
                                    f"there is nobody called '{other}' in this fight", index))
         if k is ActionKind.MOVE:
+            distance = action.options.get("distance", 0) or 0
+            items = action.options.get("items", []) or []
+            if isinstance(distance, bool) or not isinstance(distance, (int, float)) \
+                    or distance < 0:
+                out.append(Problem("move.distance", "BEY-7",
+                                   f"'{distance}' is not a distance", index))
+            if not isinstance(items, list) or any(i not in ("body", "beside") for i in items):
+                out.append(Problem("move.items", "BEY-7",
+                                   "items are taken from the body or from beside you "
+                                   "(body, beside)", index))
+            if out:
+                return out
             speed = self.speed(c)
             cost = self.move_cost(action)
             if cost > speed:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ..errors import PbpError
 from . import conditions as C
 from . import maneuvers
 from .base import Ruleset
@@ -152,15 +153,43 @@ class ForumD20Economy(Ruleset):
                                    index))
         if k is ActionKind.READY:
             trigger = action.options.get("trigger") or {}
-            if not isinstance(trigger, Mapping) or trigger.get("actor") not in ctx.combatants:
+            actor = trigger.get("actor") if isinstance(trigger, Mapping) else None
+            if not isinstance(actor, str) or actor not in ctx.combatants:
                 out.append(Problem("ready.trigger", "FD-14",
                                    "a readied action needs a trigger: whose action sets it off",
                                    index))
         if k is ActionKind.DELAY:
             until = action.options.get("until")
-            if until is not None and not isinstance(until, (int, float)):
+            if until is not None and (isinstance(until, bool)
+                                      or not isinstance(until, (int, float))):
                 out.append(Problem("delay.count", "FD-16",
                                    f"'{until}' is not an initiative count", index))
+            after = action.options.get("after")
+            if after is not None and (not isinstance(after, str) or after not in ctx.combatants):
+                out.append(Problem("delay.after", "FD-16",
+                                   f"there is nobody called '{after}' to wait for", index))
+        if k is ActionKind.CAST and action.options.get("inflict") is not None:
+            out += self._check_inflict(action, index)
+        return out
+
+    def _check_inflict(self, action: Action, index: int) -> list[Problem]:
+        out: list[Problem] = []
+        try:
+            C.canonical(str(action.options.get("inflict")))
+        except PbpError as exc:
+            out.append(Problem("inflict.unknown", "FD-18", exc.message, index))
+        rounds = action.options.get("rounds")
+        if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)):
+            out.append(Problem("inflict.rounds", "FD-6",
+                               f"'{rounds}' is not a number of rounds", index))
+        save = action.options.get("save", "will")
+        if save not in ("fortitude", "reflexos", "will"):
+            out.append(Problem("inflict.save", "FD-4",
+                               f"'{save}' is not a defense test (fortitude, reflexos, will)",
+                               index))
+        if action.target is None:
+            out.append(Problem("target.missing", "FD-18",
+                               "a spell that imposes a condition needs a target", index))
         return out
 
     def speed(self, c: Combatant) -> float:

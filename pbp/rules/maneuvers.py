@@ -87,7 +87,8 @@ def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> Non
                           source=c.key)
     elif name == "disarm":
         current = ctx.get(target.key)
-        dropped = current.weapon(action.options.get("item"))
+        item = action.options.get("item")
+        dropped = current.weapon(item if isinstance(item, str) else None)
         if dropped is not None:
             ctx.put(dataclasses.replace(current, weapons=tuple(
                 w for w in current.weapons if w is not dropped)))

@@ -109,6 +109,43 @@ def _check_keys(node: _LineDict, allowed: set[str], path: str, trail: str) -> No
                                   where=_where(path, node, trail, key))
 
 
+_KINDS = {"int": "a whole number", "number": "a number", "bool": "true or false",
+          "str": "a text", "list": "a list", "map": "a mapping"}
+
+
+def _typed(node: _LineDict, key: str, path: str, trail: str, kind: str,
+           default: Any = None) -> Any:
+    """``node[key]`` checked to be of *kind* (see ``_KINDS``); absent or null -> *default*."""
+    if key not in node or node[key] is None:
+        return default
+    value = node[key]
+    ok = {
+        "int": isinstance(value, int) and not isinstance(value, bool),
+        "number": isinstance(value, (int, float)) and not isinstance(value, bool),
+        "bool": isinstance(value, bool),
+        "str": isinstance(value, (str, int, float)) and not isinstance(value, bool),
+        "list": isinstance(value, list),
+        "map": isinstance(value, dict),
+    }[kind]
+    if not ok:
+        raise UnreadableInput(f"'{key}' must be {_KINDS[kind]}, not {value!r}",
+                              where=_where(path, node, trail, key))
+    if kind == "str":
+        return str(value)
+    if kind == "map" and not isinstance(value, _LineDict):
+        return _LineDict(value)
+    return value
+
+
+def _strings(node: _LineDict, key: str, path: str, trail: str) -> tuple[str, ...]:
+    items = _typed(node, key, path, trail, "list", [])
+    for item in items:
+        if not isinstance(item, str):
+            raise UnreadableInput(f"'{key}' must list texts, not {item!r}",
+                                  where=_where(path, node, trail, key))
+    return tuple(items)
+
+
 def load(path: str | Path) -> Scenario:
     """Read and check a scenario file."""
     p = Path(path)
@@ -132,21 +169,21 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     _check_keys(root, ROOT_KEYS, path, "top level")
     if "ruleset" not in root:
         raise UnreadableInput("missing key 'ruleset'", where=_where(path, root, "top level"))
-    ruleset_id = str(root["ruleset"])
+    ruleset_id = _typed(root, "ruleset", path, "ruleset", "str")
     try:
         cls = ruleset_class(ruleset_id)
     except PbpError as exc:
         exc.where = _where(path, root, "ruleset", "ruleset")
         raise
-    overrides = root.get("houserules") or {}
+    overrides = _typed(root, "houserules", path, "houserules", "map", {})
     try:
-        houserules = load_houserules(ruleset_id, _need_mapping(overrides, path, root, "houserules"))
+        houserules = load_houserules(ruleset_id, overrides)
     except PbpError as exc:
         exc.where = _where(path, root, "houserules", "houserules")
         raise
     extra = frozenset(SYNONYMS) | cls.extra_stats
-    raw_cs = root.get("combatants")
-    if not isinstance(raw_cs, list) or not raw_cs:
+    raw_cs = _typed(root, "combatants", path, "combatants", "list")
+    if not raw_cs:
         raise UnreadableInput("'combatants' must be a non-empty list",
                               where=_where(path, root, "combatants", "combatants"))
     combatants = [_combatant(c, i, path, root, extra) for i, c in enumerate(raw_cs)]
@@ -155,40 +192,47 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     if dupes:
         raise UnreadableInput(f"duplicate combatant key(s): {', '.join(dupes)}",
                               where=_where(path, root, "combatants", "combatants"))
-    surprised = tuple(str(k) for k in (root.get("surprised") or ()))
+    surprised = _strings(root, "surprised", path, "surprised")
     for k in surprised:
         if k not in keys:
             raise UnreadableInput(f"'{k}' is not a combatant",
                                   where=_where(path, root, "surprised", "surprised"))
     encounter = Encounter(ruleset=ruleset_id, combatants=tuple(combatants),
-                          round=int(root.get("round", 0)),
-                          surprise=bool(root.get("surprise", bool(surprised))),
-                          surprised=surprised, unseen=bool(root.get("unseen", False)),
+                          round=_typed(root, "round", path, "round", "int", 0),
+                          surprise=_typed(root, "surprise", path, "surprise", "bool",
+                                          bool(surprised)),
+                          surprised=surprised,
+                          unseen=_typed(root, "unseen", path, "unseen", "bool", False),
                           houserules=houserules)
-    raw_rounds = root.get("rounds") or []
-    if not isinstance(raw_rounds, list):
-        raise UnreadableInput("'rounds' must be a list", where=_where(path, root, "rounds", "rounds"))
+    raw_rounds = _typed(root, "rounds", path, "rounds", "list", [])
+    dice = _typed(root, "dice", path, "dice", "list", [])
+    if not all(isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in dice):
+        raise UnreadableInput(f"'dice' must list faces (whole numbers from 1), not {dice!r}",
+                              where=_where(path, root, "dice", "dice"))
     rounds: list[list[dict[str, Any]]] = []
-    scenario = Scenario(encounter, houserules, rounds, seed=str(root.get("seed", "bench")),
-                        dice=[int(x) for x in (root.get("dice") or [])], path=path,
-                        title=str(root.get("title", "")))
+    scenario = Scenario(encounter, houserules, rounds,
+                        seed=_typed(root, "seed", path, "seed", "str", "bench"),
+                        dice=list(dice), path=path,
+                        title=_typed(root, "title", path, "title", "str", ""))
     for r, raw in enumerate(raw_rounds):
         trail = f"rounds[{r}]"
         node = _need_mapping(raw, path, root, trail)
         _check_keys(node, {"declarations", "note"}, path, trail)
-        decls = node.get("declarations") or []
-        if not isinstance(decls, list):
-            raise UnreadableInput("'declarations' must be a list", where=_where(path, node, trail))
+        decls = _typed(node, "declarations", path, trail, "list", [])
         checked: list[dict[str, Any]] = []
         for d, rawd in enumerate(decls):
             dt = f"{trail}.declarations[{d}]"
             dnode = _need_mapping(rawd, path, node, dt)
             _check_keys(dnode, DECLARATION_KEYS, path, dt)
-            if dnode.get("actor") not in keys:
+            for flag in ("late", "missing", "waived"):
+                _typed(dnode, flag, path, dt, "bool")
+            _typed(dnode, "speech_count", path, dt, "int")
+            _typed(dnode, "post_id", path, dt, "str")
+            if not isinstance(dnode.get("actor"), str) or dnode["actor"] not in keys:
                 raise UnreadableInput(f"actor '{dnode.get('actor')}' is not a combatant",
                                       where=_where(path, dnode, dt, "actor"))
             who = combatants[keys.index(dnode["actor"])]
-            for a, rawa in enumerate(dnode.get("actions") or []):
+            for a, rawa in enumerate(_typed(dnode, "actions", path, dt, "list", [])):
                 at = f"{dt}.actions[{a}]"
                 anode = _need_mapping(rawa, path, dnode, at)
                 _action(anode, path, at, keys, None, who)  # check now; roll later
@@ -203,63 +247,96 @@ def _combatant(raw: Any, i: int, path: str, root: Any, extra: frozenset[str]) ->
     _check_keys(node, COMBATANT_KEYS, path, trail)
     if "key" not in node:
         raise UnreadableInput("missing key 'key'", where=_where(path, node, trail))
-    key = str(node["key"])
-    name = str(node.get("name", key))
+    key = _typed(node, "key", path, trail, "str")
+    name = _typed(node, "name", path, trail, "str", key)
     if "object" in node:  # FD-19
-        spec = _need_mapping(node["object"] or {}, path, node, f"{trail}.object")
-        _check_keys(spec, OBJECT_KEYS, path, f"{trail}.object")
+        ot = f"{trail}.object"
+        spec = _typed(node, "object", path, trail, "map", _LineDict())
+        _check_keys(spec, OBJECT_KEYS, path, ot)
+        size = spec.get("size", "medium")
+        if isinstance(size, bool) or not isinstance(size, (str, int)):
+            raise UnreadableInput(f"'size' must be a size name or a number, not {size!r}",
+                                  where=_where(path, spec, ot, "size"))
         try:
-            return objects.make_object(key, name, size=spec.get("size", "medium"),
-                                       material=int(spec.get("material", 0)),
-                                       moving=bool(spec.get("moving", False)),
-                                       reduction=int(spec.get("reduction", 0)))
+            return objects.make_object(key, name, size=size,
+                                       material=_typed(spec, "material", path, ot, "int", 0),
+                                       moving=_typed(spec, "moving", path, ot, "bool", False),
+                                       reduction=_typed(spec, "reduction", path, ot, "int", 0))
         except PbpError as exc:
-            exc.where = _where(path, spec, f"{trail}.object")
+            exc.where = exc.where or _where(path, spec, ot)
             raise
-    stats_node = node.get("stats") or {}
-    stats = normalise_sheet(_need_mapping(stats_node, path, node, f"{trail}.stats"),
-                            where=_where(path, stats_node, f"{trail}.stats"), extra=extra)
-    weapons = []
-    for w, raw_w in enumerate(node.get("weapons") or []):
-        wt = f"{trail}.weapons[{w}]"
-        wnode = _need_mapping(raw_w, path, node, wt)
-        _check_keys(wnode, WEAPON_KEYS, path, wt)
-        try:
-            weapon = Weapon.from_dict({**wnode, "aliases": list(wnode.get("aliases", []))})
-            check_expression(weapon.damage)
-            if has_stats(weapon.damage):  # every stat the damage names must be on the sheet
-                substitute_stats(weapon.damage, stats, resolve_name)
-        except PbpError as exc:
-            exc.where = _where(path, wnode, wt)
-            raise
-        weapons.append(weapon)
+    stats_node = _typed(node, "stats", path, trail, "map", _LineDict())
+    stats = normalise_sheet(stats_node, where=_where(path, stats_node, f"{trail}.stats"),
+                            extra=extra)
+    weapons = [_weapon(raw_w, f"{trail}.weapons[{w}]", path, node, stats)
+               for w, raw_w in enumerate(_typed(node, "weapons", path, trail, "list", []))]
     conds = []
-    for j, raw_c in enumerate(node.get("conditions") or []):
+    for j, raw_c in enumerate(_typed(node, "conditions", path, trail, "list", [])):
         ct = f"{trail}.conditions[{j}]"
-        cnode = _LineDict({"name": raw_c}) if isinstance(raw_c, str) else \
-            _need_mapping(raw_c, path, node, ct)
-        if not cnode.line:
-            cnode.line, cnode.key_lines = node.key_lines.get("conditions", node.line), {}
+        if isinstance(raw_c, str):
+            cnode = _LineDict({"name": raw_c})
+            cnode.line = node.key_lines.get("conditions", node.line)
+        else:
+            cnode = _need_mapping(raw_c, path, node, ct)
         _check_keys(cnode, CONDITION_KEYS, path, ct)
         try:
-            conds.append(Condition.from_dict({**cnode, "name": C.canonical(str(cnode["name"]))}))
+            cname = C.canonical(_typed(cnode, "name", path, ct, "str", ""))
         except PbpError as exc:
             exc.where = _where(path, cnode, ct)
             raise
-    hp = int(node.get("hp", 10))
+        count = _typed(cnode, "started_count", path, ct, "number")
+        conds.append(Condition(
+            name=cname, rounds=_typed(cnode, "rounds", path, ct, "int"),
+            started_round=_typed(cnode, "started_round", path, ct, "int", 0),
+            started_count=None if count is None else float(count),
+            source=_typed(cnode, "source", path, ct, "str"),
+            value=_typed(cnode, "value", path, ct, "int", 0),
+            note=_typed(cnode, "note", path, ct, "str")))
+    hp = _typed(node, "hp", path, trail, "int", 10)
+    initiative = _typed(node, "initiative", path, trail, "number")
+    extras = _typed(node, "extra_actions", path, trail, "map", _LineDict())
+    for k in extras:
+        _typed(extras, k, path, f"{trail}.extra_actions", "int")
+    return Combatant(
+        key=key, name=name, side=_typed(node, "side", path, trail, "str", "players"),
+        player=_typed(node, "player", path, trail, "str"),
+        stats=stats, hp=hp, max_hp=_typed(node, "max_hp", path, trail, "int", hp),
+        weapons=tuple(weapons), conditions=tuple(conds),
+        initiative=None if initiative is None else float(initiative),
+        aliases=_strings(node, "aliases", path, trail),
+        abilities=_strings(node, "abilities", path, trail),
+        extra_actions={str(k): int(v) for k, v in extras.items()},
+        down=_typed(node, "down", path, trail, "bool", False),
+    )
+
+
+def _weapon(raw: Any, wt: str, path: str, parent: _LineDict, stats: Mapping[str, int]) -> Weapon:
+    wnode = _need_mapping(raw, path, parent, wt)
+    _check_keys(wnode, WEAPON_KEYS, path, wt)
+    if "name" not in wnode:
+        raise UnreadableInput("missing key 'name'", where=_where(path, wnode, wt))
+    weapon = Weapon(
+        name=_typed(wnode, "name", path, wt, "str"),
+        damage=_typed(wnode, "damage", path, wt, "str", "1d4"),
+        category=_typed(wnode, "category", path, wt, "str", "melee"),
+        threat=_typed(wnode, "threat", path, wt, "int", 20),
+        multiplier=_typed(wnode, "multiplier", path, wt, "int", 2),
+        skill=_typed(wnode, "skill", path, wt, "str"),
+        reach=_typed(wnode, "reach", path, wt, "int", 0),
+        aliases=_strings(wnode, "aliases", path, wt),
+        attribute=_typed(wnode, "attribute", path, wt, "str"),
+    )
+    if not 1 <= weapon.threat <= 20 or weapon.multiplier < 1:
+        raise UnreadableInput("'threat' must be 1..20 and 'multiplier' at least 1",
+                              where=_where(path, wnode, wt))
     try:
-        return Combatant(
-            key=key, name=name, side=str(node.get("side", "players")),
-            player=None if node.get("player") is None else str(node["player"]),
-            stats=stats, hp=hp, max_hp=int(node.get("max_hp", hp)), weapons=tuple(weapons),
-            conditions=tuple(conds),
-            initiative=None if node.get("initiative") is None else float(node["initiative"]),
-            aliases=tuple(node.get("aliases") or ()), abilities=tuple(node.get("abilities") or ()),
-            extra_actions={str(k): int(v) for k, v in (node.get("extra_actions") or {}).items()},
-            down=bool(node.get("down", False)),
-        )
-    except (TypeError, ValueError) as exc:
-        raise UnreadableInput(str(exc), where=_where(path, node, trail)) from None
+        check_expression(weapon.damage)
+        if has_stats(weapon.damage):  # every stat the damage names must be on the sheet
+            substitute_stats(weapon.damage, stats, resolve_name)
+    except PbpError as exc:
+        exc.where = _where(path, wnode, wt, "damage")
+        raise
+    return weapon
 
 
 def _action(node: _LineDict, path: str, trail: str, keys: list[str],
@@ -285,8 +362,10 @@ def _action(node: _LineDict, path: str, trail: str, keys: list[str],
     if target is not None and str(target) not in keys:
         raise UnreadableInput(f"target '{target}' is not a combatant",
                               where=_where(path, node, trail, "target" if "target" in node else kind.value))
+    for field_name in ("weapon", "text", "roll"):
+        _typed(node, field_name, path, trail, "str")
     weapon = data.pop("weapon", None)
-    text = str(data.pop("text", ""))
+    text = str(data.pop("text", "") or "")
     roll_expr = data.pop("roll", None)
     rolled = None
     if roll_expr is not None:

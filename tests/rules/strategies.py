@@ -154,3 +154,37 @@ def declarations(draw: st.DrawFn, encounter: Encounter, max_actions: int = 6
         out.append(Declaration(actor=c.key, actions=acts, late=draw(st.integers(0, 4)) == 0,
                                missing=False, penalty_waived=draw(st.booleans())))
     return out
+
+
+#: option keys the rulesets read; ``junk_declarations`` fills them with anything JSON can hold
+OPTION_KEYS = ("distance", "move", "items", "maneuver", "power", "until", "after", "trigger",
+               "action", "touch", "into_melee", "mental", "area", "ambush", "defense", "bonus",
+               "on_turn_of", "interrupts", "cancel_cast", "spell", "command", "initiative",
+               "inflict", "save", "rounds", "item")
+JUNK = st.recursive(st.none() | st.booleans() | st.integers(-50, 50) | st.floats(-1e3, 1e3)
+                    | st.text(max_size=8)
+                    | st.sampled_from(("c0", "c1", "body", "beside", "trip", "disarm", "sunder",
+                                       "grapple", "feint", "escape", "will", "con", "stand",
+                                       "draw", "frightened", "prone", "init", "init-clear")),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.sampled_from(("kind", "actor", "target", "text")),
+                                      inner, max_size=3),
+                    max_leaves=6)
+
+
+@st.composite
+def junk_declarations(draw: st.DrawFn, encounter: Encounter) -> list[Declaration]:
+    """Declarations whose action options hold arbitrary values (what a sloppy parser or a
+    hand-written scenario might pass): the engine must refuse them, never raise."""
+    keys = [c.key for c in encounter.combatants]
+    out = []
+    for c in encounter.combatants:
+        acts = []
+        for _ in range(draw(st.integers(0, 4))):
+            options = draw(st.dictionaries(st.sampled_from(OPTION_KEYS), JUNK, max_size=4))
+            acts.append(Action(kind=draw(st.sampled_from(KINDS)),
+                               target=draw(st.none() | st.sampled_from(keys + ["ghost"])),
+                               weapon=draw(st.none() | st.text(max_size=5)),
+                               options=options))
+        out.append(Declaration(actor=c.key, actions=tuple(acts)))
+    return out

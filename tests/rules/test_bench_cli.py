@@ -70,3 +70,26 @@ def test_missing_file_is_one_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["bench", str(tmp_path / "nope.yaml")])
     assert result.exit_code == 2 and "cannot read the scenario" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("old, new, words", [
+    ("stats: {Luta: 3}", "stats: [1, 2]", ["'stats' must be a mapping", ":4"]),
+    ("damage: 1d8}", "damage: 1d8, threat: x}", ["'threat' must be a whole number", ":5"]),
+    ("    side: enemies", "    side: enemies\n    hp: lots", ["'hp' must be a whole number", ":8"]),
+    ("    side: enemies", "    side: enemies\n    conditions: [{name: prone, rounds: x}]",
+     ["'rounds' must be a whole number"]),
+    ("    side: enemies", "    side: enemies\n    object: {size: huge2}", ["unknown object size"]),
+    ("- actor: a", "- actor: a\n        late: maybe", ["'late' must be true or false"]),
+    ("ruleset: forum-d20", "ruleset: forum-d20\nhouserules: {speech_limit: x}",
+     ["houserule 'speech_limit'", "int-valued"]),
+    ("ruleset: forum-d20", "ruleset: forum-d20\ndice: [0]", ["'dice' must list faces"]),
+])
+def test_wrong_value_types_are_one_line_errors(tmp_path: Path, old: str, new: str,
+                                               words: list[str]) -> None:
+    assert old in GOOD
+    result = bench(tmp_path, GOOD.replace(old, new, 1))
+    assert result.exit_code == 2, (result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    for word in words:
+        assert word in lines[0], lines[0]

@@ -13,7 +13,7 @@ from pbp.dice import DiceBox
 from pbp.rules.engine import resolve
 from pbp.rules.model import Encounter, Event
 
-from .strategies import declarations, encounters
+from .strategies import declarations, encounters, junk_declarations
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -73,3 +73,12 @@ def test_same_seed_same_events_and_json_round_trip(data: st.DataObject) -> None:
     assert Encounter.from_dict(wire) == a.encounter
     for e in a.events:
         assert Event.from_dict(json.loads(json.dumps(e.to_dict()))).to_dict() == e.to_dict()
+
+
+@SETTINGS
+@given(st.data())
+def test_junk_options_are_refused_not_raised(data: st.DataObject) -> None:
+    enc = data.draw(encounters())
+    for r in range(2):
+        res = resolve(enc, data.draw(junk_declarations(enc)), DiceBox(f"junk-{r}"))
+        enc = res.encounter
