@@ -17,6 +17,7 @@ from flask import (
     abort,
     current_app,
     flash,
+    jsonify,
     redirect,
     render_template,
     request,
@@ -71,6 +72,13 @@ def init_app(app: Flask) -> None:
     login_manager.login_view = "auth.login"
     login_manager.login_message = None
     login_manager.session_protection = "strong"
+
+    @login_manager.unauthorized_handler
+    def unauthorized():  # type: ignore[no-untyped-def]
+        # the live poller asks for JSON: a redirect to the login page would hand it HTML
+        if request.accept_mimetypes.best == "application/json" or request.path.endswith("/live"):
+            return jsonify(error="login required", login=url_for("auth.login")), 401
+        return redirect(url_for("auth.login", next=request.full_path.rstrip("?")))
 
     @login_manager.user_loader
     def load_user(user_id: str) -> PanelUser | None:

@@ -25,6 +25,8 @@ def _sheet_text(c: Combatant) -> tuple[str, str]:
 
 
 def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
+    from ..rules.stats import normalise_sheet
+
     stats: dict[str, int] = {}
     for n, line in enumerate((form.stats.data or "").splitlines(), 1):
         if not line.strip():
@@ -33,8 +35,8 @@ def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
         try:
             if not sep or not k.strip():
                 raise ValueError
-            stats[k.strip().lower()] = int(v.strip())
-        except ValueError:
+            stats.update(normalise_sheet({k.strip(): v.strip()}))  # Destreza / Ловкость -> dex
+        except (ValueError, UnreadableInput):
             form.stats.errors.append(_("Line %(n)s: write name = number.", n=n))
             return None
     try:

@@ -6,9 +6,9 @@ column is a stat. YAML: a list of mappings with the same keys, ``stats`` a mappi
 ``weapons`` a list of ``{name, damage, category...}`` or ``"name:damage"`` strings.
 ``count: N`` repeats a row as ``key-1`` .. ``key-N`` (``Goblin 1`` ..).
 
->>> rows = parse("g.csv", b"key,name,hp,count,str\\ngoblin,Goblin,7,2,1\\n")
+>>> rows = parse("g.csv", b"key,name,hp,count,Destreza\\ngoblin,Goblin,7,2,1\\n")
 >>> [(r["key"], r["name"], r["hp"], r["sheet"]["stats"]) for r in rows]
-[('goblin-1', 'Goblin 1', 7, {'str': 1}), ('goblin-2', 'Goblin 2', 7, {'str': 1})]
+[('goblin-1', 'Goblin 1', 7, {'dex': 1}), ('goblin-2', 'Goblin 2', 7, {'dex': 1})]
 """
 
 from __future__ import annotations
@@ -67,7 +67,9 @@ def _row(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
     for k, v in raw.items():
         if k not in FIXED and v not in (None, ""):
             stats[k] = v
-    stats = {str(k): _int(v, f"stat {k}", where) for k, v in stats.items()}
+    from ..rules.stats import normalise_sheet
+
+    stats = normalise_sheet(stats, where=where)  # "Destreza", "Ловкость", "DEX" -> dex
     max_hp = _int(raw.get("max_hp"), "max_hp", where) or _int(raw.get("hp"), "hp", where) or 10
     hp = _int(raw.get("hp"), "hp", where, default=max_hp)
     count = _int(raw.get("count"), "count", where, default=1) or 1

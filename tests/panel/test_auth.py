@@ -15,12 +15,17 @@ PAGES = ["/", "/campaigns/new", "/campaigns/{campaign}", "/encounters/{encounter
          "/encounters/{encounter}/combatants/{combatant}"]
 
 
-@pytest.mark.parametrize("path", PAGES)
+@pytest.mark.parametrize("path", [p for p in PAGES if not p.endswith("/live")])
 def test_unauthenticated_access_redirects_to_login(client: Any, ids: dict[str, Any], path: str) -> None:
     url = path.format(combatant=ids["combatants"]["aria"], **ids)
     r = client.get(url)
     assert r.status_code == 302
     assert r.headers["Location"].startswith("/login?next=")
+
+
+def test_unauthenticated_live_refresh_answers_401_json(client: Any, ids: dict[str, Any]) -> None:
+    r = client.get(f"/encounters/{ids['encounter']}/live")
+    assert r.status_code == 401 and r.get_json()["login"] == "/login"
 
 
 @pytest.mark.parametrize("path", ["/encounters/{encounter}/override/hp", "/campaigns/{campaign}/threads",

@@ -88,7 +88,7 @@ def test_new_encounter_and_sheets(alice: Any, ids: dict[str, Any], db_url: str) 
         eid = enc.id
     r = alice.post(f"/encounters/{eid}/combatants/new", {
         "key": "ogre", "name": "Ogre", "side": "monsters", "hp": 30, "max_hp": 30,
-        "stats": "str = 5\ndex = -1", "weapons": "club: 2d6+5"})
+        "stats": "Força = 5\nЛовкость = -1", "weapons": "club: 2d6+5"})
     assert r.status_code == 303
     with session_scope(make_engine(db_url)) as s:
         ogre = s.scalars(select(Combatant).where(Combatant.encounter_id == eid)).one()

@@ -41,8 +41,11 @@
     req.open("GET", url + (url.indexOf("?") < 0 ? "?" : "&") + "v=" + encodeURIComponent(version));
     req.setRequestHeader("Accept", "application/json");
     req.onload = function () {
+      var data = null;
       if (req.status === 200) {
-        var data = JSON.parse(req.responseText);
+        try { data = JSON.parse(req.responseText); } catch (e) { data = null; }
+      }
+      if (data) {
         if (data.changed) {
           version = data.version;
           Object.keys(data.fragments || {}).forEach(function (k) { pending[k] = data.fragments[k]; });
@@ -51,7 +54,7 @@
         }
         apply();
         delay = base;
-      } else if (req.status === 401 || req.status === 403 || req.status === 404) {
+      } else if (req.status === 200 || req.status === 401 || req.status === 403 || req.status === 404) {
         say(root.getAttribute("data-live-stopped")); return;
       } else {
         delay = Math.min(delay * 2, 60000);
