@@ -20,17 +20,31 @@ _COLUMNS = ("key", "name", "side", "player", "hp", "max_hp", "initiative", "down
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
 
 
 def _plain(value: Any) -> Any:
-    if isinstance(value, _SCALARS) and not isinstance(value, ActionKind):
+    """Plain JSON types, recursively (enums by value, rolls and dataclasses as dicts)."""
+    cls = type(value)
+    if cls in _SCALARS:
         return value
     if isinstance(value, ActionKind):
         return value.value
+    if cls is list or cls is tuple:
+        return [_plain(v) for v in value]
+    if cls is dict:
+        return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, Roll):
         return roll_to_dict(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {n: _plain(getattr(value, n)) for n in _field_names(cls)}
     if isinstance(value, Mapping):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -146,9 +160,10 @@ def encounter_to_model(enc: m.Encounter, combatants: Sequence[m.Combatant], *,
     return _build(Encounter, values)
 
 
-def encounter_state(e: Encounter) -> dict[str, Any]:
-    """The JSON kept in ``encounters.state``: what has no column of its own."""
-    data = _plain(e)
+def encounter_state(e: Encounter | dict[str, Any]) -> dict[str, Any]:
+    """The JSON kept in ``encounters.state``: what has no column of its own (from an
+    encounter or its :func:`snapshot`)."""
+    data = dict(e) if isinstance(e, dict) else _plain(e)
     for k in ("ruleset", "combatants", "round", "surprise", "surprised", "order", "houserules"):
         data.pop(k, None)
     return data

@@ -92,7 +92,7 @@ def _drop_note(decl: m.Declaration, code: str) -> None:
 def process_post(session: Session, post: m.Post, *, now: datetime, policy: RoundPolicy,
                  encounter: m.Encounter, rnd: m.Round | None, is_narrator: bool,
                  edited_at: datetime | None = None, parse: ParseFn | None = None,
-                 roster: Sequence[Any] | None = None) -> list[int]:
+                 roster: Sequence[Any] | None = None, indexed: Any = None) -> list[int]:
     """(Re)read *post* for *rnd* and update its declarations; returns declaration ids.
     *roster* (the combatants as engine values) may be passed in by a caller reading many
     posts of one encounter."""
@@ -128,7 +128,7 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
         roster = [codec.combatant_to_model(c) for c in combatants]
     models = {c.key: c for c in roster}
     readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
-                         [models[c.key] for c in controlled], parse=parse)
+                         [models[c.key] for c in controlled], parse=parse, indexed=indexed)
     ids: list[int] = []
     for reading in readings:
         row = by_key[reading.actor]

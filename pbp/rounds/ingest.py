@@ -23,7 +23,7 @@ from ..store.types import utcnow
 from .codec import combatant_to_model
 from .declare import live_encounter, narrator_names, process_post, round_at
 from .policy import policy_for
-from .reading import ParseFn
+from .reading import ParseFn, parser_roster
 
 #: our own replies carry this marker; they are stored but never read as declarations
 MARKER = re.compile(r"pbp-reply:[\w:.-]+")
@@ -96,7 +96,7 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     campaign = thread.campaign
     narrators = narrator_names(session, campaign, thread)
     ids: list[int] = []
-    cache: dict[int, tuple[Any, list[Any]]] = {}   # encounter id -> (policy, roster)
+    cache: dict[int, tuple[Any, list[Any], Any]] = {}   # encounter -> (policy, roster, index)
     for rec in records:
         post, changed = _store(session, thread_id, rec, now)
         if post is None:
@@ -111,11 +111,11 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         rnd = round_at(session, encounter.id, post.posted_at)
         post.round_id = rnd.id if rnd is not None else None
         if encounter.id not in cache:
-            cache[encounter.id] = (policy_for(campaign, encounter),
-                                   [combatant_to_model(c) for c in encounter.combatants])
-        policy, roster = cache[encounter.id]
+            models = [combatant_to_model(c) for c in encounter.combatants]
+            cache[encounter.id] = (policy_for(campaign, encounter), models, parser_roster(models))
+        policy, roster, indexed = cache[encounter.id]
         process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
                      is_narrator=post.author.casefold() in narrators,
                      edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
-                     roster=roster)
+                     roster=roster, indexed=indexed)
     return ids

@@ -84,10 +84,22 @@ def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str
     return parts
 
 
+def parser_roster(roster: Sequence[Combatant]) -> Any:
+    """The parser's own roster (it caches its name index), built once for many posts."""
+    try:
+        from ..parse import Roster
+    except ImportError:  # pragma: no cover
+        return tuple(roster)
+    return Roster.of(tuple(roster))
+
+
 def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combatant],
-              controlled: Sequence[Combatant], *, parse: ParseFn | None = None) -> list[Reading]:
-    """Read a post for every combatant its author controls (see the module docstring)."""
+              controlled: Sequence[Combatant], *, parse: ParseFn | None = None,
+              indexed: Any = None) -> list[Reading]:
+    """Read a post for every combatant its author controls (see the module docstring).
+    *indexed* is :func:`parser_roster` of *roster*, when the caller reads many posts."""
     parse = parse or default_parser()
+    indexed = indexed if indexed is not None else tuple(roster)
     if not controlled:
         return []
     if len(controlled) == 1:
@@ -98,7 +110,7 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
     tag_base = 0
     init_base = 0
     for actor, part, part_fmt, offset in chunks:
-        parsed = parse(part, fmt=part_fmt, lang=lang, roster=tuple(roster), actor=actor)
+        parsed = parse(part, fmt=part_fmt, lang=lang, roster=indexed, actor=actor)
         reading = readings.setdefault(actor, Reading(actor=actor))
         tag_count = 0
         for tag in parsed.rolls:

@@ -182,13 +182,14 @@ def _resolve(session: Session, rnd: m.Round, now: datetime, *, reresolve: bool =
         codec.apply_combatant(by_key[c.key], c)
     if not reresolve:
         rnd.state_before = codec.snapshot(model)
-    rnd.state_after = codec.snapshot(new)
+    after = codec.snapshot(new)
+    rnd.state_after = after
     rnd.order = list(new.order)
     enc.order = list(new.order)
     enc.round_number = new.round
     enc.surprise = new.surprise
     enc.surprised = list(new.surprised)
-    enc.state = codec.encounter_state(new)
+    enc.state = codec.encounter_state(after)
     rnd.state = "resolved"
     rnd.closed_at = rnd.closed_at or now
     rnd.resolved_at = now
