@@ -26,7 +26,7 @@ from . import regions as regions_mod
 from . import speech as speech_mod
 from . import tags as tags_mod
 from .lexicon import Lexicon, detect, fold, get
-from .model import ParsedAction, ParsedPost, ParseIssue, RollTag, Span
+from .model import ParsedAction, ParsedPost, ParseIssue, RollTag
 from .normalise import FORMATS, normalise
 from .roster import WORD, Roster
 
@@ -86,17 +86,17 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     found = tags_mod.scan(masked, lex)
     issues.extend(found.issues)
     if found.spans:
-        masked = regions_mod.mask(masked, [Span("tag", s, e) for s, e in found.spans])
+        masked = regions_mod.mask(masked, found.spans)
 
     cmds = commands_mod.scan(masked, lex, roster)
     issues.extend(cmds.issues)
     if cmds.spans:
-        masked = regions_mod.mask(masked, [Span("command", s, e) for s, e in cmds.spans])
+        masked = regions_mod.mask(masked, cmds.spans)
 
     said = speech_mod.scan(masked, text, lang)
     issues.extend(said.issues)
     if said.spans:
-        masked = regions_mod.mask(masked, [Span("speech", s, e) for s, e in said.spans])
+        masked = regions_mod.mask(masked, said.spans)
 
     acts = actions_mod.ActionScan()
     acts.actions.extend(cmds.actions)
@@ -128,9 +128,22 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
                       errors=_issues(issues, lex, dropped), excluded=tuple(reg.spans))
 
 
+_PURPOSES: dict[tuple[str, str], str | None] = {}
+
+
 def _purpose(label: str | None, lex: Lexicon) -> str | None:
     if not label:
         return None
+    key = (label, lex.lang)
+    if key in _PURPOSES:
+        return _PURPOSES[key]
+    if len(_PURPOSES) > 10_000:
+        _PURPOSES.clear()
+    found = _PURPOSES[key] = _read_purpose(label, lex)
+    return found
+
+
+def _read_purpose(label: str, lex: Lexicon) -> str | None:
     f = fold(label.strip())
     en = get("en")
     for table in (lex.labels, en.labels):

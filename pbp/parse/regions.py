@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .model import IssueList, OocNote, Span
@@ -38,6 +39,7 @@ _MD_SPOILER = re.compile(r">!(?:[^!\n]|!(?!<)){0,2000}!<|\|\|[^|\n]{1,2000}\|\|"
 
 
 _NEWLINE = re.compile("\n")
+_BLANK_OUT = re.compile("[^\n]")
 
 
 @dataclass
@@ -101,23 +103,27 @@ def _inside(spans: list[Span], pos: int, except_kind: str) -> bool:
     return False
 
 
-def mask(text: str, spans: list[Span] | tuple[Span, ...]) -> str:
-    """*text* with every span blanked (line breaks kept, so lines and positions stay)."""
-    if not spans:
+def mask(text: str, spans: Iterable[Span] | Iterable[tuple[int, int]]) -> str:
+    """*text* with every span blanked (line breaks kept, so lines and positions stay).
+
+    *spans* are :class:`Span` or ``(start, end)`` pairs.
+    """
+    pairs = sorted((s.start, s.end) if isinstance(s, Span) else s for s in spans)
+    if not pairs:
         return text
     parts: list[str] = []
     last = 0
-    for s in sorted(spans, key=lambda s: s.start):
-        start = max(s.start, last)
-        if start >= s.end:
+    for start, end in pairs:
+        start = max(start, last)
+        if start >= end:
             continue
         parts.append(text[last:start])
-        chunk = text[start:s.end]
+        chunk = text[start:end]
         if "\n" in chunk:
-            parts.append("".join("\n" if c == "\n" else " " for c in chunk))
+            parts.append(_BLANK_OUT.sub(" ", chunk))
         else:
-            parts.append(" " * len(chunk))
-        last = s.end
+            parts.append(" " * (end - start))
+        last = end
     parts.append(text[last:])
     return "".join(parts)
 
