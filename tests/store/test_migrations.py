@@ -56,3 +56,20 @@ def test_downgrade_step_by_step_and_up_again(empty_url):
     assert current_revision(empty_url) is None and _tables(empty_url) == set()
     upgrade(empty_url)
     assert current_revision(empty_url) == "0002" and _tables(empty_url) == TABLES
+
+
+def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PBP_DATABASE_URL": empty_url}
+    for args, rev in ((["upgrade", "head"], "0002"), (["downgrade", "-1"], "0001"),
+                      (["upgrade", "head"], "0002")):
+        done = subprocess.run([sys.executable, "-m", "alembic", "-c", str(root / "alembic.ini"),
+                               *args], cwd=root, env=env, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        assert current_revision(empty_url) == rev

@@ -12,14 +12,24 @@ target_metadata = Base.metadata
 
 
 def run_migrations_offline() -> None:
-    context.configure(url=config.get_main_option("sqlalchemy.url"), target_metadata=target_metadata,
+    context.configure(url=_url(), target_metadata=target_metadata,
                       literal_binds=True, render_as_batch=True)
     with context.begin_transaction():
         context.run_migrations()
 
 
-def run_migrations_online() -> None:
+def _url() -> str:
+    """The URL given by pbp.store.db, else alembic.ini's, else the settings'."""
     url = config.attributes.get("pbp_url") or config.get_main_option("sqlalchemy.url")
+    if not url:
+        from pbp.settings import load_settings
+
+        url = load_settings().database_url
+    return url
+
+
+def run_migrations_online() -> None:
+    url = _url()
     connection = config.attributes.get("connection")
     if connection is not None:
         context.configure(connection=connection, target_metadata=target_metadata,
