@@ -44,6 +44,13 @@ def say(event: Event, lang: str, encounter: Encounter) -> str:
     params: dict[str, Any] = dict(event.params)
     params.setdefault("actor", names.get(event.actor or "", event.actor or "?"))
     params.setdefault("target", names.get(event.target or "", event.target or "?"))
+    if event.code in ("condition.added", "condition.ended"):
+        params["condition"] = messages.word(params.get("condition"), lang)
+        params["reason"] = messages.word(params.get("reason"), lang)
+    if event.code in ("action.rejected", "action.changed"):
+        why = messages.reason(params.get("problem"), lang, params)
+        if why is not None:
+            params["reason"] = why
     text = messages.render(event.code, lang, params)
     return event.message if text == event.code else text
 

@@ -200,6 +200,102 @@ RU: dict[str, str] = {
 
 TABLES: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT, "ru": RU}
 
+#: Why an action was refused or changed, by problem code (``params.problem`` of
+#: ``action.rejected`` / ``action.changed``), for renderers in other languages. The English
+#: reason is the event's own ``params.reason``, which is more specific.
+REASONS: Mapping[str, Mapping[str, str]] = {
+    "pt": {
+        "budget.exceeded": "não resta ação para isso neste turno",
+        "surprised": "{actor} está surpreendido e não pode fazer isso agora",
+        "surprise.one": "na rodada de surpresa cada atacante tem UMA opção: ataque/conjuração, "
+                        "movimento ou duas ações rápidas",
+        "conversion.refused": "ações só se convertem para baixo: 1 ataque/conjuração vira 2 "
+                              "rápidas; nunca movimento, e rápidas nunca viram ataque",
+        "kind.unknown": "este sistema não tem esse tipo de ação",
+        "move.too-far": "vai além do deslocamento ({speed})",
+        "move.grappled": "agarrado não pode se mover (escape antes, com uma ação de combate)",
+        "target.unknown": "não há ninguém chamado '{target_key}' neste combate",
+        "target.missing": "um ataque precisa de um alvo",
+        "target.down": "o alvo já caiu",
+        "weapon.unknown": "arma que não está na ficha",
+        "power.missing": "crie o poder antes: uma ação de movimento e um teste de Controle",
+        "speech.spell": "magia ou poder dito em voz alta não é ação livre",
+        "extra-attack.split": "ataques extras saem da mesma ação de combate: não dá para "
+                              "atacar, fazer outra coisa e atacar de novo",
+        "latency.forfeit": "ação perdida: o post chegou depois do prazo",
+        "ride.kind": "só ações rápidas, de movimento e livres valem no turno de outro",
+        "ready.trigger": "uma ação preparada precisa de um gatilho: a ação de quem a dispara",
+        "maneuver.unknown": "manobra desconhecida",
+        "delay.floor": "só dá para atrasar até o bônus de iniciativa - 10; age nessa contagem",
+    },
+    "ru": {
+        "budget.exceeded": "на это в этом ходу не осталось действий",
+        "surprised": "{actor} застигнут врасплох и сейчас не может этого сделать",
+        "surprise.one": "в раунде внезапности каждому нападающему — ОДНО: атака/каст, "
+                        "перемещение или два быстрых действия",
+        "conversion.refused": "действия меняются только вниз: атака/каст — в два быстрых; "
+                              "никогда в перемещение, и быстрые не складываются в атаку",
+        "kind.unknown": "в этой системе нет такого действия",
+        "move.too-far": "дальше, чем позволяет скорость ({speed})",
+        "move.grappled": "в захвате нельзя двигаться (сначала вырвитесь боевым действием)",
+        "target.unknown": "в этом бою нет никого по имени '{target_key}'",
+        "target.missing": "для атаки нужна цель",
+        "target.down": "цель уже выбыла",
+        "weapon.unknown": "такого оружия нет в листе персонажа",
+        "power.missing": "сначала создайте силу: действие перемещения и проверка Контроля",
+        "speech.spell": "заклинание или сила, произнесённые вслух, — не свободное действие",
+        "extra-attack.split": "дополнительные атаки идут из одного боевого действия: нельзя "
+                              "атаковать, сделать другое и снова атаковать",
+        "latency.forfeit": "действие потеряно: пост пришёл после срока",
+        "ride.kind": "в чужой ход можно только быстрые, перемещение и свободные действия",
+        "ready.trigger": "подготовленному действию нужен триггер: чьё действие его запускает",
+        "maneuver.unknown": "неизвестный приём",
+        "delay.floor": "отложить можно только до бонуса инициативы - 10; ход в этот момент",
+    },
+}
+
+
+#: condition keys (pbp.rules.conditions) and the words condition events use, per language
+WORDS: Mapping[str, Mapping[str, str]] = {
+    "pt": {
+        "flat-footed": "desprevenido", "prone": "caído", "frightened": "assustado",
+        "concealed": "camuflado", "invisible": "invisível", "blinded": "cego",
+        "cover": "sob cobertura", "higher-ground": "em posição mais alta",
+        "fatigued": "fatigado", "flanked": "flanqueado", "grappled": "agarrado",
+        "grappling": "agarrando", "feinted": "fintado", "defending": "em defesa total",
+        "latency-penalty": "penalizado pelo atraso", "engaged": "em corpo-a-corpo",
+        "power": "com um poder ativo", "advantage": "com vantagem",
+        "disadvantage": "com desvantagem", "full-round": "ocupado com uma ação de rodada completa",
+        "expired": "expirou", "stood up": "levantou-se", "used": "usado", "escaped": "escapou",
+        "released": "soltou", "completed": "concluída", "cancelled": "cancelada",
+        "Fortitude success": "sucesso em Fortitude",
+    },
+    "ru": {
+        "flat-footed": "застигнут врасплох", "prone": "лежит", "frightened": "напуган",
+        "concealed": "скрыт", "invisible": "невидим", "blinded": "ослеплён",
+        "cover": "в укрытии", "higher-ground": "на возвышенности", "fatigued": "утомлён",
+        "flanked": "окружён", "grappled": "в захвате", "grappling": "держит захват",
+        "feinted": "обманут финтом", "defending": "в полной защите",
+        "latency-penalty": "наказан за опоздание", "engaged": "в ближнем бою",
+        "power": "с активной силой", "advantage": "с преимуществом",
+        "disadvantage": "с помехой", "full-round": "занят действием на весь раунд",
+        "expired": "истекло", "stood up": "встал", "used": "использовано",
+        "escaped": "вырвался", "released": "отпустил", "completed": "завершено",
+        "cancelled": "отменено", "Fortitude success": "успех Стойкости",
+    },
+}
+
+
+def word(text: Any, lang: str) -> Any:
+    """A condition name or a condition event's reason in *lang* (unchanged if unknown)."""
+    return WORDS.get(lang, {}).get(text, text) if isinstance(text, str) else text
+
+
+def reason(problem: str | None, lang: str, params: Mapping[str, Any]) -> str | None:
+    """The refusal reason for *problem* in *lang*, or None (use the English one)."""
+    template = REASONS.get(lang, {}).get(problem or "")
+    return template.format_map(_Safe(params)) if template is not None else None
+
 
 def render(code: str, lang: str, params: Mapping[str, Any]) -> str:
     """The sentence for event *code* in *lang* (falling back to English, then the code)."""
