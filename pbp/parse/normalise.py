@@ -1,8 +1,9 @@
 """One normalising step: every input form becomes text the same scanners read.
 
 * ``text`` and ``bbcode``: unchanged (BBCode tags are read by the scanners).
-* ``markdown`` (Reddit, Discord): unchanged too; :mod:`pbp.parse.regions` also reads
-  fences, inline code, ``>`` quotes and spoilers (``>!...!<``, ``||...||``).
+* ``markdown`` (Reddit, Discord): backslash escapes undone (Reddit's editor writes
+  ``\[roll\]``; positions then refer to the unescaped text); :mod:`pbp.parse.regions` also
+  reads fences, inline code, ``>`` quotes and spoilers (``>!...!<``, ``||...||``).
 * ``html`` (forum pages): the text of the HTML tree (lxml; BeautifulSoup as the fallback),
   with block elements as line breaks, and
   quotes, spoilers and code turned into ``[quote]``, ``[spoiler]``, ``[code]`` so the
@@ -24,10 +25,20 @@ _SPACES = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v\n]*\n[ \t\r\f\v]*|[ \t\r\f\v]*\n
 _WS = re.compile(r"\s+")
 
 
+_MD_ESCAPE = re.compile(r"\\([\[\]\\_*~`>#!|()\-.+])")
+
+
 def normalise(text: str, fmt: str = "text") -> str:
-    """The text the parser reads for a post written in *fmt*."""
+    r"""The text the parser reads for a post written in *fmt*.
+
+    >>> normalise("\\[roll\\]1d20\\[/roll\\]", "markdown")
+    '[roll]1d20[/roll]'
+    """
     if fmt == "html":
         text = html_to_text(text)
+    elif fmt == "markdown" and "\\" in text:
+        # Reddit's editor escapes brackets: \[roll\]1d20\[/roll\] is what the player typed
+        text = _MD_ESCAPE.sub(r"\1", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "\x00" in text:

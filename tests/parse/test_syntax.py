@@ -279,3 +279,11 @@ def test_every_problem_is_reported(text, code):
 def test_structured_label_lines(text, lang, expected):
     post = parse_post(text, lang=lang, fmt="bbcode", roster=ROSTER, actor="ana")
     assert [(a.kind.value, a.target, a.explicit) for a in post.actions] == expected
+
+
+def test_reddit_escaped_brackets():
+    post = parse_post(r"I attack goblin 1 \[roll=Attack\]1d20+5\[/roll\] \[\[1d6\]\]", fmt="markdown",
+                      roster=ROSTER)
+    assert [(r.expression, r.label, r.syntax) for r in post.rolls] == [
+        ("1d20+5", "Attack", "[roll=]"), ("1d6", None, "[[]]")]
+    assert post.actions[0].roll_indices == (0, 1)
