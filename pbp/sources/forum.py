@@ -200,13 +200,15 @@ class ForumSource:
         old_ids = [str(i) for i in cur.get("page_ids") or []]
         for _ in range(3):
             present = {p.platform_id for pg in pages.values() for p in pg.posts}
-            lowest = min(pages)
-            if not old_ids or old_ids[0] in present or lowest <= 1:
+            below = max(pages)          # the page under the run of pages read from the end
+            while below in pages:
+                below -= 1
+            if not old_ids or old_ids[0] in present or below < 1:
                 break
-            resp = self._get_page(lowest - 1)
+            resp = self._get_page(below)
             if resp is None:
                 break
-            pages[lowest - 1], responses[lowest - 1] = self._parse(resp, lowest - 1), resp
+            pages[below], responses[below] = self._parse(resp, below), resp
         return self._classify(pages, responses, seen, old_ids)
 
     def _classify(self, pages: dict[int, Page], responses: dict[int, Response],

@@ -45,7 +45,7 @@ class FakeForum:
     raw: dict[str, tuple[int, bytes, dict[str, str]]] = field(default_factory=dict)
 
     def add(self, n: int, author: str = "player") -> None:
-        start = len(self.posts)
+        start = max((p[0] for p in self.posts), default=0)
         for i in range(start, start + n):
             self.posts.append((i + 1, author, f"I attack the goblin, turn {i + 1}"))
         self.last_modified = formatdate(time.time() + len(self.posts), usegmt=True)
@@ -244,3 +244,20 @@ def test_thread_url_must_fit_the_preset(forum: Any) -> None:
     _, base = forum
     with pytest.raises(ConfigError, match="not a django-machina 1.3 thread URL"):
         ForumSource(base + "/viewtopic.php?t=3", "machina", settings=load_settings(env={}))
+
+
+def test_deletions_that_shrink_the_thread_are_not_mistaken(forum: Any) -> None:
+    state, base = forum
+    state.add(16)                              # pages 1-4, page 4 holds post 16 alone
+    src = make(base)
+    first = src.fetch(None)
+    assert first.cursor["page"] == 4 and first.cursor["page_ids"] == ["16"]
+    state.posts = [p for p in state.posts if p[0] not in (2, 3)]   # page 4 is gone now
+    got = src.fetch(first.cursor)
+    assert sorted((p.platform_id, p.change) for p in got.posts) == [("2", "deleted"),
+                                                                    ("3", "deleted")]
+    state.posts = [p for p in state.posts if p[0] not in (9, 10, 11, 12, 13, 14)]
+    state.add(1)                               # post 17; the old last page's posts moved back
+    again = src.fetch(got.cursor)
+    assert sorted((p.platform_id, p.change) for p in again.posts) == sorted(
+        [(str(i), "deleted") for i in (9, 10, 11, 12, 13, 14)] + [("17", "new")])
