@@ -317,3 +317,15 @@ def test_bey_6_an_ability_that_says_it_interrupts_goes_first() -> None:
                decl("cultist", act(A.ATTACK, "audrey"))], forced=[15, 2])
     seq = [e.code for e in res.events if e.code in ("attack.hit", "attack.miss", "interrupt")]
     assert seq[0] == "interrupt" and one(res, "interrupt").rule == "BEY-6"
+
+
+def test_bey_3_disadvantage_and_advantage_cancel() -> None:
+    """BEY-3: advantage and disadvantage cancel into a single d20."""
+    res = run(BEY, [klein(conditions=(Condition(C.DISADVANTAGE),)),
+                    cultist(conditions=(Condition(C.FLANKED, value=2),))],
+              [decl("klein", act(A.ATTACK, "cultist"))], forced=[3, 17, 4], round=1)
+    swing = (find(res, "attack.hit") + find(res, "attack.miss"))[0]
+    assert swing.params["natural"] == 3 and swing.rolls[0].expression.startswith("1d20")
+    worse = run(BEY, [klein(conditions=(Condition(C.DISADVANTAGE),)), cultist()],
+                [decl("klein", act(A.ATTACK, "cultist"))], forced=[17, 3, 4], round=1)
+    assert (find(worse, "attack.hit") + find(worse, "attack.miss"))[0].params["natural"] == 3

@@ -539,3 +539,26 @@ def test_fd_18_frightened_lasts_the_sources_cha_mod_rounds() -> None:
                    [decl("hero", act(A.CAST, "orc", spell="dread", inflict="frightened"))],
                    forced=[2, 20])
     assert not resisted.encounter.combatant("orc").has(C.FRIGHTENED)
+
+
+def test_fd_16_delay_after_someone_acts_right_after_them() -> None:
+    """FD-16: waiting 'until someone acts' fixes the new initiative just after theirs."""
+    res = run(FD, [hero(init=20), orc(init=10), fighter("imp", init=5, side="enemies")],
+              [decl("hero", act(A.DELAY, after="orc"), act(A.FREE, text="now")),
+               decl("orc", act(A.FREE)), decl("imp", act(A.FREE))])
+    starts = [e.actor for e in res.events if e.code == "turn.start"]
+    assert starts == ["hero", "orc", "hero", "imp"]
+    assert 5 < res.encounter.combatant("hero").initiative < 10
+
+
+def test_fd_4_player_defense_missing_next_post_is_rolled_by_the_service() -> None:
+    """FD-4 with defense_roller = player: no posted defense roll -> the service rolls it."""
+    rules = {"defense_roller": "player"}
+    res = run(FD, [hero(player="p1", init=5), orc(init=10)],
+              [decl("orc", act(A.ATTACK, "hero")), decl("hero")], forced=[15],
+              houserules=rules)
+    nxt = run(FD, res.encounter.combatants, [decl("hero", act(A.FREE))], forced=[2, 3],
+              houserules=rules, round=2, order=res.encounter.order,
+              pending=res.encounter.pending)
+    defense = one(nxt, "defense.rolled")
+    assert defense.rolls[0].label == "defense fortitude" and defense.params["natural"] == 2
