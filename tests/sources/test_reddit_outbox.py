@@ -9,11 +9,11 @@ from typing import Any
 
 import praw
 import pytest
+from reddit_fixtures import bot, player, reddit_server  # noqa: F401  (fixtures)
 from sqlalchemy import select
 
 from pbp.sources.base import SourceError
 from pbp.sources.reddit import RedditSource, SubredditPoller, new_cursor
-from reddit_fixtures import bot, player, reddit_server  # noqa: F401  (fixtures)
 
 store = pytest.importorskip("pbp.store.db")
 m = pytest.importorskip("pbp.store.models")
