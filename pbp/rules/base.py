@@ -176,7 +176,7 @@ class Ruleset:
         policy = self.setting("initiative.ties", "bonus")
         if policy == "dex":
             return (c.stat("dex"),)
-        if policy == "listed":
+        if policy in ("listed", "roll-off"):  # roll-off: the engine's d20s decide alone
             return ()
         return (self.initiative_bonus(c), c.stat("dex"))
 

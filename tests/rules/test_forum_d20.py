@@ -562,3 +562,18 @@ def test_fd_4_player_defense_missing_next_post_is_rolled_by_the_service() -> Non
               pending=res.encounter.pending)
     defense = one(nxt, "defense.rolled")
     assert defense.rolls[0].label == "defense fortitude" and defense.params["natural"] == 2
+
+
+def test_fd_16_initiative_ties_go_to_the_higher_bonus_then_dex_or_a_roll_off() -> None:
+    """FD-16 (and FD-1 step 1): a tie goes to the higher initiative bonus, then Dex; the
+    narrator may choose a d20 roll-off instead."""
+    slow = fighter("slow", init=None, stats={"initiative": 1, "dex_mod": 5})
+    quick = fighter("quick", init=None, stats={"initiative": 3, "dex_mod": 0})
+    res = run(FD, [slow, quick], [], forced=[12, 10])  # 13 and 13
+    assert res.encounter.order == ("quick", "slow")
+    same = fighter("same", init=None, stats={"initiative": 3, "dex_mod": 2})
+    res = run(FD, [quick, same], [], forced=[10, 10])
+    assert res.encounter.order == ("same", "quick")  # same bonus: Dex decides
+    off = run(FD, [quick, same], [], forced=[10, 10, 17, 4],
+              houserules={"initiative": {"ties": "roll-off"}})
+    assert len(find(off, "initiative.rolloff")) == 2 and off.encounter.order == ("quick", "same")
