@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
+from ..rules.model import ActionKind
 from ..store.models import (
     AuditEntry,
     Campaign,
@@ -72,6 +73,12 @@ def _problem(p: Any) -> tuple[str, str]:
     if isinstance(p, dict):
         return str(p.get("rule") or p.get("code") or "parse"), str(p.get("message") or p)
     return "parse", str(p)
+
+
+def action_view(a: dict[str, Any]) -> dict[str, Any]:
+    """A stored action as the page shows it: inferred or not, confidence in percent."""
+    inferred = not a.get("explicit", True)
+    return dict(a, inferred=inferred, pct=round(float(a.get("confidence") or 0) * 100))
 
 
 def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Violation]:
@@ -195,6 +202,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
         views = {p.id: PostView(p) for p in post_rows}
         for d in decls:
             d.combatant = by_id.get(d.combatant_id, d.combatant)
+            d.views = [action_view(a) for a in d.actions]  # type: ignore[attr-defined]
             if d.post_id in views:
                 views[d.post_id].declarations.append(d)
         for r in rolls:
@@ -222,5 +230,5 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
         "overrides": overrides, "audit": audit, "preview": preview_text,
         "version": version(session, encounter, rnd),
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
-        "rounds": rounds, "held": held, "loose_rolls": [r for r in rolls if r.post_id is None],
+        "rounds": rounds, "held": held, "kinds": [k.value for k in ActionKind], "loose_rolls": [r for r in rolls if r.post_id is None],
     }
