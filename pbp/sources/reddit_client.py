@@ -190,21 +190,23 @@ class RedditConfig:
                    **{k: v for k, v in options.items() if k in known})
 
 
-_CLIENTS: dict[RedditConfig, praw.Reddit] = {}
+_CLIENTS: dict[tuple[RedditConfig, int], praw.Reddit] = {}
 _CLIENTS_LOCK = threading.Lock()
 
 
 def make_reddit(config: RedditConfig, *, shared: bool = True) -> praw.Reddit:
     """A praw client with bounded responses, no hidden retries and no long sleeps.
 
-    With *shared* (the default) one client per configuration and process is reused: the
-    quota is per OAuth client, so sources of one account share one limiter.
+    With *shared* (the default) one client per configuration, process and thread is
+    reused (praw is not thread-safe): sources of one account share one token and one
+    limiter, as Reddit's quota is per OAuth client.
     """
     if shared:
+        key = (config, threading.get_ident())
         with _CLIENTS_LOCK:
-            if config not in _CLIENTS:
-                _CLIENTS[config] = make_reddit(config, shared=False)
-            return _CLIENTS[config]
+            if key not in _CLIENTS:
+                _CLIENTS[key] = make_reddit(config, shared=False)
+            return _CLIENTS[key]
     session = BoundedSession(max_bytes=config.max_bytes, max_seconds=config.max_seconds)
     short = config.reddit_url.replace("www.", "") if "reddit.com" in config.reddit_url else config.reddit_url
     reddit = praw.Reddit(
