@@ -1,4 +1,4 @@
-"""One normalising step: every input form becomes text the same scanners read.
+r"""One normalising step: every input form becomes text the same scanners read.
 
 * ``text`` and ``bbcode``: unchanged (BBCode tags are read by the scanners).
 * ``markdown`` (Reddit, Discord): backslash escapes undone (Reddit's editor writes
