@@ -7,7 +7,7 @@ from flask import Blueprint, render_template
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
-from ..store.models import Encounter, Thread
+from ..store.models import Encounter, Reply, Round, Thread
 from . import access, db
 from .encounter_view import current_round, ordered_combatants
 
@@ -34,5 +34,8 @@ def index():  # type: ignore[no-untyped-def]
             declared = set(s.scalars(select(Declaration.combatant_id).where(Declaration.round_id == rnd.id)))
             missing = [c.name for c in ordered_combatants(enc, rnd)
                        if c.player and not c.down and c.id not in declared]
-        rows.append({"encounter": enc, "round": rnd, "missing": missing})
+        held = list(s.scalars(select(Round.number).join(Reply, Reply.round_id == Round.id)
+                              .where(Round.encounter_id == enc.id, Reply.state == "held")
+                              .order_by(Round.number)))
+        rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held})
     return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows)

@@ -17,6 +17,7 @@ def test_dashboard_lists_campaigns_threads_rounds_and_missing(alice: Any, ids: d
     assert "HTTP 503 from the forum (retrying)" in html      # the watched thread's error
     assert "Gate fight" in html and "Cato" in html           # cato has not posted in round 2
     assert "approval mode" in html
+    assert f'href="/encounters/{ids["encounter"]}?round=1"' in html  # round 1's reply is held
 
 
 def test_create_campaign_and_edit_settings(alice: Any, db_url: str) -> None:
