@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
-from ..rules.model import Action, ActionKind
+from ..rules.model import Action, ActionKind, Declaration
 
 _T = TypeVar("_T")
 
@@ -89,6 +89,11 @@ class RollTag:
     ``[dice=]``, ``[roll ]``, ``[dice ]``, ``[[]]``, ``.r``, ``.rh``, ``/roll``,
     ``!roll``, ``!r``. ``purpose`` is read from the label (attack, damage,
     defense, initiative, check) when it says so.
+
+    ``index`` is the tag's place in the post; ``key`` names it by what it says
+    (``[roll=]|1d20+5|Ataque|0``: syntax, expression, label, and how many identical tags
+    came before), so that a tag keeps its identity when an edit adds another before it
+    and the rounds layer never rolls it twice (PBP-4).
     """
 
     index: int
@@ -103,6 +108,7 @@ class RollTag:
     purpose: str | None = None
     action_index: int | None = None
     in_quote: bool = False
+    key: str = ""                      # stable across edits: syntax|expression|label|n (PBP-4)
 
     def dice_expression(self) -> str:
         """The expression in d20 notation with advantage applied to the first ``1d20``.
@@ -249,6 +255,12 @@ class ParsedPost:
         return [a.to_action() for a in self.actions]
 
     to_declaration_actions = to_actions
+
+    def to_declaration(self, actor: str, *, post_id: str | None = None,
+                       late: bool = False) -> Declaration:
+        """The post as one combatant's :class:`pbp.rules.model.Declaration` (rolls unrolled)."""
+        return Declaration(actor=actor, actions=tuple(self.to_actions()), late=late,
+                           speech_count=self.speech_count, post_id=post_id)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON types, the ``pbp parse`` schema (docs/parse.md)."""

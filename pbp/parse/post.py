@@ -113,10 +113,14 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     actions = sorted(acts.actions, key=lambda a: a.position)
 
     raw_rolls = sorted(found.rolls + cmds.rolls, key=lambda r: r.position)
-    rolls = [RollTag(index=i, expression=r.expression, label=r.label, syntax=r.syntax,
-                     position=r.position, end=r.end, text=r.text, advantage=r.advantage,
-                     hidden=r.hidden, purpose=_purpose(r.label, lex))
-             for i, r in enumerate(raw_rolls)]
+    seen: dict[str, int] = {}
+    rolls = []
+    for i, r in enumerate(raw_rolls):
+        base = f"{r.syntax}|{r.expression}|{r.label or ''}"
+        n = seen[base] = seen.get(base, -1) + 1
+        rolls.append(RollTag(index=i, expression=r.expression, label=r.label, syntax=r.syntax,
+                             position=r.position, end=r.end, text=r.text, advantage=r.advantage,
+                             hidden=r.hidden, purpose=_purpose(r.label, lex), key=f"{base}|{n}"))
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 

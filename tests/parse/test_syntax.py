@@ -287,3 +287,19 @@ def test_reddit_escaped_brackets():
     assert [(r.expression, r.label, r.syntax) for r in post.rolls] == [
         ("1d20+5", "Attack", "[roll=]"), ("1d6", None, "[[]]")]
     assert post.actions[0].roll_indices == (0, 1)
+
+
+def test_roll_keys_survive_an_edit():
+    before = parse_post("Ataco. [roll=Ataque]1d20+5[/roll] [roll=Dano]1d8[/roll]", lang="pt")
+    after = parse_post("Corro [roll]1d20[/roll] e ataco. [roll=Ataque]1d20+5[/roll] [roll=Dano]1d8[/roll]"
+                       " [roll=Ataque]1d20+5[/roll]", lang="pt")
+    assert [r.key for r in before.rolls] == ["[roll=]|1d20+5|Ataque|0", "[roll=]|1d8|Dano|0"]
+    assert {r.key for r in before.rolls} <= {r.key for r in after.rolls}
+    assert after.rolls[3].key == "[roll=]|1d20+5|Ataque|1"
+
+
+def test_to_declaration():
+    post = parse_post("Ataco o goblin 1. — Morra!", lang="pt", roster=ROSTER)
+    decl = post.to_declaration("ana", post_id="t1-p9")
+    assert (decl.actor, decl.post_id, decl.speech_count) == ("ana", "t1-p9", 1)
+    assert [a.kind for a in decl.actions] == [ActionKind.ATTACK]
