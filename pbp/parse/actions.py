@@ -142,6 +142,9 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         if any(p in lex.conditionals and not _reflexive(p, plain, first + k + 1, lex)
                for k, p in enumerate(before)):
             continue                                  # "if it moves, I shoot": a trigger
+        if lex.temporals and any(p in lex.temporals and not _clause_break(
+                masked, positions[first + k], pos) for k, p in enumerate(before)):
+            continue                                  # "until it lands": not declared
         if kind not in ("move", "defend") and before and before[-1] in lex.objects_before:
             continue                                  # "o goblin me ataca"
         nxt = folded[i + 1] if i + 1 < len(folded) and positions[i + 1] < s_end else None
@@ -203,6 +206,12 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
             kind=kind, position=pos, text=" ".join(snippet.split())[:200], target=target,
             target_text=target_text, candidates=candidates, weapon=weapon, explicit=False,
             confidence=confidence, source="prose", verb=verb))
+
+
+def _clause_break(text: str, lo: int, hi: int) -> bool:
+    """Whether a comma, colon or dash separates two positions of a sentence."""
+    gap = text[lo:hi]
+    return "," in gap or ":" in gap or " — " in gap or " - " in gap
 
 
 def _reflexive(word: str, plain: Sequence[str], nxt: int, lex: Lexicon) -> bool:

@@ -61,6 +61,7 @@ class Lexicon:
     determiners: frozenset[str] = frozenset()
     nouns: frozenset[str] = frozenset()
     conditionals: frozenset[str] = frozenset()
+    temporals: frozenset[str] = frozenset()
     destinations: frozenset[str] = frozenset()
     unless_next: dict[str, frozenset[str]] = field(default_factory=dict)
     action_labels: dict[str, str] = field(default_factory=dict)
@@ -103,6 +104,7 @@ class Lexicon:
         self.determiners = frozenset(fold(w) for w in d.get("determiners", ()))
         self.nouns = frozenset(fold(w) for w in d.get("nouns", ()))
         self.conditionals = frozenset(fold(w) for w in d.get("conditionals", ()) if " " not in w)
+        self.temporals = frozenset(fold(w.split()[-1]) for w in d.get("temporals", ()))
         self.destinations = frozenset(fold(w) for w in d.get("destinations", ()))
         self.action_labels = {fold(k): v for k, v in d.get("action_labels", {}).items()}
         self.nothing = frozenset(fold(w) for w in d.get("nothing", ()))
