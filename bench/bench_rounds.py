@@ -28,26 +28,27 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from sqlalchemy import select  # noqa: E402
+from sqlalchemy import select
 
-from pbp.rounds import replies as replies_mod  # noqa: E402
-from pbp.rounds import service  # noqa: E402
-from pbp.rules import engine as engine_mod  # noqa: E402
-from pbp.rules.model import Combatant, Weapon  # noqa: E402
-from pbp.sources.base import PostRecord  # noqa: E402
-from pbp.store import models as m  # noqa: E402
-from pbp.store.db import make_engine, session_scope  # noqa: E402
-from pbp.store.testing import temporary_database  # noqa: E402
+from pbp.rounds import replies as replies_mod
+from pbp.rounds import service
+from pbp.rules import engine as engine_mod
+from pbp.rules.model import Combatant, Weapon
+from pbp.sources.base import PostRecord
+from pbp.store import models as m
+from pbp.store.db import make_engine, session_scope
+from pbp.store.testing import temporary_database
 
-T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 PG_DEFAULT = os.environ.get("PBP_TEST_POSTGRES_URL",
                             "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
@@ -139,15 +140,13 @@ def bench_db(kind: str, url: str, rounds: int, n: int) -> dict[str, Any]:
         for r in range(1, rounds + 1):
             batch = posts_for(r, n, now)
             posts += len(batch)
-            with ingest.run():
-                with session_scope(engine) as s:
-                    service.ingest_posts(s, tid, batch, now=now + timedelta(hours=2))
+            with ingest.run(), session_scope(engine) as s:
+                service.ingest_posts(s, tid, batch, now=now + timedelta(hours=2))
             now = now + timedelta(hours=24, minutes=1)
             t0 = time.perf_counter()
-            with resolve.run():
-                with session_scope(engine) as s:
-                    service.resolve_round(s, rid, now)
-                    rid = service.current_round(s, eid).id
+            with resolve.run(), session_scope(engine) as s:
+                service.resolve_round(s, rid, now)
+                rid = service.current_round(s, eid).id
             per_round.append(time.perf_counter() - t0)
     finally:
         engine_mod.resolve, replies_mod.render_reply = real_resolve, real_render  # type: ignore[assignment]

@@ -22,10 +22,10 @@ def command(database_url: str | None, round_ids: tuple[int, ...], encounter_id: 
     """Check that a round's rolls are what its committed seed gives."""
     from sqlalchemy import select
 
+    from ..rounds.verify import verify_round
     from ..settings import load_settings
     from ..store import models as m
     from ..store.db import make_engine, session_scope
-    from ..rounds.verify import verify_round
 
     url = database_url or load_settings().database_url
     engine = make_engine(url)

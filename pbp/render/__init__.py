@@ -13,7 +13,7 @@ import re
 import string
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -104,11 +104,13 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     why = params.get("why")
     if why in ("late", "missing"):
         params["why"] = say(LATENCY[f"why.{why}"], lang)
-        if ev.code == "latency.penalty" and params.get("mode") in LATENCY:
-            params["reason"] = say(LATENCY[params["mode"]], lang, params)
+        mode = str(params.get("mode"))
+        if ev.code == "latency.penalty" and mode in LATENCY:
+            params["reason"] = say(LATENCY[mode], lang, params)
         elif problem == "latency.forfeit" and "text" in params:
             params["reason"] = say(LATENCY["forfeit"], lang, params)
-    elif problem in PROBLEMS and _fields(PROBLEMS[problem]) <= _known(ev):
+    elif isinstance(problem, str) and problem in PROBLEMS \
+            and _fields(PROBLEMS[problem]) <= _known(ev):
         params["reason"] = say(PROBLEMS[problem], lang, params)
     template = messages.EN.get(ev.code)
     text = say(template, lang, params) if template else (ev.message or ev.code)
@@ -137,7 +139,7 @@ def _number(value: float | None) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
-@lru_cache(maxsize=None)
+@cache
 def environment(platform: str) -> Environment:
     esc = _escape.for_platform(platform)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import gettext
 import io
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ DOMAIN = "replies"
 LANGUAGES = ("en", "pt", "ru")
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(lang: str) -> gettext.NullTranslations:
     """The compiled catalog of *lang* (English: the message ids themselves)."""
     po = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"

@@ -81,12 +81,12 @@ def roll_row(roll: Roll, *, round_id: int, kind: str, actor: str | None = None,
              post_id: int | None = None, tag_index: int | None = None,
              position: int | None = None, written: str = "") -> dict[str, Any]:
     """Column values of a stored roll (for bulk inserts)."""
-    return dict(round_id=round_id, roll_index=roll.index, post_id=post_id,
-                tag_index=tag_index, position=position, kind=kind, actor=actor,
-                label=(roll.label or None) and roll.label[:200], written=written[:300],
-                expression=roll.expression, total=roll.total, natural=roll.natural,
-                faces=list(roll.faces), breakdown=roll.breakdown[:1000],
-                markdown=(roll.markdown or "")[:1000])
+    return {"round_id": round_id, "roll_index": roll.index, "post_id": post_id,
+            "tag_index": tag_index, "position": position, "kind": kind, "actor": actor,
+            "label": (roll.label or None) and roll.label[:200], "written": written[:300],
+            "expression": roll.expression, "total": roll.total, "natural": roll.natural,
+            "faces": list(roll.faces), "breakdown": roll.breakdown[:1000],
+            "markdown": (roll.markdown or "")[:1000]}
 
 
 def record_from_roll(roll: Roll, **kw: Any) -> m.RollRecord:

@@ -132,11 +132,13 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     ids: list[int] = []
     for reading in readings:
         row = by_key[reading.actor]
-        decl = existing.get(row.id)
-        if decl is None:
+        found = existing.get(row.id)
+        if found is None:
             decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
                                  source="narrator" if is_narrator else "post", created_at=now)
             session.add(decl)
+        else:
+            decl = found
         _fill(session, decl, reading, row, post, rnd, rolled, policy, late=late,
               after_resolution=after_resolution, now=now)
         session.flush()

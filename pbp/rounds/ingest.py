@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -30,9 +30,7 @@ MARKER = re.compile(r"pbp-reply:[\w:.-]+")
 
 
 def _utc(dt: datetime) -> datetime:
-    from datetime import timezone
-
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime

@@ -113,7 +113,7 @@ def resolve_round(session: Session, round_id: int, now: datetime) -> int | None:
     if rnd.state != "open":
         return _existing_reply(session, rnd)
     won = session.execute(update(m.Round).where(m.Round.id == round_id, m.Round.state == "open")
-                          .values(state="resolving")).rowcount
+                          .values(state="resolving")).rowcount  # type: ignore[attr-defined]
     session.refresh(rnd)
     if not won:
         return _existing_reply(session, rnd)
@@ -172,9 +172,10 @@ def _resolve(session: Session, rnd: m.Round, now: datetime, *, reresolve: bool =
     seq = -1 if seq is None else seq
     if result.events:
         session.execute(insert(m.EventRecord), [
-            dict(round_id=rnd.id, seq=seq + 1 + i, code=ev.code, actor=ev.actor,
-                 target=ev.target, rule=ev.rule, message=ev.message,
-                 params=codec._plain(dict(ev.params)), roll_indexes=[r.index for r in ev.rolls])
+            {"round_id": rnd.id, "seq": seq + 1 + i, "code": ev.code, "actor": ev.actor,
+             "target": ev.target, "rule": ev.rule, "message": ev.message,
+             "params": codec._plain(dict(ev.params)),
+             "roll_indexes": [r.index for r in ev.rolls]}
             for i, ev in enumerate(result.events)])
     new = result.encounter
     by_key = {c.key: c for c in rows}

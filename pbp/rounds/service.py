@@ -17,8 +17,15 @@ from sqlalchemy.orm import Session
 from ..store import models as m
 from ..store.types import utcnow
 from .ingest import ingest_posts
-from .lifecycle import (current_round, due_reminders, due_rounds, missing_players, open_round,
-                        send_reminder, start_encounter)
+from .lifecycle import (
+    current_round,
+    due_reminders,
+    due_rounds,
+    missing_players,
+    open_round,
+    send_reminder,
+    start_encounter,
+)
 from .outbox import approve_reply, deliver_reply, pending_replies
 from .replies import build_view, render_round_reply
 from .resolve import reresolve_round, resolve_round

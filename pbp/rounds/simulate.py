@@ -34,7 +34,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -99,16 +99,16 @@ class Simulation:
 
 def _when(raw: Any, start: datetime, where: str) -> datetime:
     if isinstance(raw, datetime):
-        return raw if raw.tzinfo else raw.replace(tzinfo=timezone.utc)
+        return raw if raw.tzinfo else raw.replace(tzinfo=UTC)
     text = str(raw).strip()
     hit = _OFFSET.match(text)
     if hit:
         return start + timedelta(hours=int(hit.group(1)), minutes=int(hit.group(2)))
     try:
-        dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        dt = datetime.fromisoformat(text)
     except ValueError:
         raise UnreadableInput(f"'{text}' is not a time (ISO or +H:MM)", where=where) from None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 def is_thread_scenario(path: str | Path) -> bool:
@@ -138,7 +138,7 @@ def load_thread(path: str | Path) -> ThreadScript:
                               f"{', '.join(sorted(THREAD_KEYS))})", where=f"{path}: thread")
     scenario = loads(yaml.safe_dump(data, allow_unicode=True), path)
     start = _when(thread.get("start", "2026-01-01T12:00:00Z"),
-                  datetime(2026, 1, 1, 12, tzinfo=timezone.utc), f"{path}: thread.start")
+                  datetime(2026, 1, 1, 12, tzinfo=UTC), f"{path}: thread.start")
     posts = []
     for i, raw in enumerate(raw_posts):
         where = f"{path}: posts[{i}]"
@@ -214,7 +214,7 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
                                                   rnd.number if rnd else -1, r.created_at, r.body))
             for d in s.scalars(select(m.Declaration).order_by(m.Declaration.id)):
                 out.declarations.append({
-                    "round": d.round_id and s.get(m.Round, d.round_id).number,
+                    "round": s.get(m.Round, d.round_id).number,  # type: ignore[union-attr]
                     "actor": d.combatant.key, "post": d.post.platform_id if d.post else None,
                     "late": d.late, "speech_count": d.speech_count,
                     "speech_limit": d.speech_limit, "notes": list(d.notes or []),
@@ -271,4 +271,4 @@ def _play(engine: Any, script: ThreadScript, eid: int, tid: int) -> None:
             service.open_round(s, eid, script.open_at)
     if limit is None:
         limit = resolved + 1   # the round the last post fell in
-    sweep(datetime.max.replace(tzinfo=timezone.utc) - timedelta(days=1))
+    sweep(datetime.max.replace(tzinfo=UTC) - timedelta(days=1))

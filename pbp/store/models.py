@@ -18,7 +18,7 @@ All datetimes are aware UTC (:class:`pbp.store.types.UTCDateTime`).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     Boolean,
@@ -46,7 +46,7 @@ NAMING = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map = {datetime: UTCDateTime, dict[str, Any]: JsonType, list[Any]: JsonType}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime, dict[str, Any]: JsonType, list[Any]: JsonType}
 
 
 def _fk(target: str, nullable: bool = False, ondelete: str = "CASCADE") -> Any:
@@ -95,9 +95,9 @@ class Campaign(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
 
-    narrators: Mapped[list["CampaignNarrator"]] = relationship(
+    narrators: Mapped[list[CampaignNarrator]] = relationship(
         back_populates="campaign", cascade="all, delete-orphan")
-    threads: Mapped[list["Thread"]] = relationship(back_populates="campaign",
+    threads: Mapped[list[Thread]] = relationship(back_populates="campaign",
                                                    cascade="all, delete-orphan")
 
 
@@ -166,7 +166,7 @@ class Encounter(Base):
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
-    combatants: Mapped[list["Combatant"]] = relationship(
+    combatants: Mapped[list[Combatant]] = relationship(
         back_populates="encounter", cascade="all, delete-orphan", order_by="Combatant.id")
     thread: Mapped[Thread] = relationship()
     campaign: Mapped[Campaign] = relationship()
@@ -254,7 +254,7 @@ class Post(Base):
     #: our own reply, recognised by its marker: never parsed as a declaration
     is_ours: Mapped[bool] = mapped_column(Boolean, default=False)
 
-    revisions: Mapped[list["PostRevision"]] = relationship(
+    revisions: Mapped[list[PostRevision]] = relationship(
         back_populates="post", cascade="all, delete-orphan", order_by="PostRevision.number")
 
 

@@ -3,7 +3,7 @@ the campaign's time zone."""
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from pbp.render import escape, render_reply, when
 from pbp.render.catalog import message_ids, missing
@@ -40,7 +40,7 @@ def _view(platform: str, lang: str) -> ReplyView:
     return ReplyView(kind="resolution", platform=platform, language=lang,
                      timezone="Europe/Moscow", encounter="Road", round_number=3,
                      actors=[aria, gob], seed="s", seed_commitment="c", next_round=4,
-                     next_deadline=datetime(2026, 12, 1, 18, 0, tzinfo=timezone.utc),
+                     next_deadline=datetime(2026, 12, 1, 18, 0, tzinfo=UTC),
                      next_commitment="n", marker="pbp-reply:9:resolution")
 
 
@@ -58,6 +58,6 @@ def test_a_reply_in_each_platform_and_language():
 
 
 def test_deadlines_are_said_in_the_campaign_time_zone():
-    dt = datetime(2026, 7, 1, 12, 0, tzinfo=timezone.utc)
+    dt = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
     assert when(dt, "America/Sao_Paulo") == "2026-07-01 09:00 (America/Sao_Paulo, UTC-03:00)"
     assert when(dt, "Asia/Kolkata") == "2026-07-01 17:30 (Asia/Kolkata, UTC+05:30)"

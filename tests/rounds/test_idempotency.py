@@ -83,24 +83,24 @@ def test_unique_constraints_refuse_doubles_that_bypass_the_code(engine, table):
     rid = w.open(at(0))
     w.ingest(POSTS[:1], now=at(1))
     w.resolve(rid, at(25))
-    with pytest.raises(IntegrityError):
-        with session_scope(engine) as s:
-            roll = s.scalar(select(m.RollRecord).where(m.RollRecord.tag_index == 0))
-            reply = s.scalar(select(m.Reply).where(m.Reply.kind == "resolution"))
-            p = s.scalar(select(m.Post))
-            values = dict(round_id=roll.round_id, expression="1d20", total=1, breakdown="1d20 (1) = 1")
-            s.add({
-                "roll-tag": lambda: m.RollRecord(**values, roll_index=999, post_id=roll.post_id,
-                                                 tag_index=0),
-                "roll-index": lambda: m.RollRecord(**values, roll_index=roll.roll_index),
-                "reply": lambda: m.Reply(thread_id=reply.thread_id, kind="resolution", marker="x",
-                                         idempotency_key=reply.idempotency_key, platform="bbcode",
-                                         language="en", body="again"),
-                "post": lambda: m.Post(thread_id=p.thread_id, platform_id=p.platform_id, author="x",
-                                       posted_at=at(1), body="", text="", content_hash="0"),
-                "round": lambda: m.Round(encounter_id=w.encounter_id, number=1, opens_at=at(0),
-                                         deadline=at(1), seed="s", commitment="c"),
-            }[table]())
+    with pytest.raises(IntegrityError), session_scope(engine) as s:
+        roll = s.scalar(select(m.RollRecord).where(m.RollRecord.tag_index == 0))
+        reply = s.scalar(select(m.Reply).where(m.Reply.kind == "resolution"))
+        p = s.scalar(select(m.Post))
+        values = {"round_id": roll.round_id, "expression": "1d20", "total": 1,
+                  "breakdown": "1d20 (1) = 1"}
+        s.add({
+            "roll-tag": lambda: m.RollRecord(**values, roll_index=999, post_id=roll.post_id,
+                                             tag_index=0),
+            "roll-index": lambda: m.RollRecord(**values, roll_index=roll.roll_index),
+            "reply": lambda: m.Reply(thread_id=reply.thread_id, kind="resolution", marker="x",
+                                     idempotency_key=reply.idempotency_key, platform="bbcode",
+                                     language="en", body="again"),
+            "post": lambda: m.Post(thread_id=p.thread_id, platform_id=p.platform_id, author="x",
+                                   posted_at=at(1), body="", text="", content_hash="0"),
+            "round": lambda: m.Round(encounter_id=w.encounter_id, number=1, opens_at=at(0),
+                                     deadline=at(1), seed="s", commitment="c"),
+        }[table]())
 
 
 class FakeSource:
@@ -135,9 +135,8 @@ def test_a_reply_is_posted_once_even_when_the_answer_is_lost(engine):
     src = FakeSource(lose_first_answer=True)
     with session_scope(engine) as s:
         (rid,) = service.pending_replies(s)
-    with pytest.raises(SourceError):
-        with session_scope(engine) as s:
-            service.deliver_reply(s, rid, src)
+    with pytest.raises(SourceError), session_scope(engine) as s:
+        service.deliver_reply(s, rid, src)
     for _ in range(2):
         with session_scope(engine) as s:
             assert service.deliver_reply(s, rid, src) == "r1"

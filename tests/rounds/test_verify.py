@@ -26,7 +26,7 @@ def _resolved(engine):  # type: ignore[no-untyped-def]
 
 
 def test_verify_passes_on_an_untouched_round(engine, db_url):
-    w, rid = _resolved(engine)
+    _w, rid = _resolved(engine)
     with session_scope(engine) as s:
         report = service.verify_round(s, rid)
         kinds = {r.kind for r in s.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rid))}
@@ -38,7 +38,7 @@ def test_verify_passes_on_an_untouched_round(engine, db_url):
 
 
 def test_verify_fails_naming_the_roll_when_a_stored_roll_is_altered(engine, db_url):
-    w, rid = _resolved(engine)
+    _w, rid = _resolved(engine)
     with session_scope(engine) as s:
         roll = s.scalar(select(m.RollRecord).where(m.RollRecord.kind == "tag"))
         index = roll.roll_index
@@ -59,7 +59,7 @@ def test_verify_fails_naming_the_roll_when_a_stored_roll_is_altered(engine, db_u
 
 
 def test_verify_reports_a_thrown_away_roll_and_a_wrong_seed(engine):
-    w, rid = _resolved(engine)
+    _w, rid = _resolved(engine)
     with engine.begin() as conn:
         conn.execute(text("DELETE FROM rolls WHERE round_id = :r AND roll_index = 1"), {"r": rid})
         conn.execute(text("UPDATE rounds SET seed = 'another' WHERE id = :r"), {"r": rid})

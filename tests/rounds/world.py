@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Engine, select
@@ -15,7 +15,7 @@ from pbp.sources.base import PostRecord
 from pbp.store import models as m
 from pbp.store.db import session_scope
 
-T0 = datetime(2026, 11, 30, 12, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def at(hours: float = 0, minutes: float = 0) -> datetime:

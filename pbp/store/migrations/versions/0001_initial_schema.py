@@ -7,8 +7,8 @@ Create Date: 2026-11-30 09:20:35.151382
 """
 from __future__ import annotations
 
-from alembic import op
 import sqlalchemy as sa
+from alembic import op
 from sqlalchemy.dialects import postgresql
 
 #: JSONB on PostgreSQL, JSON text elsewhere (pbp.store.types.JsonType, frozen here).
