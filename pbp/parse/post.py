@@ -36,8 +36,10 @@ MAX_ISSUES = 100
 _BLANK_LINE = re.compile(r"\n(?=[ \t]{0,40}\n)")
 
 _ROLL_PURPOSE_KINDS = {
-    "attack": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION),
-    "damage": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION),
+    "attack": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION,
+               ActionKind.FULL_ROUND),
+    "damage": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION,
+               ActionKind.FULL_ROUND),
 }
 
 
@@ -208,8 +210,11 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
             created.append(_label_action(r, lex, roster, actor))
             choice = created[-1]
             index(choice)
-        if choice is None and actions:
-            choice = _nearest_any(actions, r.position)
+        if choice is None and r.purpose != "attack":
+            choice = _nearest(by_line.get(line_start(r.position), ()), r.position, ()) or \
+                _nearest(by_para.get(para(r.position), ()), r.position, ())
+            if choice is None and actions:
+                choice = _nearest_any(actions, r.position)
         if choice is not None:
             owner.setdefault(id(choice), []).append(r.index)
     final = sorted(actions + created, key=lambda a: a.position) if created else actions
@@ -250,7 +255,7 @@ def _nearest_any(actions: list[ParsedAction], pos: int) -> ParsedAction:
 
 def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
     """The action of *pool* (sorted by position) nearest before *pos*, else the first after;
-    with *want*, one of those kinds first. Looks at most 64 actions each way."""
+    with *want*, only one of those kinds. Looks at most 64 actions each way."""
     if not pool:
         return None
     k = _bisect_positions(pool, pos + 1)
@@ -261,6 +266,7 @@ def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction 
         for j in range(k + 1, min(len(pool), k + 65)):
             if pool[j].kind in want:
                 return pool[j]
+        return None
     return pool[k] if k >= 0 else pool[0]
 
 

@@ -127,7 +127,7 @@ class Lexicon:
         hit = self.verbs_exact.get(low)
         if hit is None:
             f = fold(low)
-            if f in self.nouns:
+            if f in self.nouns or f in self.weapons_exact:  # "lança" the spear, not "lanço"
                 return None
             hit = self.verbs_exact.get(f)
             if hit is None and len(low) > 3:
