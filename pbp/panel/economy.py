@@ -57,8 +57,9 @@ def remaining(session: Session, encounter: EncounterRow, rnd: Round | None,
                 if budget is None:
                     out[key] = {}
                     continue
-                out[key] = {slot: left for slot in budget.slots
-                            if (left := budget.left(slot)) is not None}
+                # slots with a limit the combatant has at all (an unused 0-cap slot says nothing)
+                out[key] = {slot: left for slot, cap in budget.slots.items()
+                            if cap and (left := budget.left(slot)) is not None}
         return out
     except Exception:  # the engine is not ours to fail: the column just stays plain
         log.exception("remaining actions of round %s", rnd.id)

@@ -14,6 +14,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
@@ -86,11 +87,12 @@ def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Viol
     for d in decls:
         who = d.combatant.name
         if d.late:
-            out.append(Violation("PBP-2", "late", "posted after the deadline", who))
+            out.append(Violation("PBP-2", "late", str(_l("posted after the deadline")), who))
         if d.speech_limit is not None and d.speech_count > d.speech_limit:
-            out.append(Violation("PBP-3", "speech", f"{d.speech_count} speech lines, limit {d.speech_limit}", who))
+            out.append(Violation("PBP-3", "speech", str(_l("%(count)s speech lines, limit %(limit)s",
+                                                             count=d.speech_count, limit=d.speech_limit)), who))
         if d.edited_after_roll:
-            out.append(Violation("PBP-4", "edited", "edited after the roll", who))
+            out.append(Violation("PBP-4", "edited", str(_l("edited after the roll")), who))
         for p in d.errors or []:
             rule, msg = _problem(p)
             out.append(Violation(rule, "budget" if "budget" in msg.lower() else "problem", msg, who))

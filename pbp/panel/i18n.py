@@ -12,6 +12,7 @@ from pathlib import Path
 
 from flask import Flask, current_app, g, request, session
 from flask_babel import Babel, get_locale, get_translations
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
@@ -46,6 +47,19 @@ def select_timezone() -> str | None:
     return tz or None
 
 
+#: Stored state codes (rounds, replies) as the panel shows them.
+STATES = {
+    "open": _l("open"), "resolving": _l("resolving"), "resolved": _l("resolved"),
+    "cancelled": _l("cancelled"), "held": _l("held"), "pending": _l("pending"),
+    "sending": _l("sending"), "sent": _l("sent"), "failed": _l("failed"),
+    "setup": _l("setup"), "active": _l("active"), "finished": _l("finished"),
+}
+
+
+def state_name(code: str | None) -> str:
+    return str(STATES[code]) if code in STATES else (code or "")
+
+
 def init_app(app: Flask) -> None:
     babel.init_app(app, default_translation_directories=str(TRANSLATIONS),
                    locale_selector=select_locale, timezone_selector=select_timezone)
@@ -54,6 +68,7 @@ def init_app(app: Flask) -> None:
     app.jinja_env.install_gettext_callables(_gettext, _ngettext, newstyle=True)  # type: ignore[attr-defined]
     app.jinja_env.globals["LANGUAGE_NAMES"] = LANGUAGE_NAMES
     app.jinja_env.filters["when"] = when
+    app.jinja_env.filters["state"] = state_name
     app.jinja_env.globals["get_locale"] = get_locale
 
 

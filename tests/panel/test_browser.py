@@ -99,6 +99,21 @@ def test_phone_screenshots(browser: Any, live_server: str, ids: dict[str, Any], 
     ctx.close()
 
 
+@pytest.mark.parametrize("lang,title", [("pt", "Painel do narrador"), ("ru", "Панель ведущего")])
+def test_panel_in_other_languages(browser: Any, live_server: str, ids: dict[str, Any], output_dir: Path,
+                                  lang: str, title: str) -> None:
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    _login(page, live_server)
+    page.locator("#lang-select").select_option(lang)
+    page.get_by_role("button", name="Change").click()
+    page.wait_for_selector(f"html[lang={lang}]")
+    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    assert title in page.locator("header.top").inner_text()
+    page.screenshot(path=str(output_dir / f"encounter-{lang}-desktop.png"), full_page=True)
+    ctx.close()
+
+
 def test_live_refresh_shows_new_posts(browser: Any, live_server: str, ids: dict[str, Any],
                                       db_url: str) -> None:
     """A post stored while the page is open appears without a reload."""
