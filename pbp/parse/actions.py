@@ -1,13 +1,16 @@
 """Actions inferred from prose with a verb lexicon (explicit ones: :mod:`.explicit`).
 
 Inference reads the prose that is left once quotes, OOC, tags, commands and speech are
-blanked. Each word is looked up in the lexicon (exact form, then snowball stem); a verb
-after a negation (``não ataco``), after a conditional (``if it moves, I shoot``), after
-an object pronoun that makes someone else its subject (``o goblin me ataca``), or
-before ``me`` (``it attacks me``) is not a declaration. The target is the first
-roster name in the verb's clause (else in its sentence, for attacks, casts and
-maneuvers); the weapon likewise. A name that fits several combatants is reported and
-the action's target left empty, with the candidates attached.
+blanked. Each word is looked up in the lexicon (exact form, then snowball stem). A verb
+is not a declaration after a negation (``não ataco``), after a strong conditional in its
+sentence (``if it moves, I shoot``), after a temporal word in its own clause (``until
+it lands``), after a determiner (``a strike``), after an object pronoun that makes
+someone else its subject (``o goblin me ataca``), before ``me`` (``it attacks me``),
+right after another combatant's name when the actor is known, or right after a readying
+verb. Attacks, casts and maneuvers take the first roster name in their clause, else in
+their sentence, else the last clear name before them; a move only a name after a
+destination word. A name that fits several combatants is reported and the target left
+empty, with the candidates attached. docs/parse.md has the whole picture.
 """
 
 from __future__ import annotations
