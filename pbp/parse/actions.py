@@ -140,13 +140,15 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         before = folded[first:i]
         if before and before[-1] in lex.determiners:
             continue                                  # "a strike", "nice hit": a noun
-        if any(p in lex.negations for p in before[-2:]):
+        if not lex.negations.isdisjoint(before[-2:]):
             continue                                  # "não ataco", "I don't attack"
-        if any(p in lex.conditionals and not _reflexive(p, plain, first + k + 1, lex)
-               for k, p in enumerate(before)):
+        if not lex.conditionals.isdisjoint(before) and any(
+                p in lex.conditionals and not _reflexive(p, plain, first + k + 1, lex)
+                for k, p in enumerate(before)):
             continue                                  # "if it moves, I shoot": a trigger
-        if lex.temporals and any(p in lex.temporals and not _clause_break(
-                masked, positions[first + k], pos) for k, p in enumerate(before)):
+        if not lex.temporals.isdisjoint(before) and any(
+                p in lex.temporals and not _clause_break(masked, positions[first + k], pos)
+                for k, p in enumerate(before)):
             continue                                  # "until it lands": not declared
         if kind not in ("move", "defend") and before and before[-1] in lex.objects_before:
             continue                                  # "o goblin me ataca"

@@ -147,18 +147,18 @@ def scan(text: str, lex: Lexicon) -> TagScan:
     open_m: re.Match[str] | None = None
     for m in _TAG.finditer(text):
         pos = m.start()
-        inline = m.group("inline")
+        inline, close, name_, arg_, short, broken = m.groups()
         if inline is not None:
             out.spans.append((pos, m.end()))
             _add(out, text, inline, None, "[[]]", pos, m.end(), lex, inline=True)
             continue
-        if m.group("broken") is not None:
+        if broken is not None:
             snippet = text[pos:pos + 30].split("\n", 1)[0]
             out.issues.append(("tag.malformed", pos, {"text": snippet}))
             out.spans.append((pos, m.end()))
             continue
-        name = m.group("name").lower()
-        if m.group("close"):
+        name = name_.lower()
+        if close:
             out.spans.append((pos, m.end()))
             if open_m is None:
                 out.issues.append(("tag.stray_close", pos, {"tag": name}))
@@ -176,7 +176,6 @@ def scan(text: str, lex: Lexicon) -> TagScan:
                 _add(out, text, content, label, syntax, open_m.start(), m.end(), lex)
             open_m = None
             continue
-        short = m.group("short")
         if short is not None:
             out.spans.append((pos, m.end()))
             _add(out, text, short, None, f"[{name} ]", pos, m.end(), lex)
