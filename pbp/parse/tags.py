@@ -147,7 +147,7 @@ def scan(text: str, lex: Lexicon) -> TagScan:
     open_m: re.Match[str] | None = None
     for m in _TAG.finditer(text):
         pos = m.start()
-        inline, close, name_, arg_, short, broken = m.groups()
+        inline, close, name_, _arg, short, broken = m.groups()
         if inline is not None:
             out.spans.append((pos, m.end()))
             _add(out, text, inline, None, "[[]]", pos, m.end(), lex, inline=True)
