@@ -51,8 +51,11 @@ def campaign_or_404(session: Session, campaign_id: int) -> Campaign:
 
 
 def encounter_or_404(session: Session, encounter_id: int) -> Encounter:
-    row = session.get(Encounter, encounter_id)
-    if row is None or not _allowed(session, row.campaign_id):
+    """One query: the encounter, only if the current narrator narrates its campaign."""
+    row = session.scalars(select(Encounter).join(
+        CampaignNarrator, (CampaignNarrator.campaign_id == Encounter.campaign_id)
+        & (CampaignNarrator.narrator_id == current_user.id)).where(Encounter.id == encounter_id)).first()
+    if row is None:
         abort(404)
     return row
 

@@ -152,6 +152,8 @@ def _version_statement() -> Any:
         select(func.count(Combatant.id)).where(Combatant.encounter_id == eid).scalar_subquery(),
         select(func.max(AuditEntry.id)).where(AuditEntry.campaign_id == cid).scalar_subquery(),
         select(Campaign.ruleset).where(Campaign.id == cid).scalar_subquery(),
+        select(Campaign.timezone).where(Campaign.id == cid).scalar_subquery(),
+        select(Campaign.houserules).where(Campaign.id == cid).scalar_subquery(),
     )
 
 
@@ -160,9 +162,8 @@ def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     combatants, the round, its reply, the houserules. One query."""
     row = session.execute(_version_statement(), {"rid": rnd.id if rnd is not None else -1,
                                                  "eid": encounter.id, "cid": encounter.campaign_id}).one()
-    campaign = encounter.campaign
     parts: list[Any] = [encounter.id, encounter.round_number, encounter.status, encounter.order,
-                        encounter.houserules, campaign.houserules, campaign.timezone, tuple(row)]
+                        encounter.houserules, tuple(row)]
     if rnd is not None:
         parts += [rnd.id, rnd.state, rnd.deadline.isoformat(), rnd.waived, rnd.order]
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
