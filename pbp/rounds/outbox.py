@@ -28,7 +28,8 @@ def pending_replies(session: Session) -> list[int]:
 def deliver_reply(session: Session, reply_id: int, source: Source, *,
                   now: datetime | None = None) -> str | None:
     """Post reply *reply_id* through *source* unless it is already there; returns the
-    platform id. A held or cancelled reply is not posted (None). A
+    platform id. A held or cancelled reply is not posted (None), nor part n of a long
+    reply before part n - 1 is out (None: the sweep tries again). A
     :class:`~pbp.sources.base.SourceError` propagates for the caller to record."""
     reply = session.get(m.Reply, reply_id)
     if reply is None:
@@ -37,6 +38,13 @@ def deliver_reply(session: Session, reply_id: int, source: Source, *,
         return reply.platform_id
     if reply.state in ("held", "cancelled"):
         return None
+    from .replies import previous_part
+
+    prev = previous_part(session, reply)
+    if prev is not None:            # a long reply goes out part after part, threaded
+        if prev.state != "sent":
+            return None
+        reply.in_reply_to = reply.in_reply_to or prev.platform_id
     now = now or utcnow()
     reply.attempts = (reply.attempts or 0) + 1
     found = source.find_reply(reply.marker)

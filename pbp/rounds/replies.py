@@ -9,6 +9,7 @@ answer was lost (``Source.find_reply``) instead of posting it twice.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -19,6 +20,7 @@ from sqlalchemy.orm import Session
 
 from ..render import render_reply
 from ..render.i18n import say
+from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from .lifecycle import missing_players
@@ -247,14 +249,45 @@ def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, 
     enc = rnd.encounter
     body = render_round_reply(session, rnd, kind, now, marker=marker)
     held = enc.campaign.approval_mode and kind == "resolution"
-    reply = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=key,
-                    marker=marker, platform=reply_platform(enc.thread), language=enc.campaign.language,
-                    body=body, state="held" if held else "pending", created_at=now)
+    platform = reply_platform(enc.thread)
+    limit = int((enc.thread.options or {}).get("max_reply_chars") or LIMITS.get(platform, 60_000))
+
+    def part_key(i: int) -> str:
+        return key if i == 1 else f"{key}:p{i}"
+
+    parts = split_reply(body, marker, limit, lambda i: marker_for(part_key(i)))
+    replies = [m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind,
+                       idempotency_key=part_key(i), marker=marker_for(part_key(i)),
+                       platform=platform, language=enc.campaign.language, body=text,
+                       state="held" if held else "pending", created_at=now)
+               for i, text in enumerate(parts, 1)]
     try:
         with session.begin_nested():
-            session.add(reply)
+            session.add_all(replies)
     except IntegrityError:
         found = session.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == key))
         assert found is not None
         return found
-    return reply.id
+    return replies[0].id
+
+
+_PART = re.compile(r"^(?P<base>.+):p(?P<n>\d+)$")
+
+
+def previous_part(session: Session, reply: m.Reply) -> m.Reply | None:
+    """For part n > 1 of a long reply, part n - 1 (posted first, replied to)."""
+    hit = _PART.match(reply.idempotency_key)
+    if hit is None:
+        return None
+    n = int(hit.group("n"))
+    prev = hit.group("base") if n == 2 else f"{hit.group('base')}:p{n - 1}"
+    return session.scalar(select(m.Reply).where(m.Reply.idempotency_key == prev))
+
+
+def reply_parts(session: Session, round_id: int, kind: str) -> list[m.Reply]:
+    """Every part of the (round, kind) reply, in order."""
+    key = f"{round_id}:{kind}"
+    rows = session.scalars(select(m.Reply).where(m.Reply.round_id == round_id,
+                                                 m.Reply.kind == kind).order_by(m.Reply.id))
+    return [r for r in rows if r.idempotency_key == key
+            or (_PART.match(r.idempotency_key) and r.idempotency_key.startswith(key + ":p"))]

@@ -239,7 +239,12 @@ def reresolve_round(session: Session, round_id: int, now: datetime) -> int | Non
             session.delete(ev)
         session.flush()
     _resolve(session, rnd, now, reresolve=True)
-    from .replies import render_round_reply
+    from .replies import queue_round_reply, reply_parts
 
-    reply.body = render_round_reply(session, rnd, "resolution", now, marker=reply.marker)
-    return reply.id
+    parts = reply_parts(session, rnd.id, "resolution")
+    if any(p.state in ("sending", "sent") for p in parts):
+        raise PbpError(f"round {rnd.number}'s reply is already partly posted")
+    for p in parts:
+        session.delete(p)
+    session.flush()
+    return queue_round_reply(session, rnd, "resolution", now)
