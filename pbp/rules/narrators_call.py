@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..errors import ConfigError
-from .context import RoundContext
+from .context import Problem, RoundContext
 from .model import Action, Combatant, Declaration
 
 
@@ -90,3 +90,29 @@ def check_choices(ruleset_id: str, setting: Callable[[str], Any],
         if value not in options:
             raise ConfigError(f"houserule '{path}' for ruleset '{ruleset_id}' must be one of "
                               f"{', '.join(repr(o) for o in options)}, not {value!r}")
+
+
+def whole_number(value: Any) -> int | None:
+    """*value* as a whole number (``3``, ``"3"``, ``-2``), None for anything else."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if text.lstrip("+-").isdigit():
+            return int(text)
+    return None
+
+
+def number_problems(action: Action, keys: Iterable[str], rule: str, index: int) -> list[Problem]:
+    """A problem for each option in *keys* that is present but not a whole number."""
+    out = []
+    for key in keys:
+        if key in action.options and whole_number(action.options[key]) is None:
+            out.append(Problem("option.number", rule,
+                               f"'{key}' must be a whole number, not {action.options[key]!r}",
+                               index, {"option": key}))
+    return out

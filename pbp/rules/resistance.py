@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, check_choices, forfeit
+from .narrators_call import announce_ties, check_choices, forfeit, number_problems, whole_number
 from .registry import register
 from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_name, step_down
 from .resistance_sheet import ALIASES, BRUTAL, INTEGER, ResistanceSheet, far
@@ -292,6 +292,7 @@ class Resistance(ResistanceSheet):
                 continue
             problems = self._check_maneuver(target, a, i, conflict, defensive=True)
             problems += self._check_help(ctx, target, a, i)
+            problems += number_problems(a, ("power", "reduction"), "RES-8", i)
             if not problems:
                 return a.options
             kept: dict[str, Any] = {k: v for k, v in a.options.items() if k == "characteristic"}
@@ -321,9 +322,10 @@ class Resistance(ResistanceSheet):
         maneuver = str(action.options.get("maneuver") or "attack").casefold()
         a, ra, parts = self._roll(ctx, c, res, characteristic, action.options.get("synergy"),
                                   action.options.get("helpers"), f"attack {target.key}", action)
-        if maneuver not in ("attack", "brutal") and action.options.get("bonus"):
-            a += int(action.options["bonus"])  # trained maneuvers: the narrator's numbers
-            parts.append(f"{maneuver} {int(action.options['bonus']):+d}")
+        bonus = whole_number(action.options.get("bonus")) or 0
+        if maneuver not in ("attack", "brutal") and bonus:
+            a += bonus  # trained maneuvers: the narrator's numbers
+            parts.append(f"{maneuver} {bonus:+d}")
         guard = self._defense(ctx, target, conflict)
         d, rd, _ = self._roll(ctx, target, res, guard.get("characteristic") or characteristic,
                               guard.get("synergy"), (), f"defense {c.key}")
@@ -360,21 +362,23 @@ class Resistance(ResistanceSheet):
             which, value = self._brutal_value(c, conflict)
             damage += value
             notes.append(f"Brutal Attack ({which}) +{value}")
-        elif maneuver != "attack" and action.options.get("damage"):
-            damage += int(action.options["damage"])
-            notes.append(f"{maneuver} {int(action.options['damage']):+d}")
-        if action.options.get("power"):
-            damage += int(action.options["power"])
-            notes.append(f"power {int(action.options['power']):+d}")
+        elif maneuver != "attack" and whole_number(action.options.get("damage")):
+            extra_damage = whole_number(action.options["damage"]) or 0
+            damage += extra_damage
+            notes.append(f"{maneuver} {extra_damage:+d}")
+        power = whole_number(action.options.get("power")) or 0
+        if power:
+            damage += power
+            notes.append(f"power {power:+d}")
         armor = target.stat("armor") if conflict == "physical" else 0
         if armor:
             damage -= armor
             notes.append(f"armor -{armor}")
         for key in ("power", "reduction"):  # the defender's power or trained maneuver
-            if guard.get(key):
-                damage -= int(guard[key])
-                notes.append(f"{target.name}'s {guard.get('maneuver') or key} "
-                             f"-{int(guard[key])}")
+            less = whole_number(guard.get(key)) or 0
+            if less:
+                damage -= less
+                notes.append(f"{target.name}'s {guard.get('maneuver') or key} -{less}")
         damage = max(0, damage)
         ctx.emit("attack.hit", actor=c.key, target=target.key, rule="RES-8",
                  rolls=[ra, rd, *extra], damage=damage, notes=notes, **params,

@@ -13,6 +13,7 @@ from typing import Any
 from .base import Ruleset
 from .context import Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Declaration
+from .narrators_call import number_problems
 from .resistance_dice import DIE_SIZES
 from .stats import resolve_name
 
@@ -88,6 +89,13 @@ class ResistanceSheet(Ruleset):
                                f"{c.name}'s {res.title()} is d{self.die(c, res)}; a Resistance is "
                                f"d4, d6, d8, d10 or d12", index))
         out += self._check_help(ctx, c, action, index)
+        out += number_problems(action, ("power", "bonus", "damage", "reduction"), "RES-8", index)
+        chosen = action.options.get("resistance")
+        if chosen is not None and str(chosen).casefold() not in ("vigor", "will"):
+            out.append(Problem("resistance.unknown", "RES-1",
+                               f"the Resistances are Vigor and Will, not {chosen!r}", index))
+        if kind is ActionKind.MANEUVER and action.target is None:
+            out.append(Problem("target.missing", "RES-7", "a maneuver needs a target", index))
         if kind in (ActionKind.ATTACK, ActionKind.MANEUVER):
             out += self._check_attack(ctx, c, action, index, conflict)
         elif kind is ActionKind.DEFEND:
@@ -123,7 +131,11 @@ class ResistanceSheet(Ruleset):
         if synergy and self.char(c, str(synergy)) <= 0:
             out.append(Problem("synergy.missing", "RES-2",
                                f"{c.name} has no '{synergy}' to lend a synergy point", index))
-        for helper in action.options.get("helpers", ()) or ():
+        helpers = action.options.get("helpers") or []
+        if not isinstance(helpers, list) or not all(isinstance(h, str) for h in helpers):
+            return out + [Problem("helper.invalid", "RES-2",
+                                  f"helpers must be a list of combatants, not {helpers!r}", index)]
+        for helper in helpers:
             if helper == c.key or helper not in ctx.combatants or ctx.get(helper).down:
                 out.append(Problem("helper.invalid", "RES-2",
                                    f"'{helper}' cannot help: helpers are other combatants "

@@ -39,7 +39,7 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, check_choices, forfeit
+from .narrators_call import announce_ties, check_choices, forfeit, number_problems, whole_number
 from .registry import register
 from .two_action_tables import SITUATIONAL, WEAPON_BONUS, situational, weapon_bonus
 
@@ -148,6 +148,7 @@ class TwoAction(Ruleset):
                                f"only an item fixed on the belt or in a pocket can be used as "
                                f"an action; '{action.options['item']}' is in the {stowed}",
                                index))
+        out += number_problems(action, ("dc",), "TA-4", index)
         if kind is ActionKind.ATTACK:
             out += self._check_attack(ctx, c, action, index)
         return out
@@ -157,6 +158,10 @@ class TwoAction(Ruleset):
         out: list[Problem] = []
         weapon = self.weapon_for(c, action)
         ranged = self._ranged(action, weapon)
+        if action.target is None and not ranged:
+            out.append(Problem("target.missing", "TA-4",
+                               f"only a ranged shot can aim at a place; {weapon.name} needs a "
+                               f"target", index))
         if ranged and weapon.category != "melee" and \
                 weapon_bonus(weapon.category, self.setting("weapon_bonus")) is None:
             kinds = ", ".join(sorted(self.setting("weapon_bonus")))
@@ -307,7 +312,7 @@ class TwoAction(Ruleset):
 
     def _at_object(self, ctx: RoundContext, c: Combatant, action: Action, weapon: Weapon) -> None:
         _, value, sit = self._accuracy(c, action, weapon)
-        dc = int(action.options.get("dc", self.setting("checks.object_dc")))
+        dc = whole_number(action.options.get("dc", self.setting("checks.object_dc"))) or 0
         roll, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c, label="shot")
         total = roll.total + (sit if own else 0)
         where = ctx.name(action.target) if action.target else str(action.options.get("place"))
@@ -328,7 +333,7 @@ class TwoAction(Ruleset):
         assert action.target is not None
         target = ctx.get(action.target)
         skill, value, sit = self._accuracy(c, action, weapon)
-        dc = int(action.options.get("dc", self.setting("checks.hit_dc")))
+        dc = whole_number(action.options.get("dc", self.setting("checks.hit_dc"))) or 0
         hit, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c,
                                 label=f"hit {target.key}")
         total = hit.total + (sit if own else 0)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from pbp.dice import DiceBox
 from pbp.rules.engine import resolve
-from pbp.rules.model import Condition, Weapon
+from pbp.rules.model import Action, Condition, Declaration, Weapon
 from pbp.rules.registry import get
 from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
 
@@ -414,6 +414,41 @@ def test_res_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+
+
+JUNK = st.recursive(st.none() | st.booleans() | st.integers(-50, 50)
+                    | st.floats(-1e3, 1e3, allow_nan=False) | st.text(max_size=6)
+                    | st.sampled_from(("c0", "c1", "vigor", "will", "hard", "far", "brutal", "block")),
+                    lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.sampled_from(("kind", "target", "cover", "size")), inner,
+                                      max_size=3), max_leaves=6)
+
+
+@st.composite
+def junk_round(draw, enc):
+    """Declarations whose options hold anything JSON can: refused with reasons, never a crash."""
+    keys = [c.key for c in enc.combatants]
+    out = []
+    for c in enc.combatants:
+        acts = tuple(Action(kind=draw(st.sampled_from(list(A))),
+                            target=draw(st.none() | st.sampled_from(keys)),
+                            weapon=draw(st.none() | st.sampled_from([w.name for w in c.weapons]
+                                                                    or ["none"])),
+                            options=draw(st.dictionaries(st.sampled_from(("characteristic", "synergy", "helpers", "difficulty", "opposed", "against", "conflict", "to", "unarmed", "power", "bonus", "damage", "maneuver", "resistance", "reduction", "target_synergy")), JUNK,
+                                                         max_size=4)))
+                     for _ in range(draw(st.integers(0, 4))))
+        out.append(Declaration(actor=c.key, actions=acts, late=draw(st.booleans())))
+    return out
+
+
+@PROPS
+@given(st.data())
+def test_res_properties_junk_options_are_refused_never_raise(data):
+    enc = data.draw(res_fight())
+    for r in range(2):
+        res = resolve(enc, data.draw(junk_round(enc)), DiceBox(f"junk-{r}"))
+        assert all(e.params.get("reason") for e in res.events if e.code == "action.rejected")
+        enc = res.encounter
 
 
 # -- golden scenario (examples/resistance.yaml with forced dice) -------------------------------------
