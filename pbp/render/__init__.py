@@ -206,6 +206,7 @@ NOTES: Mapping[str, str] = {
     "after-resolution": "seen after the round was resolved; not counted",
     "superseded": "replaced by a later post",
     "override": "declaration set by the narrator",
+    "problem": "not understood",
 }
 
 
@@ -220,6 +221,8 @@ def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     if code == "speech-over-limit":
         text = say(SPEECH.get(n.get("policy", "drop"), SPEECH["drop"]), lang, n)
         return text + " (PBP-3)"
+    if code == "problem":   # the parser's or the dice's own words, already in the post's language
+        return f"{say('not understood', lang)}: {n.get('message', '')}"
     text = say(NOTES.get(code, code), lang, n)
     if n.get("rolls"):
         text += " — " + "; ".join(n["rolls"])

@@ -161,6 +161,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
             section.status = {"override": "override", "narrator": "npc"}.get(
                 d.source, "late" if d.late else "declared")
             section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
+            section.notes.extend({"code": "problem", "message": e.get("message", "")}
+                                 for e in d.errors or [] if e.get("severity", "error") == "error")
             section.speech = list(d.speech or [])
             if d.post_id is not None:
                 own = [r for r in by_post.get((d.post_id, key), [])

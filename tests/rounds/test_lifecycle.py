@@ -135,3 +135,21 @@ def test_reresolve_after_an_override_keeps_every_roll(engine):
     body = w.reply(f"{rid}:resolution").body
     assert "Bram's late post is excused by the narrator." in body
     assert "Bram: latency penalty waived: storm knocked the power out" in body
+
+
+def test_a_refused_roll_tag_is_reported_and_the_rest_of_the_post_counts(engine):
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag with my sword "
+                   "[roll]1000000d6[/roll] [roll]1d20+Charm[/roll] [roll]1d20+5[/roll]")],
+             now=at(1))
+    d = w.declarations(rid)["aria"][0]
+    assert [e["code"] for e in d.errors] == ["dice.too_many", "roll.refused"] and d.actions
+    with session_scope(engine) as s:
+        assert [r.tag_index for r in s.scalars(select(m.RollRecord).where(
+            m.RollRecord.kind == "tag"))] == [1]
+    w.resolve(rid, at(25))
+    body = w.reply(f"{rid}:resolution").body
+    assert "not understood: '1000000d6' at 35 rolls more than 1000 dice" in body
+    assert "not understood: 'Charm' in '1d20+Charm' is not a stat on this sheet" in body
+    assert "Rolls: 1d20 (" in body or "Aria hits Goblin Snag" in body or "Aria misses" in body
