@@ -16,7 +16,8 @@ How each rule is carried out (numbers from ``config/rulesets/dnd5e.toml``):
   or after the action) and one action. No full-round actions, no delay.
 * DND-5 a bonus action only when a feature or spell grants one (an ability ``bonus:<name>``
   on the sheet; ``options.granted_by`` may name it), at most one a turn, and never when
-  actions are forbidden.
+  actions are forbidden (surprise, or an incapacitating condition: incapacitated, stunned,
+  paralyzed, petrified, unconscious -- these forbid reactions too).
 * DND-6 brief speech and gestures are free (``free`` with ``options.speech`` or
   ``options.gesture``); one free object interaction (any other ``free`` action); a second
   one costs the action (``action.changed``), and with the action spent it is refused.
@@ -42,6 +43,8 @@ from .registry import register
 
 REACTION_USED = "reaction-used"
 DEFENDING = "defending"
+#: 5e conditions that forbid actions (and so bonus actions, DND-5, and reactions)
+NO_ACTIONS = ("incapacitated", "stunned", "paralyzed", "petrified", "unconscious")
 _NUMBERED = re.compile(r"[\s#\-_]*\d+$")
 
 _ACTION_KINDS = (ActionKind.ATTACK, ActionKind.CAST, ActionKind.DEFEND, ActionKind.READY,
@@ -80,7 +83,7 @@ class Dnd5e(Ruleset):
     def __init__(self, houserules: Mapping[str, Any] | None = None) -> None:
         super().__init__(houserules)
         check_choices(self.id, self.setting, {"initiative.ties": ("narrator", "roll-off"),
-                                    "initiative.mode": ("roll",)})
+                                              "initiative.mode": ("roll",)})
 
     # -- DND-3 initiative --------------------------------------------------------------
     @staticmethod
@@ -133,6 +136,9 @@ class Dnd5e(Ruleset):
             return Budget({"action": 0, "move": 0, "bonus": 0, "interaction": 0,
                            "reaction": 0, "free": 0})
         reactions = 0 if c.has(REACTION_USED) else int(self.setting("turn.reactions", 1))
+        if self.forbidding(c):
+            return Budget({"action": 0, "move": self.speed(c), "bonus": 0, "interaction": 0,
+                           "reaction": 0, "free": None})
         return Budget({
             "action": int(self.setting("turn.actions", 1)),
             "move": self.speed(c),
@@ -141,6 +147,11 @@ class Dnd5e(Ruleset):
             "reaction": reactions,
             "free": None,
         })
+
+    @staticmethod
+    def forbidding(c: Combatant) -> str | None:
+        """The condition that forbids *c* any action this turn, if any."""
+        return next((name for name in NO_ACTIONS if c.has(name)), None)
 
     @staticmethod
     def is_speech(action: Action) -> bool:
@@ -176,6 +187,13 @@ class Dnd5e(Ruleset):
             return [Problem("surprised", "DND-2",
                             f"{c.name} is surprised: it cannot move or act on its first "
                             f"turn ('{what}')", index)]
+        why = self.forbidding(c)
+        if why and self.slot_of(action) in ("action", "bonus", "reaction", "interaction"):
+            rule = {"bonus": "DND-5", "reaction": "DND-7"}.get(self.slot_of(action), "DND-4")
+            also = " (and so bonus actions)" if rule == "DND-5" else ""
+            return [Problem("forbidden", rule,
+                            f"{c.name} is {why}: no actions{also} or reactions ('{what}')",
+                            index, {"condition": why})]
         if kind is ActionKind.FULL_ROUND:
             return [Problem("kind.unknown", "DND-4",
                             f"there are no full-round actions: a turn is a move and one "
@@ -280,8 +298,10 @@ class Dnd5e(Ruleset):
                 declaration: Declaration, index: int) -> None:
         budget = ctx.budgets.get(c.key)
         if ctx.turn_of != c.key:  # a readied action going off on another's turn: a reaction
-            if c.key in ctx.surprised or c.has(REACTION_USED):
-                why = "is surprised" if c.key in ctx.surprised else "already used its reaction"
+            if c.key in ctx.surprised or c.has(REACTION_USED) or self.forbidding(c):
+                why = ("is surprised" if c.key in ctx.surprised
+                       else f"is {self.forbidding(c)}" if self.forbidding(c)
+                       else "already used its reaction")
                 ctx.emit("action.rejected", actor=c.key, rule="DND-7", action_index=index,
                          problem="reaction.used",
                          reason=f"{c.name} {why}, so the readied action cannot go off")

@@ -189,6 +189,16 @@ def test_dnd5_what_forbids_actions_forbids_bonus_actions():
     assert "surprised" in rejected(res, "DND-5")[0].params["reason"]
 
 
+def test_dnd5_an_incapacitating_condition_forbids_bonus_actions_and_reactions_too():
+    rogue = aria(abilities=("bonus:cunning action",), conditions=[Condition("stunned")])
+    res = run(RS, [rogue, goblin(1)],
+              [decl("aria", act(A.ATTACK, "goblin-1"), act(A.BONUS, text="hide"),
+                    act(A.REACTION, text="shield"), act(A.MOVE, distance=10))])
+    assert [e.rule for e in rejected(res)] == ["DND-4", "DND-5", "DND-7"]
+    assert "stunned" in rejected(res, "DND-5")[0].params["reason"]
+    assert find(res, "move", actor="aria")
+
+
 # -- DND-6 ----------------------------------------------------------------------------------
 
 def test_dnd6_speech_is_free_one_interaction_is_free_second_costs_the_action():
