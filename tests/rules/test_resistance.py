@@ -414,6 +414,11 @@ def test_res_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+    import json
+
+    from pbp.rules.model import Encounter
+    assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
+    json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
 
 JUNK = st.recursive(st.none() | st.booleans() | st.integers(-50, 50)
