@@ -186,6 +186,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
     combatants = ordered_combatants(encounter, rnd)
     by_id = {c.id: c for c in combatants}
     posts: list[PostView] = []
+    orphans: list[Declaration] = []
     decls: list[Declaration] = []
     rolls: list[RollRecord] = []
     events: list[EventRecord] = []
@@ -212,6 +213,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
             if r.post_id in views:
                 views[r.post_id].rolls.append(r)
         posts = list(views.values())
+        orphans = [d for d in decls if d.post_id not in views]
         overrides = list(session.scalars(select(Override).where(Override.round_id == rnd.id)
                                          .order_by(Override.id)))
     declared = {d.combatant_id for d in decls if not d.deleted}
@@ -233,5 +235,5 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
         "overrides": overrides, "audit": audit, "preview": preview_text,
         "version": version(session, encounter, rnd),
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
-        "rounds": rounds, "held": held, "kinds": [k.value for k in ActionKind], "loose_rolls": [r for r in rolls if r.post_id is None],
+        "rounds": rounds, "held": held, "kinds": [k.value for k in ActionKind], "orphans": orphans, "loose_rolls": [r for r in rolls if r.post_id is None],
     }

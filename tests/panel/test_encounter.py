@@ -182,6 +182,15 @@ def test_deadline_of_a_resolved_round_cannot_move(alice: Any, ids: dict[str, Any
     assert "past changing" in alice.get(r.headers["Location"]).text
 
 
+def test_declarations_without_a_post_are_shown(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    with session_scope(make_engine(db_url)) as s:
+        s.add(Declaration(round_id=ids["round"], combatant_id=ids["combatants"]["goblin-1"], source="narrator",
+                          actions=[{"kind": "attack", "target": "aria", "explicit": True, "text": "stabs Aria"}]))
+    html = _page(alice, ids)
+    section = html.split("Declarations without a post")[1]
+    assert "Goblin 1" in section and "stabs Aria" in section and "narrator" in section
+
+
 def test_violations_listed_with_rule_ids(alice: Any, ids: dict[str, Any], db_url: str) -> None:
     with session_scope(make_engine(db_url)) as s:
         d = s.get(Declaration, ids["declarations"][0])
