@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+import tomllib
+from pathlib import Path
 
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbp.cli import cli
 from pbp.dice import DiceBox
-from pbp.rules.engine import resolve
-from pbp.rules.model import Action, Condition, Declaration, Weapon
+from pbp.rules.engine import resolve, validate
+from pbp.rules.model import Action, Condition, Declaration, Encounter, Weapon
 from pbp.rules.registry import get
+from tests.conftest import shared_path
 
 from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
 from .strategies import declarations, encounters
@@ -265,9 +272,6 @@ def test_dnd7_readied_action_is_a_reaction_refused_when_it_was_used():
 
 
 def test_dnd_validation_reports_every_problem_at_once():
-    from pbp.rules.engine import validate
-    from pbp.rules.model import Encounter
-
     enc = Encounter(RS, (aria(), goblin(1)))
     problems = validate(enc, decl("aria", act(A.ATTACK, "goblin-1"), act(A.CAST, text="x"),
                                   act(A.MOVE, distance=45), act(A.BONUS, text="hide"),
@@ -369,9 +373,6 @@ def test_dnd_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
-    import json
-
-    from pbp.rules.model import Encounter
     assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
     json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
@@ -415,13 +416,6 @@ def test_dnd_properties_junk_options_are_refused_never_raise(data):
 
 def test_golden_dnd5e_example_reproduces_its_events_and_cites_its_rules():
     """Regenerate after an intended change: pbp bench examples/dnd5e.yaml --json"""
-    import json
-    from pathlib import Path
-
-    from click.testing import CliRunner
-
-    from pbp.cli import cli
-
     examples = Path(__file__).resolve().parents[2] / "examples"
     result = CliRunner().invoke(cli, ["bench", str(examples / "dnd5e.yaml"), "--json"])
     assert result.exit_code == 0, result.output
@@ -437,20 +431,12 @@ def test_golden_dnd5e_example_reproduces_its_events_and_cites_its_rules():
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
 
 def test_dnd5e_toml_holds_every_narrator_number_with_the_class_defaults():
-    import tomllib
-    from pathlib import Path
-
     path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "dnd5e.toml"
     with path.open("rb") as fh:
         assert tomllib.load(fh) == get("dnd5e").settings
 
 
 def test_every_dnd_rule_id_is_named_by_a_test_here():
-    import re
-    from pathlib import Path
-
-    from tests.conftest import shared_path
-
     text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
     ids = sorted(set(re.findall(r"^- (DND-\d+)\b", text, re.MULTILINE)))
     assert len(ids) == 7

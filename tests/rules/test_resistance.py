@@ -3,16 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+import tomllib
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbp.cli import cli
 from pbp.dice import DiceBox
-from pbp.rules.engine import resolve
-from pbp.rules.model import Action, Condition, Declaration, Weapon
+from pbp.errors import ConfigError
+from pbp.rules.engine import resolve, validate
+from pbp.rules.model import Action, Condition, Declaration, Encounter, Weapon
 from pbp.rules.registry import get
 from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
+from tests.conftest import shared_path
 
 from .helpers import A, act, decl, fighter, find, one, rejected, run
 from .strategies import declarations, encounters
@@ -251,9 +259,6 @@ def test_res8_defenders_trained_maneuver_and_attackers_power_count():
 
 
 def test_res_validation_reports_every_problem_at_once():
-    from pbp.rules.engine import validate
-    from pbp.rules.model import Encounter
-
     enc = Encounter(RS, (ana(stats={"strong": 0}), zed()))
     problems = validate(enc, decl("ana", act(A.ATTACK, "zed", maneuver="brutal", synergy="charm",
                                              helpers=["ghost"]),
@@ -309,8 +314,6 @@ def test_res9_a_d4_that_steps_down_is_out():
 
 
 def test_res5_threshold_mode_reaches_is_a_houserule_and_bad_values_are_refused():
-    from pbp.errors import ConfigError
-
     res = run(RS, [ana(), zed(stats={"vigor_wear": 1})], [decl("ana", act(A.ATTACK, "zed"))],
               forced=[5, 1], houserules={"threshold": {"mode": "reaches"}})   # 1 + 5 = 6
     assert one(res, "die.stepped").params["die_after"] == 4
@@ -414,9 +417,6 @@ def test_res_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
-    import json
-
-    from pbp.rules.model import Encounter
     assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
     json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
@@ -460,13 +460,6 @@ def test_res_properties_junk_options_are_refused_never_raise(data):
 
 def test_golden_resistance_example_reproduces_its_events_and_cites_its_rules():
     """Regenerate after an intended change: pbp bench examples/resistance.yaml --json"""
-    import json
-    from pathlib import Path
-
-    from click.testing import CliRunner
-
-    from pbp.cli import cli
-
     examples = Path(__file__).resolve().parents[2] / "examples"
     result = CliRunner().invoke(cli, ["bench", str(examples / "resistance.yaml"), "--json"])
     assert result.exit_code == 0, result.output
@@ -482,20 +475,12 @@ def test_golden_resistance_example_reproduces_its_events_and_cites_its_rules():
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
 
 def test_resistance_toml_holds_every_narrator_number_with_the_class_defaults():
-    import tomllib
-    from pathlib import Path
-
     path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "resistance.toml"
     with path.open("rb") as fh:
         assert tomllib.load(fh) == get("resistance").settings
 
 
 def test_every_res_rule_id_is_named_by_a_test_here():
-    import re
-    from pathlib import Path
-
-    from tests.conftest import shared_path
-
     text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
     ids = sorted(set(re.findall(r"^- (RES-\d+)\b", text, re.MULTILINE)))
     assert len(ids) == 9

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import json
+import re
+import tomllib
+from pathlib import Path
+
 import pytest
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbp.cli import cli
 from pbp.dice import DiceBox
-from pbp.rules.engine import resolve
-from pbp.rules.model import Action, Condition, Declaration, Weapon
+from pbp.errors import ConfigError
+from pbp.rules.engine import resolve, validate
+from pbp.rules.model import Action, Condition, Declaration, Encounter, Weapon
 from pbp.rules.registry import get
 from pbp.rules.two_action_tables import situational
+from tests.conftest import shared_path
 
 from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
 from .strategies import declarations, encounters
@@ -117,8 +126,6 @@ def test_ta2_only_items_on_the_belt_or_in_a_pocket_are_prepared():
 
 
 def test_ta1_houserule_values_are_checked():
-    from pbp.errors import ConfigError
-
     with pytest.raises(ConfigError, match="initiative.ties"):
         get(RS, {"initiative": {"ties": "rolloff"}})
 
@@ -288,9 +295,6 @@ def test_ta6_numbers_come_from_the_houserules():
 
 
 def test_ta_validation_reports_every_problem_at_once():
-    from pbp.rules.engine import validate
-    from pbp.rules.model import Encounter
-
     enc = Encounter(RS, (ivan(), orc()))
     problems = validate(enc, decl("ivan", act(A.CAST, spell="haste"), act(A.BONUS),
                                   act(A.ATTACK, "orc", weapon="bow",
@@ -381,9 +385,6 @@ def test_ta_properties_same_seed_same_events(data):
     a = resolve(enc, decls, DiceBox("same"))
     b = resolve(enc, decls, DiceBox("same"))
     assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
-    import json
-
-    from pbp.rules.model import Encounter
     assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
     json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
@@ -427,13 +428,6 @@ def test_ta_properties_junk_options_are_refused_never_raise(data):
 
 def test_golden_two_action_example_reproduces_its_events_and_cites_its_rules():
     """Regenerate after an intended change: pbp bench examples/two-action.yaml --json"""
-    import json
-    from pathlib import Path
-
-    from click.testing import CliRunner
-
-    from pbp.cli import cli
-
     examples = Path(__file__).resolve().parents[2] / "examples"
     result = CliRunner().invoke(cli, ["bench", str(examples / "two-action.yaml"), "--json"])
     assert result.exit_code == 0, result.output
@@ -449,20 +443,12 @@ def test_golden_two_action_example_reproduces_its_events_and_cites_its_rules():
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
 
 def test_two_action_toml_holds_every_narrator_number_with_the_class_defaults():
-    import tomllib
-    from pathlib import Path
-
     path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "two-action.toml"
     with path.open("rb") as fh:
         assert tomllib.load(fh) == get("two-action").settings
 
 
 def test_every_ta_rule_id_is_named_by_a_test_here():
-    import re
-    from pathlib import Path
-
-    from tests.conftest import shared_path
-
     text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
     ids = sorted(set(re.findall(r"^- (TA-\d+)\b", text, re.MULTILINE)))
     assert len(ids) == 6
