@@ -28,8 +28,14 @@ def test_unauthenticated_live_refresh_answers_401_json(client: Any, ids: dict[st
     assert r.status_code == 401 and r.get_json()["login"] == "/login"
 
 
-@pytest.mark.parametrize("path", ["/encounters/{encounter}/override/hp", "/campaigns/{campaign}/threads",
-                                  "/encounters/{encounter}/combatants/import"])
+POSTS = ["/encounters/{encounter}/override/" + k for k in
+         ("roll", "hp", "condition", "initiative", "action", "penalty", "deadline", "reply", "resolve")] + [
+    "/campaigns/new", "/campaigns/{campaign}", "/campaigns/{campaign}/threads", "/campaigns/{campaign}/narrators",
+    "/campaigns/{campaign}/encounters", "/encounters/{encounter}/combatants/new",
+    "/encounters/{encounter}/combatants/import", "/logout"]
+
+
+@pytest.mark.parametrize("path", POSTS)
 def test_unauthenticated_post_redirects_to_login(client: Any, ids: dict[str, Any], path: str) -> None:
     r = client.post(path.format(**ids), {"reason": "x"})
     assert r.status_code == 302 and "/login" in r.headers["Location"]
