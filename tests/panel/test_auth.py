@@ -148,3 +148,21 @@ def test_co_narrator_sees_the_campaign(alice: Any, app: Any, ids: dict[str, Any]
     assert "The Sunken Keep" in bob.get("/").text
     r = alice.post(f"/campaigns/{ids['campaign']}/narrators", {"co-name": "nobody"})
     assert r.status_code == 400 and "No narrator of that name." in r.text
+
+
+@pytest.mark.parametrize("path", [p for p in POSTS if p != "/logout"] + ["/language"])
+def test_every_form_refuses_a_missing_csrf_token(alice: Any, ids: dict[str, Any], path: str,
+                                                 db_url: str) -> None:
+    from sqlalchemy import func, select
+
+    from pbp.store.db import make_engine, session_scope
+    from pbp.store.models import AuditEntry
+
+    data = {"reason": "r", "name": "X", "hp": "1", "max_hp": "1", "key": "x", "side": "s", "total": "1",
+            "combatant_id": str(ids["combatants"]["aria"]), "roll_id": str(ids["rolls"][0]),
+            "round_id": str(ids["round"]), "reply_id": str(ids["reply"]), "language": "pt",
+            "thread_id": str(ids["thread"]), "order": "aria", "ruleset": "dnd5e", "timezone": "UTC"}
+    r = alice.post(path.format(**ids), data, csrf=False)
+    assert r.status_code == 400
+    with session_scope(make_engine(db_url)) as s:
+        assert s.scalar(select(func.count(AuditEntry.id)).where(AuditEntry.narrator_id.is_not(None))) == 0
