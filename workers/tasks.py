@@ -207,42 +207,56 @@ def _record_thread_error(rt: rtm.Runtime, thread_id: int, exc: BaseException, re
             t.next_poll = _now() + timedelta(seconds=retry_in)
 
 
+class _Busy(Exception):
+    """Another worker holds the thread's lease."""
+
+
+def _fetch_and_store(rt: rtm.Runtime, thread_id: int) -> tuple[FetchResult, int] | None:
+    """Fetch what is new in one thread and store it with the new cursor, under its lease.
+    None when the thread is gone or inactive; raises :class:`_Busy` when leased elsewhere
+    and the source's errors as they are."""
+    lease = rt.leases.acquire(f"poll:{thread_id}", rtm.POLL_LEASE_TTL)
+    if not lease:
+        raise _Busy(thread_id)
+    try:
+        with session_scope(rt.engine) as s:
+            t = s.get(Thread, thread_id)
+            if t is None or not t.active:
+                return None
+            kind, url, options, cursor = t.kind, t.url, dict(t.options or {}), t.cursor
+        source = open_source(kind, url, options, rt.settings)
+        result: FetchResult = source.fetch(cursor)
+        with session_scope(rt.engine) as s:
+            post_ids = _service().ingest_posts(s, thread_id, list(result.posts)) if result.posts else []
+            t = s.get(Thread, thread_id)
+            t.cursor = dict(result.cursor)
+            t.last_poll = _now()
+            t.error_count = 0
+            t.last_error = None
+        log.info("polled", extra={"new": len(result.posts), "requests": result.requests,
+                                  "bytes": result.bytes, "not_modified": result.not_modified})
+        return result, len(post_ids)
+    finally:
+        lease.release()
+
+
 @shared_task(name="pbp.poll_thread", bind=True, acks_late=True, ignore_result=True, max_retries=None)
 def poll_thread(self: Any, thread_id: int) -> int:
     """Fetch what is new in one thread and store it with the new cursor, under a lease."""
     rt = _rt(self)
     with log_context(thread_id=thread_id, task=self.request.id):
-        lease = rt.leases.acquire(f"poll:{thread_id}", rtm.POLL_LEASE_TTL)
-        if not lease:
+        try:
+            done = _fetch_and_store(rt, thread_id)
+        except _Busy:
             log.info("poll skipped: another worker holds the thread")
             return 0
-        try:
-            with session_scope(rt.engine) as s:
-                t = s.get(Thread, thread_id)
-                if t is None or not t.active:
-                    return 0
-                kind, url, options, cursor = t.kind, t.url, dict(t.options or {}), t.cursor
-            source = open_source(kind, url, options, rt.settings)
-            try:
-                result: FetchResult = source.fetch(cursor)
-            except SourceError as exc:
-                return _retry_or_give_up(self, rt, thread_id, exc)
-            except PbpError as exc:  # unreadable source (a broken scenario file): visible, no retry
-                _record_thread_error(rt, thread_id, exc, None)
-                log.error("poll failed", extra={"error": str(exc)})
-                return 0
-            with session_scope(rt.engine) as s:
-                post_ids = _service().ingest_posts(s, thread_id, list(result.posts)) if result.posts else []
-                t = s.get(Thread, thread_id)
-                t.cursor = dict(result.cursor)
-                t.last_poll = _now()
-                t.error_count = 0
-                t.last_error = None
-            log.info("polled", extra={"new": len(result.posts), "requests": result.requests,
-                                      "bytes": result.bytes, "not_modified": result.not_modified})
-            return len(post_ids)
-        finally:
-            lease.release()
+        except SourceError as exc:
+            return _retry_or_give_up(self, rt, thread_id, exc)
+        except PbpError as exc:  # unreadable source (a broken scenario file): visible, no retry
+            _record_thread_error(rt, thread_id, exc, None)
+            log.error("poll failed", extra={"error": str(exc)})
+            return 0
+        return done[1] if done else 0
 
 
 def _retry_or_give_up(task: Any, rt: rtm.Runtime, thread_id: int, exc: SourceError) -> int:
@@ -322,7 +336,10 @@ def send_reminder(self: Any, round_id: int) -> None:
 def resolve_round(self: Any, round_id: int) -> None:
     """Resolve a round whose deadline has passed; its reply goes to the outbox, then out."""
     rt = _rt(self)
-    with log_context(thread_id=_thread_of_round(rt, round_id), round_id=round_id, task=self.request.id):
+    thread_id = _thread_of_round(rt, round_id)
+    with log_context(thread_id=thread_id, round_id=round_id, task=self.request.id):
+        if thread_id is not None and not _final_poll(self, rt, round_id, thread_id):
+            return
         try:
             with session_scope(rt.engine) as s:
                 _service().resolve_round(s, round_id, _now())
@@ -331,6 +348,39 @@ def resolve_round(self: Any, round_id: int) -> None:
             log.info("round already resolved by another worker")
             return
         log.info("round resolved")
+
+
+#: how many times a resolution waits for its thread's last poll before going ahead without
+FINAL_POLL_TRIES = int(__import__("os").environ.get("PBP_FINAL_POLL_TRIES", "5"))
+
+
+def _final_poll(task: Any, rt: rtm.Runtime, round_id: int, thread_id: int) -> bool:
+    """Read the thread once more before resolving, so a post made before the deadline but
+    not yet polled (a worker backlog, a broker or platform outage) still counts.
+
+    Returns False when the resolution was deferred (a retry is scheduled)."""
+    with session_scope(rt.engine) as s:
+        rnd = s.get(Round, round_id)
+        if rnd is None or rnd.state != "open":
+            return True
+    tries = task.request.retries
+    try:
+        _fetch_and_store(rt, thread_id)
+        return True
+    except _Busy:
+        reason: BaseException | None = None
+        delay = 1.0 + tries
+    except SourceError as exc:
+        if not exc.retryable:
+            log.warning("final poll failed; resolving with what is stored", extra={"error": str(exc)})
+            return True
+        reason, delay = exc, backoff(tries, exc.retry_after)
+    if tries >= FINAL_POLL_TRIES:
+        log.warning("final poll still failing; resolving with what is stored",
+                    extra={"error": str(reason) if reason else "thread busy"})
+        return True
+    log.info("resolution waits for the thread's last poll", extra={"retry_in": round(delay, 1)})
+    raise task.retry(countdown=delay, exc=reason, max_retries=FINAL_POLL_TRIES + 10)
 
 
 # --- delivery ------------------------------------------------------------------------------------

@@ -157,10 +157,12 @@ class Stack:
             "---\n" + yaml.safe_dump({"author": a, "body": b}) for a, b in posts))
         return seed_demo(self.settings, src, now=now)
 
-    def post(self, author: str, body: str) -> None:
+    def post(self, author: str, body: str, at: datetime | None = None) -> None:
+        """Append a post; *at* is the time the platform shows for it (default: when read)."""
         from pbp.sources.scenario_file import append_post
 
-        append_post(self.thread_file, author, body)
+        extra = {"at": at.isoformat()} if at else {}
+        append_post(self.thread_file, author, body, **extra)
 
     def replies(self) -> list[dict[str, Any]]:
         from pbp.sources.scenario_file import FileSource

@@ -168,12 +168,19 @@ def test_redis_stopped_for_30s_mid_run(redis_pg_stack: Stack) -> None:
         subprocess.run(["redis-cli", "-h", "127.0.0.1", "shutdown", "nosave"], capture_output=True)
         try:
             wait_for(lambda: not redis_up(), 10, "Redis to stop")
-            st.post("Tomas", SHOOT)  # written while Redis is down
+            written = utc_now()
+            assert written < st.rows(m.Round)[0].deadline
+            st.post("Tomas", SHOOT, at=written)  # on time, while Redis is down
             time.sleep(30)
         finally:
             start_redis()
-        wait_for(lambda: "tomas" in _declared(st), 40, "the post written during the outage")
-        wait_for(lambda: _sent(st, "resolution"), 60, "the resolution after the outage")
+        resolution = wait_for(lambda: _sent(st, "resolution"), 60, "the resolution after the outage")[0]
+        assert "tomas" in _declared(st), "the post written during the outage"
+        with st.session() as s:
+            late = s.scalars(select(m.Declaration.late).join(m.Combatant, m.Declaration.combatant_id == m.Combatant.id)
+                             .where(m.Combatant.key == "tomas")).all()
+        assert late == [False], "read before the resolution, so it counts on time"
+        assert resolution.sent_at is not None
         time.sleep(4)
         _assert_each_reply_once(st)
         _assert_posts_once(st)
