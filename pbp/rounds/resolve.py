@@ -163,15 +163,16 @@ def _resolve(session: Session, rnd: m.Round, now: datetime, *, reresolve: bool =
     box = OverridingBox(rnd.seed, next_index(session, rnd.id), totals)
     result = engine.resolve(model, decls, box)
     actors = {r.index: ev.actor for ev in result.events for r in ev.rolls}
-    if box.raw:   # bulk inserts: hundreds of rows a round with 50 combatants
-        session.execute(insert(m.RollRecord), [
+    if box.raw:   # Core executemany: hundreds of rows a round with 50 combatants (the ORM's
+        # bulk insert would split the batch wherever a column is NULL in some rows only)
+        session.execute(insert(m.RollRecord.__table__), [
             codec.roll_row(roll, round_id=rnd.id, kind="engine", actor=actors.get(roll.index))
             for roll in box.raw])
     seq = session.scalar(select(m.EventRecord.seq).where(m.EventRecord.round_id == rnd.id)
                          .order_by(m.EventRecord.seq.desc()).limit(1))
     seq = -1 if seq is None else seq
     if result.events:
-        session.execute(insert(m.EventRecord), [
+        session.execute(insert(m.EventRecord.__table__), [
             {"round_id": rnd.id, "seq": seq + 1 + i, "code": ev.code, "actor": ev.actor,
              "target": ev.target, "rule": ev.rule, "message": ev.message,
              "params": codec._plain(dict(ev.params)),
