@@ -116,3 +116,21 @@ def number_problems(action: Action, keys: Iterable[str], rule: str, index: int) 
                                f"'{key}' must be a whole number, not {action.options[key]!r}",
                                index, {"option": key}))
     return out
+
+
+class FreeFormNames(frozenset):  # type: ignore[type-arg]
+    """``Ruleset.extra_stats`` for rulesets whose skills or Characteristics are free-form
+    (two-action: "any skill"; resistance: "Luta, Diplomacia, etc."): every name is accepted,
+    so a campaign's own skills load from a scenario file. The listed names document the ones
+    the rules read. It stays open when the loader unions it with the common names
+    (``frozenset(SYNONYMS) | extra_stats`` calls the reflected ``__ror__`` of a subclass).
+    """
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+    def __or__(self, other: object) -> FreeFormNames:
+        return self
+
+    def __ror__(self, other: object) -> FreeFormNames:
+        return self

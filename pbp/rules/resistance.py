@@ -41,7 +41,14 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, check_choices, forfeit, number_problems, whole_number
+from .narrators_call import (
+    FreeFormNames,
+    announce_ties,
+    check_choices,
+    forfeit,
+    number_problems,
+    whole_number,
+)
 from .registry import register
 from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_name, step_down
 from .resistance_sheet import ALIASES, BRUTAL, INTEGER, ResistanceSheet, far
@@ -57,7 +64,7 @@ class Resistance(ResistanceSheet):
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "RES-6", "budget": "RES-6",
                                               "latency": "PBP-2"}
     #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
-    extra_stats = frozenset({"vigor_wear", "will_wear", *ALIASES})
+    extra_stats = FreeFormNames({"vigor_wear", "will_wear", *ALIASES})
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,
         "round_seconds": 6,

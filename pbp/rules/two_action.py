@@ -39,7 +39,14 @@ from typing import Any, ClassVar
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
-from .narrators_call import announce_ties, check_choices, forfeit, number_problems, whole_number
+from .narrators_call import (
+    FreeFormNames,
+    announce_ties,
+    check_choices,
+    forfeit,
+    number_problems,
+    whole_number,
+)
 from .registry import register
 from .two_action_tables import SITUATIONAL, WEAPON_BONUS, situational, weapon_bonus
 
@@ -59,7 +66,7 @@ class TwoAction(Ruleset):
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "TA-1", "budget": "TA-2",
                                               "latency": "PBP-2"}
     #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
-    extra_stats = frozenset({"reaction", "parry", "fencing", "archery", "shooting", "throwing",
+    extra_stats = FreeFormNames({"reaction", "parry", "fencing", "archery", "shooting", "throwing",
                               "shield", "axe", "sword", "dagger", "bow", "magic", "alchemy",
                               "stealth", "athletics", "dodge", "firearms", "beam_weapons"})
     defaults: ClassVar[Mapping[str, Any]] = {

@@ -456,6 +456,16 @@ def test_res_properties_junk_options_are_refused_never_raise(data):
         enc = res.encounter
 
 
+
+def test_resistance_scenario_sheets_take_the_campaigns_own_skills():
+    """Skills/Characteristics are free-form in this ruleset: a scenario sheet may name any."""
+    from pbp.rules.scenario import loads
+
+    text = ("ruleset: resistance\ncombatants:\n  - key: a\n    stats: {Vigor: 8, Luta: 2, Carpentry: 3}\n"
+            "  - key: b\n    side: foes\n")
+    stats = loads(text).encounter.combatant("a").stats
+    assert set(stats) >= {"rapier", "herbalism"} or set(stats) >= {"carpentry", "luta"}
+
 # -- golden scenario (examples/resistance.yaml with forced dice) -------------------------------------
 
 def test_golden_resistance_example_reproduces_its_events_and_cites_its_rules():

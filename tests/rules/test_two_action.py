@@ -424,6 +424,16 @@ def test_ta_properties_junk_options_are_refused_never_raise(data):
         enc = res.encounter
 
 
+
+def test_two_action_scenario_sheets_take_the_campaigns_own_skills():
+    """Skills/Characteristics are free-form in this ruleset: a scenario sheet may name any."""
+    from pbp.rules.scenario import loads
+
+    text = ("ruleset: two-action\ncombatants:\n  - key: a\n    stats: {Reaction: 2, Rapier: 4, Herbalism: 1}\n"
+            "  - key: b\n    side: foes\n")
+    stats = loads(text).encounter.combatant("a").stats
+    assert set(stats) >= {"rapier", "herbalism"} or set(stats) >= {"carpentry", "luta"}
+
 # -- golden scenario (examples/two-action.yaml with forced dice) -------------------------------------
 
 def test_golden_two_action_example_reproduces_its_events_and_cites_its_rules():
