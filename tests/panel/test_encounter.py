@@ -78,10 +78,6 @@ def test_live_endpoint_versions(alice: Any, ids: dict[str, Any]) -> None:
     assert after["changed"] is True and after["version"] != first["version"]
 
 
-def _roll_override(client: Any, ids: dict[str, Any]) -> dict[str, Any]:
-    return {"roll_id": ids["rolls"][0], "total": 30, "reason": "agreed in OOC"}
-
-
 OVERRIDES = {
     "roll": lambda ids: ("roll", {"roll_id": ids["rolls"][0], "total": 30}),
     "hp": lambda ids: ("hp", {"combatant_id": ids["combatants"]["goblin-2"], "hp": 1}),
