@@ -22,8 +22,9 @@ How each rule is carried out (numbers from ``config/rulesets/two-action.toml``):
 * TA-4 ranged at an object or a place (``options.place``): d20 + skill + TA-6 >= the
   Difficulty (``options.dc`` or ``checks.object_dc``); a miss lands in a neighbouring cell
   the narrator picks (``attack.scattered``).
-* TA-5 ranged at a character: the hit check as TA-4 (``checks.hit_dc``); a natural 20
-  before modifiers is a critical and hits; then opposed d20 + skill + weapon bonus
+* TA-5 ranged at a character: the hit check as TA-4 (``checks.hit_dc``), with
+  ``options.inspiration`` / ``options.mastery`` bonuses; a natural 20 before modifiers is a
+  critical and hits; then opposed d20 + skill + weapon bonus
   (thrown 0, bow/blowpipe/crossbow 10, rocket 20, firearm 30, beam 40) + TA-6 against
   d20 + the target's Reaction; the target must win to evade (``attack.evaded``).
 * TA-6 situational modifiers on every accuracy roll of a ranged attack
@@ -156,6 +157,7 @@ class TwoAction(Ruleset):
                                f"an action; '{action.options['item']}' is in the {stowed}",
                                index))
         out += number_problems(action, ("dc",), "TA-4", index)
+        out += number_problems(action, ("inspiration", "mastery"), "TA-5", index)
         if kind is ActionKind.ATTACK:
             out += self._check_attack(ctx, c, action, index)
         return out
@@ -312,9 +314,12 @@ class TwoAction(Ruleset):
         self._damage(ctx, c, target, weapon, 1, "TA-3")
 
     def _accuracy(self, c: Combatant, action: Action, weapon: Weapon) -> tuple[str | None, int, int]:
+        """(skill, skill value + inspiration + mastery, TA-6 total); TA-5's natural 20 is read
+        before any of these."""
         skill, value = self._skill(c, action, weapon)
         sit, _ = situational(action.options.get("situational") or {}, skill=value,
                              table=self.setting("situational"))
+        value += sum(whole_number(action.options.get(k)) or 0 for k in ("inspiration", "mastery"))
         return skill, value, sit
 
     def _at_object(self, ctx: RoundContext, c: Combatant, action: Action, weapon: Weapon) -> None:

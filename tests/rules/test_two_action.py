@@ -244,10 +244,13 @@ def test_ta5_natural_20_before_modifiers_is_a_critical_and_hits():
 
 
 def test_ta5_high_total_without_natural_20_is_no_critical():
-    res = run(RS, [ivan(), orc()], [decl("ivan", act(A.ATTACK, "orc", weapon="bow"))],
+    # 19 + archery 2 + inspiration 3 + mastery 1 = 25: no critical, the natural counts
+    res = run(RS, [ivan(), orc()],
+              [decl("ivan", act(A.ATTACK, "orc", weapon="bow", inspiration=3, mastery=1))],
               forced=[19, 15, 2, 6])
     assert not find(res, "attack.critical")
-    assert one(res, "attack.hit").params["critical"] is False
+    hit = one(res, "attack.hit")
+    assert hit.params["critical"] is False and hit.params["total"] == 15 + 2 + 4 + 10
 
 
 def test_ta5_unknown_weapon_type_is_refused():
