@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
+    DDL,
     Boolean,
     Float,
     ForeignKey,
@@ -30,6 +31,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    event,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -422,3 +424,27 @@ __all__ = [
     "Encounter", "EventRecord", "Narrator", "Override", "Post", "PostRevision", "Reply",
     "RollRecord", "Round", "Thread",
 ]
+
+
+# --- rolls are immutable in the database too (PBP-4) ------------------------------------
+# The ORM refuses to change a roll (pbp.store.db); these triggers refuse an UPDATE from
+# anywhere else. Someone able to drop a trigger can still change a row: ``pbp verify``
+# recomputes every roll from the revealed seed and names the one that differs.
+# Migration 0003 installs the same triggers; create_all (tests, pbp simulate) does here.
+
+ROLLS_TRIGGER_SQLITE = (
+    "CREATE TRIGGER IF NOT EXISTS rolls_immutable BEFORE UPDATE ON rolls "
+    "BEGIN SELECT RAISE(ABORT, 'rolls are immutable (PBP-4)'); END")
+ROLLS_FUNCTION_PG = (
+    "CREATE OR REPLACE FUNCTION pbp_rolls_immutable() RETURNS trigger AS $$ "
+    "BEGIN RAISE EXCEPTION 'rolls are immutable (PBP-4)'; END $$ LANGUAGE plpgsql")
+ROLLS_TRIGGER_PG = (
+    "CREATE TRIGGER rolls_immutable BEFORE UPDATE ON rolls "
+    "FOR EACH ROW EXECUTE FUNCTION pbp_rolls_immutable()")
+
+event.listen(RollRecord.__table__, "after_create",
+             DDL(ROLLS_TRIGGER_SQLITE).execute_if(dialect="sqlite"))
+event.listen(RollRecord.__table__, "after_create",
+             DDL(ROLLS_FUNCTION_PG).execute_if(dialect="postgresql"))
+event.listen(RollRecord.__table__, "after_create",
+             DDL(ROLLS_TRIGGER_PG).execute_if(dialect="postgresql"))

@@ -25,10 +25,10 @@ def _tables(url: str) -> set[str]:
 
 def test_upgrade_head_on_an_empty_database(empty_url):
     upgrade(empty_url)
-    assert current_revision(empty_url) == "0002"
+    assert current_revision(empty_url) == "0003"
     assert _tables(empty_url) == TABLES
     upgrade(empty_url)                    # again: nothing to do
-    assert current_revision(empty_url) == "0002"
+    assert current_revision(empty_url) == "0003"
 
 
 def test_migrations_match_the_models(empty_url):
@@ -55,7 +55,7 @@ def test_downgrade_step_by_step_and_up_again(empty_url):
     downgrade(empty_url, "base")
     assert current_revision(empty_url) is None and _tables(empty_url) == set()
     upgrade(empty_url)
-    assert current_revision(empty_url) == "0002" and _tables(empty_url) == TABLES
+    assert current_revision(empty_url) == "0003" and _tables(empty_url) == TABLES
 
 
 def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
@@ -66,10 +66,52 @@ def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
 
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PBP_DATABASE_URL": empty_url}
-    for args, rev in ((["upgrade", "head"], "0002"), (["downgrade", "-1"], "0001"),
-                      (["upgrade", "head"], "0002")):
+    for args, rev in ((["upgrade", "head"], "0003"), (["downgrade", "-1"], "0002"),
+                      (["upgrade", "head"], "0003")):
         done = subprocess.run([sys.executable, "-m", "alembic", "-c", str(root / "alembic.ini"),
                                *args], cwd=root, env=env, capture_output=True, text=True, check=False,
                               timeout=120)
         assert done.returncode == 0, done.stderr
         assert current_revision(empty_url) == rev
+
+
+def test_the_database_refuses_to_change_a_roll_until_migrated_down(empty_url):
+    from datetime import UTC, datetime
+
+    import pytest
+    from sqlalchemy import text
+    from sqlalchemy.exc import DBAPIError
+
+    upgrade(empty_url)
+    engine = make_engine(empty_url)
+    now = datetime.now(UTC).replace(tzinfo=None)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO campaigns (name, slug, ruleset, language, timezone, "
+                              "houserules, approval_mode, round_hours, reminder_hours, "
+                              "early_close, created_at, archived) VALUES ('c', 'c', 'forum-d20', "
+                              "'en', 'UTC', '{}', false, 24, '[]', false, :now, false)"),
+                         {"now": now})
+            conn.execute(text("INSERT INTO threads (campaign_id, kind, url, title, platform, "
+                              "options, active, error_count, created_at) VALUES "
+                              "(1, 'file', 'x', '', 'text', '{}', true, 0, :now)"), {"now": now})
+            conn.execute(text("INSERT INTO encounters (campaign_id, thread_id, name, ruleset, "
+                              "status, round_number, surprise, surprised, \"order\", state, "
+                              "houserules, started_at, created_at) VALUES (1, 1, '', 'forum-d20', "
+                              "'active', 1, false, '[]', '[]', '{}', '{}', :now, :now)"),
+                         {"now": now})
+            conn.execute(text("INSERT INTO rounds (encounter_id, number, surprise, state, opens_at, "
+                              "deadline, seed, commitment, seed_revealed, \"order\", "
+                              "reminders_sent, waived) VALUES (1, 1, false, 'open', :now, :now, "
+                              "'s', 'c', false, '[]', '[]', '[]')"), {"now": now})
+            conn.execute(text("INSERT INTO rolls (round_id, roll_index, kind, written, expression, "
+                              "total, faces, breakdown, markdown, created_at) VALUES (1, 0, 'tag', "
+                              "'1d20', '1d20', 7, '[7]', '1d20 (7) = 7', '', :now)"), {"now": now})
+        with pytest.raises(DBAPIError, match="immutable"), engine.begin() as conn:
+            conn.execute(text("UPDATE rolls SET total = 20"))
+        engine.dispose()
+        downgrade(empty_url, "0002")
+        with engine.begin() as conn:
+            conn.execute(text("UPDATE rolls SET total = 20"))
+    finally:
+        engine.dispose()
