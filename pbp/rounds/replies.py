@@ -128,7 +128,11 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     view.header, view.footer = header, footer
     from .resolve import choose_declarations
 
-    counted, others = choose_declarations(session, rnd)
+    cached = session.info.pop("pbp.choice", None)
+    if cached is not None and cached[0] == rnd.id:
+        counted, others = cached[1], cached[2]
+    else:
+        counted, others = choose_declarations(session, rnd)
     decl_of = {d.combatant_id: d for d in counted}
     used = {int(i) for idx in session.scalars(select(m.EventRecord.roll_indexes)
                                              .where(m.EventRecord.round_id == rnd.id))

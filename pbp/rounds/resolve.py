@@ -134,7 +134,10 @@ def _resolve(session: Session, rnd: m.Round, now: datetime, *, reresolve: bool =
     policy = policy_for(enc.campaign, enc)
     rows = list(enc.combatants)
     by_id = {c.id: c for c in rows}
-    counted, _others = choose_declarations(session, rnd)
+    counted, others = choose_declarations(session, rnd)
+    # the reply built right after in this transaction reuses the choice (declarations do
+    # not change in between); build_view pops it
+    session.info["pbp.choice"] = (rnd.id, counted, others)
     totals = roll_overrides(session, rnd.id)
     waived = set(rnd.waived or [])
     decls = []
