@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import secrets
+import time
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -109,16 +110,29 @@ def load_settings(env: Mapping[str, str] | None = None, file: str | os.PathLike[
 
 
 def ensure_secret_key(settings: Settings) -> str:
-    """The panel's secret key: the setting, else one generated once into data_dir."""
+    """The panel's secret key: the setting, else a key generated once into
+    ``<data_dir>/secret_key``.
+
+    Created with O_EXCL, so gunicorn workers starting together agree on one key (with a
+    plain exists-then-write, two workers could each keep their own and refuse each
+    other's session cookies).
+    """
     if settings.secret_key:
         return settings.secret_key
     path = settings.data_path / "secret_key"
-    if path.exists():
-        return path.read_text().strip()
     path.parent.mkdir(parents=True, exist_ok=True)
     key = secrets.token_hex(32)
-    path.write_text(key)
-    path.chmod(0o600)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        for _ in range(50):  # another worker is writing it right now
+            text = path.read_text().strip()
+            if text:
+                return text
+            time.sleep(0.02)
+        raise ConfigError("the secret key file is empty", where=str(path)) from None
+    with os.fdopen(fd, "w") as f:
+        f.write(key)
     return key
 
 

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import secrets
-import time
 from datetime import timedelta
 from typing import Any
 
-from ..errors import ConfigError
-from ..settings import Settings
+from ..settings import Settings, ensure_secret_key
 
 #: Secure by default: a deployment behind plain HTTP must say so explicitly
 #: (``PBP_PANEL_SESSION_COOKIE_SECURE=false``); browsers treat localhost as secure.
@@ -38,29 +34,8 @@ DEFAULTS: dict[str, Any] = {
 
 
 def secret_key(settings: Settings) -> str:
-    """The setting, else a key generated once into ``<data_dir>/secret_key``.
-
-    Created with O_EXCL, so gunicorn workers starting together agree on one key (with a
-    plain exists-then-write, two workers could each keep their own and refuse each
-    other's session cookies).
-    """
-    if settings.secret_key:
-        return settings.secret_key
-    path = settings.data_path / "secret_key"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    key = secrets.token_hex(32)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        for _ in range(50):  # another worker is writing it right now
-            text = path.read_text().strip()
-            if text:
-                return text
-            time.sleep(0.02)
-        raise ConfigError("the secret key file is empty", where=str(path)) from None
-    with os.fdopen(fd, "w") as f:
-        f.write(key)
-    return key
+    """The setting, else a key generated once into ``<data_dir>/secret_key`` (shared by workers)."""
+    return ensure_secret_key(settings)
 
 
 def from_settings(settings: Settings) -> dict[str, Any]:
