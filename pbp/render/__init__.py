@@ -203,6 +203,7 @@ NOTES: Mapping[str, str] = {
     "edited-after-deadline": "edited after the deadline; the edit does not count",
     "deleted-after-roll": "post deleted after roll; the rolls stand",
     "deleted": "post deleted; declaration withdrawn",
+    "deleted-after-resolution": "post deleted after the round was resolved",
     "after-resolution": "seen after the round was resolved; not counted",
     "superseded": "replaced by a later post",
     "override": "declaration set by the narrator",

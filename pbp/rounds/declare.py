@@ -111,14 +111,18 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
 
     if post.deleted_at is not None:
         for decl in existing.values():
-            decl.deleted = True
-            mine = [r for r in rolled.values() if r.actor == decl.combatant.key]
-            _note(decl, "deleted-after-roll" if mine else "deleted")
+            if after_resolution:   # what was resolved stays as it was; the narrator is told
+                _note(decl, "deleted-after-resolution")
+            else:
+                decl.deleted = True
+                mine = [r for r in rolled.values() if r.actor == decl.combatant.key]
+                _note(decl, "deleted-after-roll" if mine else "deleted")
             decl.updated_at = now
         return [d.id for d in existing.values()]
 
     edit_time = edited_at or (now if post.revisions_seen > 1 else post.posted_at)
-    if existing and post.revisions_seen > 1 and edit_time > rnd.deadline and not late:
+    if existing and post.revisions_seen > 1 and (
+            after_resolution or (edit_time > rnd.deadline and not late)):
         for decl in existing.values():   # recorded, shown, but the deadline froze it
             _note(decl, "edited-after-deadline")
             decl.updated_at = now

@@ -153,3 +153,22 @@ def test_a_refused_roll_tag_is_reported_and_the_rest_of_the_post_counts(engine):
     assert "not understood: '1000000d6' at 35 rolls more than 1000 dice" in body
     assert "not understood: 'Charm' in '1d20+Charm' is not a stat on this sheet" in body
     assert "Rolls: 1d20 (" in body or "Aria hits Goblin Snag" in body or "Aria misses" in body
+
+
+def test_edits_and_deletions_after_resolution_leave_the_resolved_round_as_it_was(engine):
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag [roll]1d20+5[/roll]"),
+              post("p2", "bob", at(1), "#defend")], now=at(1))
+    w.resolve(rid, at(25))
+    before = {k: [d.actions for d in v] for k, v in w.declarations(rid).items()}
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Rot [roll]1d20+9[/roll]",
+                   change="edited", edited_at=at(26)),
+              post("p2", "bob", at(1), "", change="deleted")], now=at(26))
+    after = w.declarations(rid)
+    assert {k: [d.actions for d in v] for k, v in after.items()} == before
+    assert {"code": "edited-after-deadline"} in after["aria"][0].notes
+    assert {"code": "deleted-after-resolution"} in after["bram"][0].notes
+    assert not after["bram"][0].deleted
+    with session_scope(engine) as s:
+        assert service.verify_round(s, rid).ok
