@@ -19,7 +19,9 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import accumulate
+from itertools import accumulate, compress
+from operator import itemgetter
+from typing import Any
 
 from ..rules.model import ActionKind
 from .lexicon import Lexicon
@@ -40,13 +42,13 @@ _ARMED = (ActionKind.ATTACK, ActionKind.DEFEND, ActionKind.QUICK, ActionKind.REA
           ActionKind.MANEUVER)
 
 
-@dataclass
+@dataclass(slots=True)
 class ActionScan:
     actions: list[ParsedAction] = field(default_factory=list)
     issues: IssueList = field(default_factory=IssueList)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Mention:
     i: int
     j: int            # one past the last word
@@ -56,16 +58,22 @@ class _Mention:
     text: str
 
 
-def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexicon,
+_FIRST = itemgetter(0)
+_SECOND = itemgetter(1)
+
+
+def _mentions(plain: Sequence[str], positions: Sequence[int], lex: Lexicon,
               roster: Roster | None, actor: str | None,
               hits: Sequence[tuple[bool, bool]] | None = None) -> list[_Mention]:
+    """Roster names among the words *plain* (starting at *positions*), longest first."""
     if roster is None:
         return []
     if hits is None:
         hits = roster.start_hits(plain, lex)
     found: list[_Mention] = []
     taken = -1
-    for i in [k for k, h in enumerate(hits) if h[0]]:
+    # only the words that can begin a name are tried (compress: the scan stays in C)
+    for i in compress(range(len(hits)), map(_FIRST, hits)):
         if i <= taken:
             continue
         length, keys = roster.match_at(plain, i, lex)
@@ -75,29 +83,36 @@ def _mentions(plain: Sequence[str], words: Sequence[tuple[int, str]], lex: Lexic
         taken = j - 1
         if actor is not None and keys == (actor,):
             continue
-        end = words[j - 1][0] + len(words[j - 1][1])
-        found.append(_Mention(i, j, words[i][0], end, keys, " ".join(plain[i:j])))
+        end = positions[j - 1] + len(plain[j - 1])
+        found.append(_Mention(i, j, positions[i], end, keys,
+                              plain[i] if length == 1 else " ".join(plain[i:j])))
     return found
 
 
 def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
           out: ActionScan) -> None:
-    """Actions inferred from the prose left in *masked*."""
+    """Actions inferred from the prose left in *masked*.
+
+    Most words of a post are neither verbs, weapons nor names: the per-word work is a
+    cached lookup (:meth:`Lexicon.info`) and C-level filters (``compress``); the rules
+    below only run around the few verbs found.
+    """
     parts = _SPLIT(masked)          # [gap, word, gap, word, ..., gap]: all at C speed
     plain: list[str] = parts[1::2]
     if not plain:
         return
-    cached = lex._info.get
-    info = lex.info
-    infos = [cached(w) or info(w) for w in plain]
-    verbs: list[tuple[int, str, str, float]] = [  # (word index, verb, kind, confidence)
-        (i, *inf[0]) for i, inf in enumerate(infos) if inf[0] is not None]
-    if not verbs:
+    infos: list[Any] = list(map(lex._info.get, plain))  # cache hits at C speed; misses below
+    if None in infos:
+        info = lex.info
+        infos = [inf or info(w) for w, inf in zip(plain, infos)]
+    verb_at = list(compress(range(len(infos)), map(_FIRST, infos)))
+    if not verb_at:
         return
-    generic = [(i, inf[1]) for i, inf in enumerate(infos) if inf[1] is not None]
+    verbs = [(i, *infos[i][0]) for i in verb_at]  # (word index, verb, kind, confidence)
+    generic: list[tuple[int, str]] = [
+        (i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
     folded = [inf[2] for inf in infos]
     positions = list(accumulate(map(len, parts)))[0:-1:2]
-    words = list(zip(positions, plain))
     bounds = [m.start() for m in _BOUNDARY.finditer(masked)]
 
     def sentence(pos: int) -> tuple[int, int]:
@@ -110,22 +125,23 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     weapons: list[tuple[int, str]] = []
     if roster is not None:
         hits = roster.start_hits(plain, lex)
-        mentions = _mentions(plain, words, lex, roster, actor, hits)
+        mentions = _mentions(plain, positions, lex, roster, actor, hits)
         taken = -1
-        for i in [k for k, h in enumerate(hits) if h[1]]:
+        for i in compress(range(len(hits)), map(_SECOND, hits)):
             if i <= taken:
                 continue
             length, names = roster.match_at(plain, i, lex, weapons=True)
             if length:
                 weapons.append((positions[i], names[0]))
                 taken = i + length - 1
-        sheet_of = roster.sheet_weapon
-        named = {p for p, _ in weapons}
-        for i, canon in generic:
-            if positions[i] not in named and not any(
-                    p <= positions[i] < p + 40 for p in named):
-                weapons.append((positions[i], sheet_of(canon, lex, actor) or canon))
-        weapons.sort()
+        if generic:
+            sheet_of = roster.sheet_weapon
+            named = {p for p, _ in weapons}
+            for i, canon in generic:
+                if positions[i] not in named and not any(
+                        p <= positions[i] < p + 40 for p in named):
+                    weapons.append((positions[i], sheet_of(canon, lex, actor) or canon))
+            weapons.sort()
     else:
         weapons = [(positions[i], canon) for i, canon in generic]
     mention_pos = [m.pos for m in mentions]
@@ -134,9 +150,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     for i, verb, kind, conf in verbs:
         pos = positions[i]
         s_start, s_end = sentence(pos)
-        first = i
-        while first > 0 and positions[first - 1] >= s_start:
-            first -= 1
+        first = bisect_left(positions, s_start, 0, i)   # the sentence's first word
         before = folded[first:i]
         if before and before[-1] in lex.determiners:
             continue                                  # "a strike", "nice hit": a noun
@@ -228,7 +242,7 @@ def mentions_in(text: str, offset: int, lex: Lexicon, roster: Roster | None,
                 actor: str | None) -> list[_Mention]:
     """Roster names in a bit of text (a roll's label, say)."""
     words = [(m.start() + offset, m.group()) for m in WORD.finditer(text)]
-    return _mentions([w for _, w in words], words, lex, roster, actor)
+    return _mentions([w for _, w in words], [p for p, _ in words], lex, roster, actor)
 
 
 def _last_clear(mentions: list[_Mention], starts: list[int], hi: int) -> _Mention | None:

@@ -137,7 +137,8 @@ def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, acto
         weapon = _weapon_of(weapon_words, lex, roster, actor) or (" ".join(
             w for w in weapon_words if fold(w) not in _TARGET_CONNECT) or None)
     head = list(range(w_at))
-    mentions = _mentions(plain[:w_at], words[:w_at], lex, roster, actor) if roster else []
+    mentions = _mentions(plain[:w_at], [p for p, _ in words[:w_at]], lex, roster, actor) \
+        if roster else []
     if weapon is None:
         weapon = _weapon_of(plain[:w_at], lex, roster, actor, skip_names=mentions)
     target = None

@@ -55,10 +55,7 @@ class IssueList(list):  # type: ignore[type-arg]
     tags would otherwise allocate 20,000 messages nobody reads)."""
 
     cap = 200
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.dropped = 0
+    dropped = 0        # set on the instance by the first append past the cap
 
     def append(self, item: object) -> None:
         if len(self) < self.cap:

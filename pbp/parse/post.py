@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, insort
+from operator import attrgetter
 from typing import Any
 
 from ..rules.model import ActionKind
@@ -28,6 +29,7 @@ from . import tags as tags_mod
 from .lexicon import Lexicon, detect, fold, get
 from .model import ParsedAction, ParsedPost, ParseIssue, RollTag
 from .normalise import FORMATS, normalise
+from .regions import mask_pairs
 from .roster import WORD, Roster
 
 #: At most this many problems are listed; one more item says how many were left out.
@@ -80,58 +82,68 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
 
 def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
            actor: str | None, issues: list[tuple[str, int, dict[str, Any]]]) -> ParsedPost:
+    # Each scanner returns a shared empty result when its marker characters are absent,
+    # and a stage with nothing to blank leaves the text as it is: a plain post costs a
+    # few C-level searches before inference.
     text = normalise(raw, fmt)
     reg = regions_mod.scan(text, fmt)
     issues.extend(reg.issues)
-    masked = regions_mod.mask(text, reg.spans)
+    masked = text
+    if reg.spans:
+        masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
 
     found = tags_mod.scan(masked, lex)
     issues.extend(found.issues)
     if found.spans:
-        masked = regions_mod.mask(masked, found.spans)
+        masked = mask_pairs(masked, found.spans)
 
     cmds = commands_mod.scan(masked, lex, roster)
     issues.extend(cmds.issues)
     if cmds.spans:
-        masked = regions_mod.mask(masked, cmds.spans)
+        masked = mask_pairs(masked, cmds.spans)
 
     said = speech_mod.scan(masked, text, lang)
     issues.extend(said.issues)
     if said.spans:
-        masked = regions_mod.mask(masked, said.spans)
+        masked = mask_pairs(masked, said.spans)
 
-    acts = actions_mod.ActionScan()
-    acts.actions.extend(cmds.actions)
+    acts = actions_mod.ActionScan(list(cmds.actions))
     if cmds.explicit:
         explicit_mod.explicit(cmds.explicit, lex, roster, actor, acts)
     if cmds.labelled:
         explicit_mod.labelled(cmds.labelled, lex, roster, actor, acts)
     prose = actions_mod.ActionScan()
     actions_mod.infer(masked, lex, roster, actor, prose)
-    declared = {a.kind for a in acts.actions}
-    acts.actions.extend(a for a in prose.actions if a.kind not in declared)
+    actions = acts.actions
+    if actions:
+        declared = {a.kind for a in actions}
+        actions.extend(a for a in prose.actions if a.kind not in declared)
+    else:
+        actions = prose.actions
     issues.extend(acts.issues)
     issues.extend(prose.issues)
-    actions = sorted(acts.actions, key=lambda a: a.position)
+    if len(actions) > 1:
+        actions.sort(key=_position)
 
-    raw_rolls = sorted(found.rolls + cmds.rolls, key=lambda r: r.position)
-    seen: dict[str, int] = {}
+    raw_rolls = found.rolls + cmds.rolls
     rolls = []
-    for i, r in enumerate(raw_rolls):
-        base = f"{r.syntax}|{r.expression}|{r.label or ''}"
-        n = seen[base] = seen.get(base, -1) + 1
-        rolls.append(RollTag(index=i, expression=r.expression, label=r.label, syntax=r.syntax,
-                             position=r.position, end=r.end, text=r.text, advantage=r.advantage,
-                             hidden=r.hidden, purpose=_purpose(r.label, lex), key=f"{base}|{n}"))
-    if rolls:
+    if raw_rolls:
+        raw_rolls.sort(key=_position)
+        seen: dict[str, int] = {}
+        for i, r in enumerate(raw_rolls):
+            base = f"{r.syntax}|{r.expression}|{r.label or ''}"
+            n = seen[base] = seen.get(base, -1) + 1
+            rolls.append(RollTag(i, r.expression, r.label, r.syntax, r.position, r.end, r.text,
+                                 r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
+                                 None, False, f"{base}|{n}"))
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 
     dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
                + said.issues.dropped + acts.issues.dropped + prose.issues.dropped)
-    return ParsedPost(text=text, lang=lang, fmt=fmt, rolls=tuple(rolls),
-                      commands=tuple(cmds.commands), actions=tuple(actions),
-                      speech=tuple(said.utterances), ooc=tuple(reg.ooc),
-                      errors=_issues(issues, lex, dropped), excluded=tuple(reg.spans))
+    return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
+                      tuple(said.utterances), tuple(reg.ooc),
+                      _issues(issues, lex, dropped) if issues or dropped else (),
+                      tuple(reg.spans))
 
 
 _PURPOSES: dict[tuple[str, str], str | None] = {}
@@ -233,8 +245,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     return rolls, final
 
 
-def _position(a: ParsedAction) -> int:
-    return a.position
+_position = attrgetter("position")
 
 
 def _bisect_positions(items: list[ParsedAction], pos: int) -> int:

@@ -108,21 +108,22 @@ def mask(text: str, spans: Iterable[Span] | Iterable[tuple[int, int]]) -> str:
 
     *spans* are :class:`Span` or ``(start, end)`` pairs.
     """
-    pairs = sorted((s.start, s.end) if isinstance(s, Span) else s for s in spans)
+    return mask_pairs(text, [(s.start, s.end) if isinstance(s, Span) else s for s in spans])
+
+
+def mask_pairs(text: str, pairs: list[tuple[int, int]]) -> str:
+    """:func:`mask` for ``(start, end)`` pairs only (what the scanners collect)."""
     if not pairs:
         return text
     parts: list[str] = []
     last = 0
-    for start, end in pairs:
+    for start, end in sorted(pairs):
         start = max(start, last)
         if start >= end:
             continue
         parts.append(text[last:start])
         chunk = text[start:end]
-        if "\n" in chunk:
-            parts.append(_BLANK_OUT.sub(" ", chunk))
-        else:
-            parts.append(" " * (end - start))
+        parts.append(_BLANK_OUT.sub(" ", chunk) if "\n" in chunk else " " * (end - start))
         last = end
     parts.append(text[last:])
     return "".join(parts)

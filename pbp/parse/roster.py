@@ -191,9 +191,11 @@ class Roster:
     # -- prose --------------------------------------------------------------------------
     def start_hits(self, words: Sequence[str], lex: Lexicon) -> list[tuple[bool, bool]]:
         """:meth:`starts` of every word, from the cache where it can."""
-        get = self._index(lex).starts.get
-        starts = self.starts
-        return [get(w) or starts(w, lex) for w in words]
+        hits: list[Any] = list(map(self._index(lex).starts.get, words))  # cached: C speed
+        if None in hits:
+            starts = self.starts
+            hits = [h or starts(w, lex) for w, h in zip(words, hits)]
+        return hits
 
     def starts(self, word: str, lex: Lexicon) -> tuple[bool, bool]:
         """Whether *word* can begin (a combatant's name, a weapon's name); cached."""
