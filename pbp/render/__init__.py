@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
@@ -126,7 +126,11 @@ def when(dt: datetime | None, tz: str) -> str:
     ``2026-12-01 20:00 (America/Sao_Paulo, UTC-03:00)``."""
     if dt is None:
         return "?"
-    local = dt.astimezone(ZoneInfo(tz))
+    try:
+        zone = ZoneInfo(tz)
+    except (ZoneInfoNotFoundError, ValueError):   # a bad setting must not stop a round
+        tz, zone = "UTC", ZoneInfo("UTC")
+    local = dt.astimezone(zone)
     off = local.utcoffset() or timedelta(0)
     sign = "-" if off < timedelta(0) else "+"
     minutes = abs(int(off.total_seconds())) // 60

@@ -61,3 +61,4 @@ def test_deadlines_are_said_in_the_campaign_time_zone():
     dt = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
     assert when(dt, "America/Sao_Paulo") == "2026-07-01 09:00 (America/Sao_Paulo, UTC-03:00)"
     assert when(dt, "Asia/Kolkata") == "2026-07-01 17:30 (Asia/Kolkata, UTC+05:30)"
+    assert when(dt, "Mars/Olympus") == "2026-07-01 12:00 (UTC, UTC+00:00)"
