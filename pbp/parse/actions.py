@@ -146,7 +146,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         weapons = [(positions[i], canon) for i, canon in generic]
     mention_pos = [m.pos for m in mentions]
     weapon_pos = [p for p, _ in weapons]
-    kept: list[tuple[int, str, str, float]] = []
+    kept: list[tuple[int, str, str, float, int, int]] = []  # + the verb's sentence
     for i, verb, kind, conf in verbs:
         pos = positions[i]
         s_start, s_end = sentence(pos)
@@ -177,10 +177,9 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
                 continue                              # "the goblin attacks": its subject
         if kept and kept[-1][0] == i - 1 and kept[-1][2] in ("ready", "delay"):
             continue                                  # "готовлюсь ударить": what is readied
-        kept.append((i, verb, kind, conf))
-    for n, (i, verb, kind_name, conf) in enumerate(kept):
+        kept.append((i, verb, kind, conf, s_start, s_end))
+    for n, (i, verb, kind_name, conf, s_start, s_end) in enumerate(kept):
         pos = positions[i]
-        s_start, s_end = sentence(pos)
         nxt_verb = kept[n + 1] if n + 1 < len(kept) else None
         clause_end = positions[nxt_verb[0]] if nxt_verb is not None and \
             positions[nxt_verb[0]] < s_end else s_end

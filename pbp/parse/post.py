@@ -210,26 +210,27 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     owner: dict[int, list[int]] = {}
     created: list[ParsedAction] = []
     for r in rolls:
-        if r.purpose in ("initiative", "check", "defense"):
+        purpose = r.purpose
+        if purpose in ("initiative", "check", "defense"):
             continue
-        want = _ROLL_PURPOSE_KINDS.get(r.purpose or "", ())
-        choice = _nearest(by_line.get(line_start(r.position), ()), r.position, want) or \
-            _nearest(by_para.get(para(r.position), ()), r.position, want)
+        pos = r.position
+        on_line = by_line.get(line_start(pos), ())
+        want = _ROLL_PURPOSE_KINDS.get(purpose or "", ())
+        choice = _nearest(on_line, pos, want) or _nearest(by_para.get(para(pos), ()), pos, want)
         if choice is None and want and armed:
-            k = _bisect_positions(armed, r.position)
+            k = bisect_left(armed, pos, key=_position) - 1
             choice = armed[k] if k >= 0 else None
-        if choice is None and r.purpose == "attack":
+        if choice is None and purpose == "attack":
             created.append(_label_action(r, lex, roster, actor))
             choice = created[-1]
             index(choice)
-        if choice is None and r.purpose != "attack":
-            choice = _nearest(by_line.get(line_start(r.position), ()), r.position, ()) or \
-                _nearest(by_para.get(para(r.position), ()), r.position, ())
+        if choice is None and purpose != "attack":
+            choice = _nearest(on_line, pos, ()) or _nearest(by_para.get(para(pos), ()), pos, ())
             if choice is None and actions:
-                choice = _nearest_any(actions, r.position)
+                choice = _nearest_any(actions, pos)
         if choice is not None:
             owner.setdefault(id(choice), []).append(r.index)
-    final = sorted(actions + created, key=lambda a: a.position) if created else actions
+    final = sorted(actions + created, key=_position) if created else actions
     action_of: dict[int, int] = {}
     for n, a in enumerate(final):
         idx = owner.get(id(a))
@@ -248,19 +249,8 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
 _position = attrgetter("position")
 
 
-def _bisect_positions(items: list[ParsedAction], pos: int) -> int:
-    lo, hi = 0, len(items)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if items[mid].position < pos:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo - 1
-
-
 def _nearest_any(actions: list[ParsedAction], pos: int) -> ParsedAction:
-    k = _bisect_positions(actions, pos + 1)
+    k = bisect_left(actions, pos + 1, key=_position) - 1
     return actions[k] if k >= 0 else actions[0]
 
 
@@ -269,7 +259,7 @@ def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction 
     with *want*, only one of those kinds. Looks at most 64 actions each way."""
     if not pool:
         return None
-    k = _bisect_positions(pool, pos + 1)
+    k = bisect_left(pool, pos + 1, key=_position) - 1
     if want:
         for j in range(k, max(-1, k - 64), -1):
             if pool[j].kind in want:

@@ -127,7 +127,7 @@ class Roster:
     # -- keys -------------------------------------------------------------------------
     def word_keys(self, word: str, lex: Lexicon) -> frozenset[str]:
         """Match keys of one word: folded, stemmed, de-pluralised, transliterated."""
-        idx = self._index(lex)
+        idx = self._indexes.get(lex.lang) or self._index(lex)
         cached = idx.keys.get(word)
         if cached is not None:
             return cached
@@ -191,7 +191,8 @@ class Roster:
     # -- prose --------------------------------------------------------------------------
     def start_hits(self, words: Sequence[str], lex: Lexicon) -> list[tuple[bool, bool]]:
         """:meth:`starts` of every word, from the cache where it can."""
-        hits: list[Any] = list(map(self._index(lex).starts.get, words))  # cached: C speed
+        idx = self._indexes.get(lex.lang) or self._index(lex)
+        hits: list[Any] = list(map(idx.starts.get, words))  # cached: at C speed
         if None in hits:
             starts = self.starts
             hits = [h or starts(w, lex) for w, h in zip(words, hits)]
@@ -212,7 +213,7 @@ class Roster:
     def match_at(self, words: Sequence[str], i: int, lex: Lexicon,
                  weapons: bool = False) -> tuple[int, tuple[Any, ...]]:
         """The longest name starting at ``words[i]``: (length, keys) or (0, ())."""
-        idx = self._index(lex)
+        idx = self._indexes.get(lex.lang) or self._index(lex)
         key = (weapons, *words[i:i + idx.longest + 1])
         hit = idx.matches.get(key)
         if hit is None:

@@ -44,7 +44,10 @@ EMPTY = SpeechScan()
 
 def scan(masked: str, original: str, lang: str) -> SpeechScan:
     has_quote = _QUOTES.search(masked) is not None
-    has_dash = _ANY_DASH.search(masked) is not None
+    # what _ANY_DASH finds, with substring tests first: a dash character anywhere, or a
+    # hyphen opening a line (the regex tries its ^ branch at every position: 1 us a post)
+    has_dash = "—" in masked or "–" in masked or "―" in masked or (
+        "-" in masked and _ANY_DASH.search(masked) is not None)
     if not (has_quote or has_dash):
         return EMPTY
     out = SpeechScan()
