@@ -21,7 +21,11 @@ FORMATS = ("text", "bbcode", "html", "markdown")
 
 _BLOCKS = frozenset(["p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "dd", "dt", "dl", "section", "article", "header", "footer", "aside", "hr", "figure"])
 _SKIP = frozenset(("script", "style", "head", "title", "noscript", "template"))
-_SPACES = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v\n]*\n[ \t\r\f\v]*|[ \t\r\f\v]*\n[ \t\r\f\v]*")
+# white space around line breaks: a run holding two or more breaks becomes one blank line,
+# then what is left (runs of one break) one line break. Two substitutions with plain
+# replacement strings: a Python callback per match cost more than the lxml parse.
+_BLANK_RUN = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v\n]*\n[ \t\r\f\v]*")
+_BREAK_RUN = re.compile(r"[ \t\r\f\v]*\n[ \t\r\f\v]*")
 _WS = re.compile(r"\s+")
 
 
@@ -81,57 +85,59 @@ def html_to_text(html: str) -> str:
         text = _walk_lxml(root)
     except Exception:  # noqa: BLE001 - lxml refuses some inputs (encodings, control characters): soup reads all
         text = _walk_soup(html)
-    text = _SPACES.sub(lambda m: "\n\n" if m.group().count("\n") > 1 else "\n", text)
+    text = _BREAK_RUN.sub("\n", _BLANK_RUN.sub("\n\n", text))
     return text.strip()
 
 
 def _walk_lxml(root) -> str:  # type: ignore[no-untyped-def]
+    """The text of an lxml tree, walked by lxml's own iterator (``iterwalk``, in C).
+
+    Per element: on entering, the block break and region head, then its text; on leaving,
+    the region tail and break, then the element's tail. Nothing inside ``script``,
+    ``style``... (``_SKIP``), ``br`` or ``img`` is read; text in ``pre``/``code`` keeps its
+    spaces, other text has each run of white space collapsed to one space.
+    """
+    from lxml import etree
+
     out: list[str] = []
-    stack: list[tuple[int, object]] = [(0, root)]      # 0 element, 1 text, 2 leave code, 3 markup
+    append = out.append
+    collapse = _WS.sub
+    leave: list[tuple[str, bool] | None] = []       # per open element: (tail markup, was code)
     in_code = 0
-    while stack:
-        kind, item = stack.pop()
-        if kind == 1:
-            s = str(item)
-            out.append(s if in_code else _WS.sub(" ", s))
+    walker = etree.iterwalk(root, events=("start", "end", "comment", "pi"))
+    for event, el in walker:
+        if event == "start":
+            tag = el.tag.lower()
+            if tag in _SKIP or tag == "br" or tag == "img":
+                walker.skip_subtree()
+                leave.append(None)
+                if tag == "br":
+                    append("\n")
+                elif tag == "img":
+                    alt = el.get("alt")
+                    if alt:
+                        append(alt)
+                continue
+            region = _region_of(tag, el.get("class") or "")
+            block = tag in _BLOCKS or region is not None
+            append(("\n" if block else "") + (f"[{region}]\n" if region else ""))
+            code = region == "code" or tag == "pre"
+            if code:
+                in_code += 1
+            leave.append(((f"\n[/{region}]" if region else "") + ("\n" if block else ""), code))
+            text = el.text
+            if text:
+                append(text if in_code else collapse(" ", text))
             continue
-        if kind == 2:
-            in_code -= 1
-            continue
-        if kind == 3:
-            out.append(str(item))
-            continue
-        el = item
-        tail = el.tail  # type: ignore[attr-defined]
-        tag = el.tag  # type: ignore[attr-defined]
-        if not isinstance(tag, str):                     # comment, processing instruction
-            if tail:
-                stack.append((1, tail))
-            continue
-        tag = tag.lower()
+        if event == "end":
+            closing = leave.pop()
+            if closing is not None:
+                if closing[1]:
+                    in_code -= 1
+                append(closing[0])
+        tail = el.tail                                  # after an element, comment or PI
         if tail:
-            stack.append((1, tail))
-        if tag in _SKIP:
-            continue
-        if tag == "br":
-            out.append("\n")
-            continue
-        if tag == "img":
-            alt = el.get("alt")  # type: ignore[attr-defined]
-            if alt:
-                out.append(alt)
-            continue
-        region = _region_of(tag, el.get("class") or "")  # type: ignore[attr-defined]
-        block = tag in _BLOCKS or region is not None
-        out.append(("\n" if block else "") + (f"[{region}]\n" if region else ""))
-        stack.append((3, (f"\n[/{region}]" if region else "") + ("\n" if block else "")))
-        if region == "code" or tag == "pre":
-            in_code += 1
-            stack.append((2, None))
-        for child in reversed(el):  # type: ignore[call-overload]
-            stack.append((0, child))
-        if el.text:  # type: ignore[attr-defined]
-            stack.append((1, el.text))  # type: ignore[attr-defined]
+            append(tail if in_code else collapse(" ", tail))
     return "".join(out)
 
 
