@@ -108,7 +108,8 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     verb_at = list(compress(range(len(infos)), map(_FIRST, infos)))
     if not verb_at:
         return
-    verbs = [(i, *infos[i][0]) for i in verb_at]  # (word index, verb, kind, confidence)
+    # (word index, verb, kind, confidence of the action)
+    verbs = [(i, infos[i][0][0], infos[i][0][1], infos[i][3]) for i in verb_at]
     generic: list[tuple[int, str]] = [
         (i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
     folded = [inf[2] for inf in infos]
@@ -147,28 +148,35 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     mention_pos = [m.pos for m in mentions]
     weapon_pos = [p for p, _ in weapons]
     kept: list[tuple[int, str, str, float, int, int]] = []  # + the verb's sentence
+    determiners, negations, objects_before = lex.determiners, lex.negations, lex.objects_before
+    conditionals, temporals = lex.conditionals, lex.temporals
+    n_words, n_bounds = len(folded), len(bounds)
     for i, verb, kind, conf in verbs:
         pos = positions[i]
-        s_start, s_end = sentence(pos)
+        k = bisect_left(bounds, pos)                  # the sentence: as sentence(pos)
+        s_start = bounds[k - 1] if k > 0 else 0
+        s_end = bounds[k] if k < n_bounds else len(masked)
         first = bisect_left(positions, s_start, 0, i)   # the sentence's first word
         before = folded[first:i]
-        if before and before[-1] in lex.determiners:
+        last_word = before[-1] if before else None
+        if last_word in determiners:
             continue                                  # "a strike", "nice hit": a noun
-        if not lex.negations.isdisjoint(before[-2:]):
+        if not negations.isdisjoint(before[-2:]):
             continue                                  # "não ataco", "I don't attack"
-        if not lex.conditionals.isdisjoint(before) and any(
-                p in lex.conditionals and not _reflexive(p, plain, first + k + 1, lex)
+        if not conditionals.isdisjoint(before) and any(
+                p in conditionals and not _reflexive(p, plain, first + k + 1, lex)
                 for k, p in enumerate(before)):
             continue                                  # "if it moves, I shoot": a trigger
-        if not lex.temporals.isdisjoint(before) and any(
-                p in lex.temporals and not _clause_break(masked, positions[first + k], pos)
+        if not temporals.isdisjoint(before) and any(
+                p in temporals and not _clause_break(masked, positions[first + k], pos)
                 for k, p in enumerate(before)):
             continue                                  # "until it lands": not declared
-        if kind not in ("move", "defend") and before and before[-1] in lex.objects_before:
+        if kind not in ("move", "defend") and last_word in objects_before:
             continue                                  # "o goblin me ataca"
-        nxt = folded[i + 1] if i + 1 < len(folded) and positions[i + 1] < s_end else None
-        if nxt is not None and (nxt in lex.objects_after or nxt in lex.unless_next.get(verb, ())):
-            continue                                  # "it attacks me", "ready to"
+        if i + 1 < n_words and positions[i + 1] < s_end:
+            nxt = folded[i + 1]
+            if nxt in lex.objects_after or nxt in lex.unless_next.get(verb, ()):
+                continue                              # "it attacks me", "ready to"
         if actor is not None and mentions:
             k = bisect_left(mention_pos, pos) - 1
             if k >= 0 and mentions[k].j == i and mentions[k].pos >= s_start and \
@@ -217,13 +225,12 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
                 out.issues.append(("target.ambiguous", target_m.pos, {
                     "text": target_m.text, "candidates": ", ".join(target_m.keys),
                     "keys": list(target_m.keys)}))
-        exact = lex.verbs_exact.get(plain[i].casefold()) is not None
-        confidence = round(conf if exact else conf - 0.1, 2)
         snippet = masked[s_start:s_end].strip(" .!?;…\n\t*_")
+        # positional, in field order (kind, position, text, target, target_text,
+        # candidates, weapon, explicit, confidence, source, verb): a cheaper call
         out.actions.append(ParsedAction(
-            kind=kind, position=pos, text=" ".join(snippet.split())[:200], target=target,
-            target_text=target_text, candidates=candidates, weapon=weapon, explicit=False,
-            confidence=confidence, source="prose", verb=verb))
+            kind, pos, " ".join(snippet.split())[:200], target, target_text, candidates,
+            weapon, False, conf, "prose", verb))
 
 
 def _clause_break(text: str, lo: int, hi: int) -> bool:

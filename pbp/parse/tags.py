@@ -159,21 +159,20 @@ def scan(text: str, lex: Lexicon) -> TagScan:
             continue
         name = name_.lower()
         if close:
-            out.spans.append((pos, m.end()))
             if open_m is None:
+                out.spans.append((pos, m.end()))
                 out.issues.append(("tag.stray_close", pos, {"tag": name}))
                 continue
+            head_end = open_m.end()
+            out.spans.append((head_end, m.end()))          # the content and the close tag
             open_name = open_m.group("name").lower()
             if open_name != name:
                 out.issues.append(("tag.mismatch", open_m.start(), {"tag": open_name, "other": name}))
-                out.spans.append((open_m.end(), pos))
             else:
                 arg = open_m.group("arg")
                 label = _arg_label(arg) if arg is not None else None
                 syntax = f"[{name}=]" if arg is not None else f"[{name}]"
-                content = text[open_m.end():pos]
-                out.spans.append((open_m.end(), pos))
-                _add(out, text, content, label, syntax, open_m.start(), m.end(), lex)
+                _add(out, text, text[head_end:pos], label, syntax, open_m.start(), m.end(), lex)
             open_m = None
             continue
         if short is not None:

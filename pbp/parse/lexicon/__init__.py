@@ -70,7 +70,8 @@ class Lexicon:
     def __post_init__(self) -> None:
         self._stemmer = snowballstemmer.stemmer(self.data.get("stemmer", "english"))
         self._stems: dict[str, str] = {}
-        self._info: dict[str, tuple[tuple[str, str, float] | None, str | None, str]] = {}
+        self._info: dict[str, tuple[tuple[str, str, float] | None, str | None, str,
+                                    float | None]] = {}
         d = self.data
         for verb, spec in d.get("verbs", {}).items():
             kind, conf = spec["kind"], float(spec.get("confidence", 0.8))
@@ -134,16 +135,23 @@ class Lexicon:
                 hit = self.verbs_stem.get(self.stem(low))
         return hit
 
-    def info(self, word: str) -> tuple[tuple[str, str, float] | None, str | None, str]:
-        """``(verb hit, weapon, folded)`` of a word as written, cached: one lookup a word."""
+    def info(self, word: str) -> tuple[tuple[str, str, float] | None, str | None, str, float | None]:
+        """``(verb hit, weapon, folded, confidence)`` of a word as written, cached: one
+        lookup a word. The confidence is what an action inferred from this word gets: the
+        verb's, 0.1 less unless the word is an exact (case-insensitive) form."""
         cached = self._info.get(word)
         if cached is None:
             if len(self._info) >= _CACHE_LIMIT:
                 self._info.clear()
             if word[0].isdigit():
-                cached = (None, None, word)
+                cached = (None, None, word, None)
             else:
-                cached = (self.verb(word), self.weapon(word), fold(word))
+                hit = self.verb(word)
+                confidence = None
+                if hit is not None:
+                    exact = self.verbs_exact.get(word.casefold()) is not None
+                    confidence = round(hit[2] if exact else hit[2] - 0.1, 2)
+                cached = (hit, self.weapon(word), fold(word), confidence)
             self._info[word] = cached
         return cached
 
