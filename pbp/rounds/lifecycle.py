@@ -179,6 +179,9 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
     box = DiceBox(seed=rnd.seed, start_index=next_index(session, rnd.id))
     ctx = RoundContext(model, rs, box, rnd.number, rnd.surprise)
     decls = {k: Declaration(actor=k, actions=(a,)) for k, a in given.items()}
+    # The engine's own initiative step (rolls, ties, roll-offs, groups), run at opening so
+    # the opening reply can announce the order; resolution then finds everyone placed.
+    # A private function of pbp.rules.engine: if it is renamed, this line breaks loudly.
     engine._initiative(ctx, rs, decls)
     for roll in box.rolls:
         session.add(codec.record_from_roll(roll, round_id=rnd.id, kind="initiative",
