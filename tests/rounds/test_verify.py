@@ -40,6 +40,8 @@ def test_verify_passes_on_an_untouched_round(engine, db_url):
     result = CliRunner().invoke(cli, ["verify", "--db", db_url, "--round", str(rid)])
     assert result.exit_code == 0, result.output
     assert "all match the seed" in result.output
+    every = CliRunner().invoke(cli, ["verify", "--db", db_url, "--encounter", str(_w.encounter_id)])
+    assert every.exit_code == 0 and f"round 1 (id {rid})" in every.output
 
 
 def test_verify_fails_naming_the_roll_when_a_stored_roll_is_altered(engine, db_url):
