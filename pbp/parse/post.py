@@ -72,7 +72,9 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
         issues.append(("format.unknown", 0, {"text": fmt}))
         fmt = "text"
     try:
-        return _parse(text, fmt, lang, lex, Roster.of(roster), actor, issues)
+        return _parse(text, fmt, lang, lex,
+                      roster if roster is None or type(roster) is Roster else Roster.of(roster),
+                      actor, issues)
     except RecursionError:  # pragma: no cover - deeply nested HTML in BeautifulSoup
         issues.append(("parse.internal", 0, {"detail": "nesting too deep"}))
     except Exception as exc:  # noqa: BLE001  # pragma: no cover - a bug: report it, never raise
@@ -87,25 +89,29 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     # few C-level searches before inference.
     text = normalise(raw, fmt)
     reg = regions_mod.scan(text, fmt)
-    issues.extend(reg.issues)
     masked = text
-    if reg.spans:
-        masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
+    if reg is not regions_mod.EMPTY:
+        issues.extend(reg.issues)
+        if reg.spans:
+            masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
 
     found = tags_mod.scan(masked, lex)
-    issues.extend(found.issues)
-    if found.spans:
-        masked = mask_pairs(masked, found.spans)
+    if found is not tags_mod.EMPTY:
+        issues.extend(found.issues)
+        if found.spans:
+            masked = mask_pairs(masked, found.spans)
 
     cmds = commands_mod.scan(masked, lex, roster)
-    issues.extend(cmds.issues)
-    if cmds.spans:
-        masked = mask_pairs(masked, cmds.spans)
+    if cmds is not commands_mod.EMPTY:
+        issues.extend(cmds.issues)
+        if cmds.spans:
+            masked = mask_pairs(masked, cmds.spans)
 
     said = speech_mod.scan(masked, text, lang)
-    issues.extend(said.issues)
-    if said.spans:
-        masked = mask_pairs(masked, said.spans)
+    if said is not speech_mod.EMPTY:
+        issues.extend(said.issues)
+        if said.spans:
+            masked = mask_pairs(masked, said.spans)
 
     acts = actions_mod.ActionScan(list(cmds.actions))
     if cmds.explicit:
@@ -120,8 +126,10 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         actions.extend(a for a in prose.actions if a.kind not in declared)
     else:
         actions = prose.actions
-    issues.extend(acts.issues)
-    issues.extend(prose.issues)
+    if acts.issues:
+        issues.extend(acts.issues)
+    if prose.issues:
+        issues.extend(prose.issues)
     if len(actions) > 1:
         actions.sort(key=_position)
 
@@ -236,13 +244,16 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
         idx = owner.get(id(a))
         if idx:
             # still private to this call: set the fields rather than copy the frozen value
-            object.__setattr__(a, "roll_index", idx[0])
-            object.__setattr__(a, "roll_indices", tuple(idx))
+            # (the model's values keep their fields in __dict__: see model._quick_init)
+            fields = a.__dict__
+            fields["roll_index"] = idx[0]
+            fields["roll_indices"] = tuple(idx)
             for ri in idx:
                 action_of[ri] = n
-    for r in rolls:
-        if r.index in action_of:
-            object.__setattr__(r, "action_index", action_of[r.index])
+    if action_of:
+        for r in rolls:
+            if r.index in action_of:
+                r.__dict__["action_index"] = action_of[r.index]
     return rolls, final
 
 

@@ -205,12 +205,11 @@ def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, 
             _READ_CACHE.clear()
         cached = _READ_CACHE[key] = read_content(content, label, lex, inline=inline)
     found, problem, params = cached
-    if found is not None:  # the cache holds a template: each tag gets its own copy
-        found = FoundRoll(found.expression, found.label, "", 0, 0, found.text, found.advantage)
-    params = dict(params)
     if found is None:
+        params = dict(params)
         params.setdefault("text", content.strip()[:60])
         out.issues.append((problem or "dice.syntax", pos, params))
         return
-    found.syntax, found.position, found.end = syntax, pos, end
-    out.rolls.append(found)
+    # the cache holds a template: each tag gets its own copy
+    out.rolls.append(FoundRoll(found.expression, found.label, syntax, pos, end, found.text,
+                               found.advantage))
