@@ -139,7 +139,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
             sheet_of = roster.sheet_weapon
             named = {p for p, _ in weapons}
             for i, canon in generic:
-                if positions[i] not in named and not any(
+                if not named or positions[i] not in named and not any(
                         p <= positions[i] < p + 40 for p in named):
                     weapons.append((positions[i], sheet_of(canon, lex, actor) or canon))
             weapons.sort()
@@ -186,11 +186,12 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         if kept and kept[-1][0] == i - 1 and kept[-1][2] in ("ready", "delay"):
             continue                                  # "готовлюсь ударить": what is readied
         kept.append((i, verb, kind, conf, s_start, s_end))
+    n_kept = len(kept)
     for n, (i, verb, kind_name, conf, s_start, s_end) in enumerate(kept):
         pos = positions[i]
-        nxt_verb = kept[n + 1] if n + 1 < len(kept) else None
-        clause_end = positions[nxt_verb[0]] if nxt_verb is not None and \
-            positions[nxt_verb[0]] < s_end else s_end
+        clause_end = s_end                            # up to the next verb of the sentence
+        if n + 1 < n_kept and positions[kept[n + 1][0]] < s_end:
+            clause_end = positions[kept[n + 1][0]]
         kind = _KIND[kind_name]
         target_m = None
         if kind in _TARGETED:

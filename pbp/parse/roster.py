@@ -76,6 +76,7 @@ class _Index:
     longest: int = 1                      # most words in a name or weapon name
     matches: dict[tuple[Any, ...], tuple[int, tuple[Any, ...]]] = field(default_factory=dict)
     resolved: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    sheets: dict[tuple[str, str | None], str | None] = field(default_factory=dict)
 
 
 class Roster:
@@ -256,7 +257,17 @@ class Roster:
         return best_len, keys
 
     def sheet_weapon(self, canonical: str, lex: Lexicon, actor: str | None) -> str | None:
-        """The sheet weapon that a generic word (``espada``) means, if only one fits."""
+        """The sheet weapon that a generic word (``espada``) means, if only one fits; cached
+        per (word, actor): the answer depends on the roster alone."""
+        sheets = (self._indexes.get(lex.lang) or self._index(lex)).sheets
+        key = (canonical, actor)
+        if key not in sheets:
+            if len(sheets) > 10_000:
+                sheets.clear()
+            sheets[key] = self._sheet_weapon(canonical, lex, actor)
+        return sheets[key]
+
+    def _sheet_weapon(self, canonical: str, lex: Lexicon, actor: str | None) -> str | None:
         found = self._index(lex).weapon_canon.get(canonical, ())
         if actor:
             mine = [w for w, n in found if self.entries[n].key == actor]
