@@ -210,6 +210,7 @@ NOTES: Mapping[str, str] = {
     "deleted-after-resolution": "post deleted after the round was resolved",
     "after-resolution": "seen after the round was resolved; not counted",
     "superseded": "replaced by a later post",
+    "late-not-counted": "late post, not counted: the post made in time stands",
     "override": "declaration set by the narrator",
     "problem": "not understood",
 }
@@ -229,11 +230,18 @@ def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     if code == "problem":   # the parser's or the dice's own words, already in the post's language
         return f"{say('not understood', lang)}: {n.get('message', '')}"
     text = say(NOTES.get(code, code), lang, n)
+    rule = NOTE_RULES.get(code)
+    if rule:
+        text += f" ({rule})"
     if n.get("rolls"):
         text += " — " + "; ".join(n["rolls"])
-    rule = {"late": "PBP-2", "missing": "PBP-2", "waived": "PBP-2", "edited-after-roll": "PBP-4",
-            "deleted-after-roll": "PBP-4"}.get(code)
-    return f"{text} ({rule})" if rule else text
+    return text
+
+
+NOTE_RULES: Mapping[str, str] = {
+    "late": "PBP-2", "late-not-counted": "PBP-2", "missing": "PBP-2", "waived": "PBP-2",
+    "edited-after-roll": "PBP-4", "deleted-after-roll": "PBP-4",
+}
 
 
 __all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "event_text", "render_reply", "when"]

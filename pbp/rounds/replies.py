@@ -181,6 +181,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
                 codes = [n.get("code") for n in o.notes or []]
                 code = next((x for x in ("deleted", "after-resolution") if x in codes),
                             "superseded" if o.superseded else (codes[-1] if codes else "superseded"))
+                if code == "superseded" and o.late and d is not None and not d.late:
+                    code = "late-not-counted"   # PBP-2: kept and shown, the on-time post stands
                 if code != "after-resolution":
                     theirs = by_post.get((o.post_id, key), []) if o.post_id is not None else []
                     shown_rolls.update(r.roll_index for r in theirs)

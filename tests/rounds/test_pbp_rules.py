@@ -139,3 +139,18 @@ def test_pbp4_a_deleted_post_after_its_roll_still_stands(engine):
     assert "post deleted after roll; the rolls stand (PBP-4)" in body
     assert "Aria hits Goblin Snag" in body or "Aria misses Goblin Snag" in body
     assert "post deleted; declaration withdrawn" in body
+
+
+def test_pbp2_a_late_second_post_is_shown_and_the_post_made_in_time_stands(engine):
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "#defend"),
+              post("p2", "alice", at(24, 20), "I attack Goblin Snag [roll]1d20+5[/roll]")],
+             now=at(24, 21))
+    w.resolve(rid, at(25))
+    body = w.reply(f"{rid}:resolution").body
+    assert "Also posted: late post, not counted: the post made in time stands (PBP-2) — 1d20 (" in body
+    assert "Aria takes total defense" in body
+    with session_scope(engine) as s:
+        codes = {(e.code, e.actor) for e in s.scalars(select(m.EventRecord))}
+    assert ("latency.penalty", "aria") not in codes
