@@ -113,20 +113,22 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         if said.spans:
             masked = mask_pairs(masked, said.spans)
 
-    acts = actions_mod.ActionScan(list(cmds.actions))
-    if cmds.explicit:
-        explicit_mod.explicit(cmds.explicit, lex, roster, actor, acts)
-    if cmds.labelled:
-        explicit_mod.labelled(cmds.labelled, lex, roster, actor, acts)
+    acts = None                       # explicit actions: commands, # lines, label lines
+    if cmds.explicit or cmds.labelled:
+        acts = actions_mod.ActionScan(list(cmds.actions))
+        if cmds.explicit:
+            explicit_mod.explicit(cmds.explicit, lex, roster, actor, acts)
+        if cmds.labelled:
+            explicit_mod.labelled(cmds.labelled, lex, roster, actor, acts)
     prose = actions_mod.ActionScan()
     actions_mod.infer(masked, lex, roster, actor, prose)
-    actions = acts.actions
+    actions = acts.actions if acts is not None else list(cmds.actions)
     if actions:
         declared = {a.kind for a in actions}
         actions.extend(a for a in prose.actions if a.kind not in declared)
     else:
         actions = prose.actions
-    if acts.issues:
+    if acts is not None and acts.issues:
         issues.extend(acts.issues)
     if prose.issues:
         issues.extend(prose.issues)
@@ -147,7 +149,8 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 
     dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
-               + said.issues.dropped + acts.issues.dropped + prose.issues.dropped)
+               + said.issues.dropped + prose.issues.dropped
+               + (acts.issues.dropped if acts is not None else 0))
     return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
                       tuple(said.utterances), tuple(reg.ooc),
                       _issues(issues, lex, dropped) if issues or dropped else (),
@@ -190,6 +193,8 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     an inferred attack of its own (confidence 0.6), its target read from the label.
     Actions are indexed by line and paragraph, so this stays linear in the post.
     """
+    if not actions and all(r.purpose != "attack" for r in rolls):
+        return rolls, actions           # nothing to give a roll to, and nothing to create
     if len(text) < 4000:  # a short post: find the line start directly (bounded by the post)
         rfind = text.rfind
 

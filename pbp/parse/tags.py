@@ -149,18 +149,18 @@ def scan(text: str, lex: Lexicon) -> TagScan:
         pos = m.start()
         inline, close, name_, _arg, short, broken = m.groups()
         if inline is not None:
-            out.spans.append((pos, m.end()))
+            out.spans.append(m.span())
             _add(out, text, inline, None, "[[]]", pos, m.end(), lex, inline=True)
             continue
         if broken is not None:
             snippet = text[pos:pos + 30].split("\n", 1)[0]
             out.issues.append(("tag.malformed", pos, {"text": snippet}))
-            out.spans.append((pos, m.end()))
+            out.spans.append(m.span())
             continue
         name = name_.lower()
         if close:
             if open_m is None:
-                out.spans.append((pos, m.end()))
+                out.spans.append(m.span())
                 out.issues.append(("tag.stray_close", pos, {"tag": name}))
                 continue
             head_end = open_m.end()
@@ -176,16 +176,16 @@ def scan(text: str, lex: Lexicon) -> TagScan:
             open_m = None
             continue
         if short is not None:
-            out.spans.append((pos, m.end()))
+            out.spans.append(m.span())
             _add(out, text, short, None, f"[{name} ]", pos, m.end(), lex)
             continue
-        out.spans.append((pos, m.end()))
+        out.spans.append(m.span())
         if open_m is not None:
             out.issues.append(("tag.unclosed", open_m.start(), {"tag": open_m.group("name")}))
         open_m = m
     if open_m is not None:
         out.issues.append(("tag.unclosed", open_m.start(), {"tag": open_m.group("name")}))
-    out.spans.extend((m.start(), m.end()) for m in _FORMAT.finditer(text))
+    out.spans.extend(map(re.Match.span, _FORMAT.finditer(text)))
     return out
 
 
