@@ -27,7 +27,7 @@ from typing import Any
 
 from celery import Celery
 from celery.signals import setup_logging
-from kombu import Queue
+from kombu import Exchange, Queue
 
 from pbp.logs import configure_logging
 
@@ -71,7 +71,9 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
         "accept_content": ["json"],
         "result_serializer": "json",
         "task_ignore_result": not settings.result_backend,
-        "task_queues": [Queue(q) for q in QUEUES],
+        # each queue its own exchange and key: a shared default exchange would bind all three
+        # queues to one routing key and copy every task into each of them
+        "task_queues": [Queue(q, Exchange(q, type="direct"), routing_key=q) for q in QUEUES],
         "task_default_queue": "pbp.rounds",
         "task_routes": ROUTES,
         "task_acks_late": False,            # per task, where harmless (workers/tasks.py)
@@ -101,12 +103,15 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
         # Longer than the longest retry countdown, or Redis would hand a waiting retry out twice.
         conf["broker_transport_options"] = {"visibility_timeout": 3600, "socket_timeout": 10,
                                             "socket_connect_timeout": 5}
+        prefix = os.environ.get("PBP_BROKER_KEYPREFIX")
+        if prefix:  # several deployments (or test runs) sharing one Redis never see each other's tasks
+            conf["broker_transport_options"]["global_keyprefix"] = prefix
     if _embedded_broker(broker):
         import kombu.transport.sqlalchemy as sqla_transport
 
         sqla_transport.Transport.polling_interval = float(
             os.environ.get("PBP_BROKER_POLLING_INTERVAL", DEFAULT_SQLITE_POLLING))
-        settings.data_path.mkdir(parents=True, exist_ok=True)
+    settings.data_path.mkdir(parents=True, exist_ok=True)  # broker file, beat schedule
     conf.update(overrides)
     app.conf.update(conf)
     app.pbp_settings = settings  # type: ignore[attr-defined]

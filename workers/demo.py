@@ -52,10 +52,14 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
             existing = s.scalar(select(Campaign).where(Campaign.slug == c["slug"]))
             if existing is not None:
                 return existing.id
-            path = demo_thread_path(settings)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if not path.exists():
-                shutil.copyfile(source_dir / t["file"], path)
+            if t.get("url"):  # a real thread (tests: the machina forum)
+                url = t["url"]
+            else:
+                path = demo_thread_path(settings)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                if not path.exists():
+                    shutil.copyfile(source_dir / t["file"], path)
+                url = str(path)
             narrator = s.scalar(select(Narrator).where(Narrator.username == n["username"]))
             if narrator is None:
                 narrator = Narrator(username=n["username"], display_name=n["username"],
@@ -71,9 +75,10 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
             s.add(campaign)
             s.flush()
             s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=narrator.id, role="owner"))
-            thread = Thread(campaign_id=campaign.id, kind=t["kind"], url=str(path), title=t["title"],
+            thread = Thread(campaign_id=campaign.id, kind=t["kind"], url=url, title=t["title"],
                             platform=t.get("platform", "text"),
-                            options={"poll_interval": t.get("poll_interval", settings.poll_interval)})
+                            options={**t.get("options", {}),
+                                     "poll_interval": t.get("poll_interval", settings.poll_interval)})
             s.add(thread)
             s.flush()
             enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=e["name"],
@@ -89,7 +94,7 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
             from pbp.rounds import service
 
             service.open_round(s, enc.id, now or datetime.now(timezone.utc))
-            log.info("demo campaign seeded", extra={"campaign": campaign.id, "file": str(path)})
+            log.info("demo campaign seeded", extra={"campaign": campaign.id, "thread_url": url})
             return campaign.id
     finally:
         engine.dispose()

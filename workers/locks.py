@@ -129,7 +129,9 @@ class DatabaseLease:
 def lease_backend(lock_url: str | None, engine: Engine) -> LeaseBackend:
     """Redis when *lock_url* is a Redis URL (usually the broker's), else the database."""
     if lock_url and lock_url.split("://", 1)[0] in {"redis", "rediss"}:
-        return RedisLease(lock_url)
+        import os
+
+        return RedisLease(lock_url, prefix=os.environ.get("PBP_BROKER_KEYPREFIX", "") + "pbp:lease:")
     return DatabaseLease(engine)
 
 

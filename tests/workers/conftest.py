@@ -142,14 +142,20 @@ class Stack:
 
     # -- data --------------------------------------------------------------------------------
     def seed(self, *, round_seconds: float, reminder_seconds: list[float] | None = None,
-             posts: list[tuple[str, str]] = (), now: datetime | None = None) -> int:
-        """A campaign whose thread is a scenario file; round 1 opens at *now*."""
+             posts: list[tuple[str, str]] = (), now: datetime | None = None,
+             thread: dict[str, Any] | None = None, players: dict[str, str] | None = None) -> int:
+        """A campaign whose thread is a scenario file (or *thread*: kind, url, options,
+        platform); round 1 opens at *now*. *players* maps combatant keys to posters."""
         from workers.demo import DEMO_DIR, seed_demo
 
         spec = yaml.safe_load((DEMO_DIR / "campaign.yaml").read_text())
         spec["campaign"]["round_seconds"] = round_seconds
         spec["campaign"]["reminder_seconds"] = reminder_seconds or []
         spec["thread"]["poll_interval"] = 1
+        spec["thread"].update(thread or {})
+        for c in spec["encounter"]["combatants"]:
+            if players and c["key"] in players:
+                c["player"] = players[c["key"]]
         src = self.root / "seed"
         src.mkdir(exist_ok=True)
         (src / "campaign.yaml").write_text(yaml.safe_dump(spec))
@@ -226,6 +232,7 @@ def _make_stack(request: pytest.FixtureRequest, tmp_path: Path, backend: str) ->
         schema = f"pbp_workers_{secrets.token_hex(4)}"
         env["PBP_DATABASE_URL"] = _postgres_schema(schema)
         env["PBP_BROKER_URL"] = REDIS_BROKER
+        env["PBP_BROKER_KEYPREFIX"] = f"{schema}:"  # no stray task from another run reaches us
     else:
         env.pop("PBP_DATABASE_URL", None)
         env.pop("PBP_BROKER_URL", None)

@@ -1,0 +1,135 @@
+"""The workers against a real forum engine: django-machina (tests/harness/machina/).
+
+A player posts through the forum's own form; a real worker and beat (Redis +
+PostgreSQL) read the thread with the forum source, and the opening, the reminder and the
+resolution appear on the thread exactly once, posted by the bot through the forum's form.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import requests
+from bs4 import BeautifulSoup
+
+from tests.conftest import ROOT, missing
+
+from .conftest import Stack, timedelta, utc_now, wait_for
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+MACHINA_DIR = ROOT / "tests" / "harness" / "machina"
+PLAYER = {"username": "player", "password": "playerpass"}
+
+
+@pytest.fixture(scope="module")
+def machina() -> Iterator[Any]:
+    spec = importlib.util.spec_from_file_location("machina_harness_workers", MACHINA_DIR / "server.py")
+    assert spec and spec.loader
+    harness = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = harness
+    spec.loader.exec_module(harness)
+    if not harness.ready():
+        done = subprocess.run(["bash", str(MACHINA_DIR / "setup.sh")], capture_output=True,
+                              text=True, timeout=900)
+        if done.returncode != 0 or not harness.ready():
+            missing("machina harness could not be set up: " + done.stderr[-500:])
+    try:
+        server = harness.start(etag=True)
+    except RuntimeError as exc:
+        missing(f"machina server did not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _fields(form: Any) -> dict[str, str]:
+    from pbp.sources.forum import form_fields
+
+    return form_fields(form)
+
+
+def player_posts(base: str, topic: str, text: str) -> int:
+    """The player's browser: log in and reply through machina's own form."""
+    s = requests.Session()
+    page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
+    data = _fields(page.select_one("form#login-form"))
+    data.update(username=PLAYER["username"], password=PLAYER["password"])
+    s.post(base + "/accounts/login/", data=data)
+    topic_page = BeautifulSoup(s.get(topic).text, "lxml")
+    reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
+    form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
+    data = _fields(form)
+    data["content"] = text
+    r = s.post(reply_url, data=data)
+    m = re.search(r"[?&]post=(\d+)", r.url)
+    assert m, (r.status_code, r.url)
+    return int(m.group(1))
+
+
+def visible_posts(topic: str) -> dict[str, str]:
+    """What an anonymous visitor sees on the thread's pages: post id -> text."""
+    out: dict[str, str] = {}
+    page = 1
+    while True:
+        r = requests.get(topic, params={"page": page})
+        if r.status_code == 404:
+            return out
+        soup = BeautifulSoup(r.text, "lxml")
+        for p in soup.select("div.card.post[id]"):
+            out[p["id"]] = p.select_one("div.post-content").get_text(" ", strip=True)
+        if not soup.select_one(f".pagination-block a[href='?page={page + 1}']"):
+            return out
+        page += 1
+
+
+def test_real_forum_posts_in_reminder_and_resolution_out(redis_pg_stack: Stack, machina: Any) -> None:
+    from pbp.store import models as m
+
+    st = redis_pg_stack
+    st.env.update({"PBP_SECRET_127_0_0_1_USERNAME": "pbpbot", "PBP_SECRET_127_0_0_1_PASSWORD": "botpass",
+                   "PBP_USER_AGENT": "pbp-tests/1"})
+    line = next(x for x in machina.seed("topic", f"Workers {time.time_ns()}", "1") if x.startswith("TOPIC"))
+    topic = machina.base + line.split()[1]
+    # machina shows post times to the minute: the round opens on a minute boundary so the
+    # player's post (read as hh:mm) falls inside it; the narrator closes it early below.
+    opened = utc_now().replace(second=0, microsecond=0)
+    st.seed(round_seconds=600, reminder_seconds=[590], players={"brienne": "player", "tomas": "tomas"},
+            thread={"kind": "forum", "url": topic, "platform": "bbcode",
+                    "options": {"preset": "machina", "allowed_hosts": ["127.0.0.1"]}}, now=opened)
+    st.start_worker()
+    st.start_beat()
+    try:
+        player_posts(machina.base, topic, "I attack the goblin with my longsword [roll]1d20+5[/roll]")
+
+        def declared() -> bool:
+            return any(d.post_id for d in st.rows(m.Declaration))
+
+        wait_for(declared, 60, "the player's declaration read from the forum")
+        sent = lambda kind: [r for r in st.rows(m.Reply, kind=kind) if r.state == "sent"]  # noqa: E731
+        wait_for(lambda: sent("opening"), 40, "the opening reply")
+        reminder = wait_for(lambda: sent("reminder"), 40, "the reminder")[0]
+        assert "Tomas" in reminder.body
+        deadline = utc_now() + timedelta(seconds=2)
+        with st.session() as s:
+            s.get(m.Round, st.rows(m.Round)[0].id).deadline = deadline
+        resolution = wait_for(lambda: sent("resolution"), 60, "the resolution")[0]
+        assert (resolution.sent_at - deadline).total_seconds() <= 30
+        time.sleep(4)
+        posts = visible_posts(topic)
+        replies = [r for r in st.rows(m.Reply) if r.state == "sent"]
+        assert {r.platform_id for r in replies} <= set(posts)
+        assert len(posts) == 1 + 1 + len(replies) == 5, posts  # seed, player, 3 replies
+        for r in replies:  # each reply's marker is on the thread exactly once
+            assert sum(r.marker in text for text in posts.values()) <= 1
+    except BaseException:
+        print(st.logs())
+        raise
