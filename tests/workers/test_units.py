@@ -120,6 +120,9 @@ def test_app_configuration(tmp_path: Path) -> None:
     assert not t.deliver_reply.acks_late and not t.sweep_deadlines.acks_late
     assert app.amqp.router.route({}, "pbp.deliver_reply")["queue"].name == "pbp.deliver"
     assert app.amqp.router.route({}, "pbp.poll_thread")["queue"].name == "pbp.poll"
+    # one exchange and key per queue: a task lands in its own queue only, never in all three
+    bindings = {(q.exchange.name, q.routing_key) for q in app.conf.task_queues}
+    assert len(bindings) == len(app.conf.task_queues) == 3
     redis_app = make_celery(settings.with_overrides(broker_url="redis://127.0.0.1:6379/14"))
     assert redis_app.conf.broker_transport_options["visibility_timeout"] >= 600 * 2
 
