@@ -20,7 +20,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import accumulate, compress
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from ..rules.model import ActionKind
@@ -60,6 +60,8 @@ class _Mention:
 
 _FIRST = itemgetter(0)
 _SECOND = itemgetter(1)
+_THIRD = itemgetter(2)
+_POS = attrgetter("pos")
 
 
 def _mentions(plain: Sequence[str], positions: Sequence[int], lex: Lexicon,
@@ -112,9 +114,9 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     verbs = [(i, infos[i][0][0], infos[i][0][1], infos[i][3]) for i in verb_at]
     generic: list[tuple[int, str]] = [
         (i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
-    folded = [inf[2] for inf in infos]
+    folded = list(map(_THIRD, infos))
     positions = list(accumulate(map(len, parts)))[0:-1:2]
-    bounds = [m.start() for m in _BOUNDARY.finditer(masked)]
+    bounds = list(map(re.Match.start, _BOUNDARY.finditer(masked)))
 
     def sentence(pos: int) -> tuple[int, int]:
         k = bisect_left(bounds, pos)
@@ -145,8 +147,8 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
             weapons.sort()
     else:
         weapons = [(positions[i], canon) for i, canon in generic]
-    mention_pos = [m.pos for m in mentions]
-    weapon_pos = [p for p, _ in weapons]
+    mention_pos = list(map(_POS, mentions))
+    weapon_pos = list(map(_FIRST, weapons))
     kept: list[tuple[int, str, str, float, int, int]] = []  # + the verb's sentence
     determiners, negations, objects_before = lex.determiners, lex.negations, lex.objects_before
     conditionals, temporals = lex.conditionals, lex.temporals
