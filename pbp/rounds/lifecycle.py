@@ -20,9 +20,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..dice import DiceBox, commitment
+from ..dice import DiceBox, Roll, commitment
 from ..errors import DiceError, PbpError
-from ..rules.model import Action, ActionKind, Combatant, Declaration
+from ..rules.model import Action, ActionKind, Combatant, Declaration, Event
 from ..store import models as m
 from ..store.types import utcnow
 from . import codec
@@ -133,7 +133,6 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
                 parse: ParseFn | None) -> None:
     """Roll initiative from the setup posts' ``.ri`` commands, auto-roll the rest, order."""
     from ..rules import engine
-    from ..rules.context import RoundContext
 
     combatants = list(enc.combatants)
     by_key = {c.key: c for c in combatants}
@@ -175,33 +174,30 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
                                      round_number=rnd.number, surprise_round=rnd.surprise)
     model = dataclasses.replace(model, order=(), combatants=tuple(
         dataclasses.replace(c, initiative=values.get(c.key)) for c in model.combatants))
-    rs = engine.ruleset_for(model)
     box = DiceBox(seed=rnd.seed, start_index=next_index(session, rnd.id))
-    ctx = RoundContext(model, rs, box, rnd.number, rnd.surprise)
-    decls = {k: Declaration(actor=k, actions=(a,)) for k, a in given.items()}
     # The engine's own initiative step (rolls, ties, roll-offs, groups), run at opening so
     # the opening reply can announce the order; resolution then finds everyone placed.
-    # A private function of pbp.rules.engine: if it is renamed, this line breaks loudly.
-    engine._initiative(ctx, rs, decls)
+    placed = engine.roll_initiative(
+        model, [Declaration(actor=k, actions=(a,)) for k, a in given.items()], box)
     for roll in box.rolls:
         session.add(codec.record_from_roll(roll, round_id=rnd.id, kind="initiative",
-                                           actor=_actor_of(ctx, roll)))
-    for seq, ev in enumerate(ctx.events):
+                                           actor=_actor_of(placed.events, roll)))
+    for seq, ev in enumerate(placed.events):
         session.add(m.EventRecord(round_id=rnd.id, seq=seq, code=ev.code, actor=ev.actor,
                                   target=ev.target, rule=ev.rule, message=ev.message,
                                   params=codec._plain(dict(ev.params)),
                                   roll_indexes=[r.index for r in ev.rolls]))
-    for key, c in ctx.combatants.items():
-        row = by_key[key]
+    for c in placed.encounter.combatants:
+        row = by_key[c.key]
         if row.initiative != c.initiative:
             row.initiative = c.initiative
-    enc.order = list(ctx.order)
+    enc.order = list(placed.encounter.order)
     session.flush()
 
 
-def _actor_of(ctx: object, roll: object) -> str | None:
-    for ev in getattr(ctx, "events", []):
-        if any(r.index == roll.index for r in ev.rolls):  # type: ignore[attr-defined]
+def _actor_of(events: Sequence[Event], roll: Roll) -> str | None:
+    for ev in events:
+        if any(r.index == roll.index for r in ev.rolls):
             return ev.actor
     return None
 

@@ -75,6 +75,28 @@ def resolve(encounter: Encounter, declarations: Iterable[Declaration], dice: Dic
     return Resolution(ctx.finish(number + 1), tuple(ctx.events))
 
 
+def roll_initiative(encounter: Encounter, declarations: Iterable[Declaration], dice: DiceBox, *,
+                    houserules: Mapping[str, Any] | None = None) -> Resolution:
+    """Only the initiative step of a round (BEY-4, FD-1, DND-3, TA-1, RES-6).
+
+    Everyone with no place in the order rolls (or uses the roll of their ``.ri`` tag,
+    given as an action with ``options["initiative"]``), ties are broken by the
+    ruleset's policy, and the order is sorted. The rounds layer runs this when a
+    round opens, so the opening reply can announce the order; :func:`resolve` then
+    finds everyone placed. The round number and surprise flag are left as they are.
+    """
+    ruleset = ruleset_for(encounter, houserules)
+    number, surprise = round_number(encounter, ruleset)
+    ctx = RoundContext(encounter, ruleset, dice, number, surprise)
+    decls = {d.actor: d for d in declarations if d.actor in ctx.combatants}
+    _initiative(ctx, ruleset, decls)
+    by_key = ctx.combatants
+    placed = dataclasses.replace(
+        encounter, combatants=tuple(by_key[c.key] for c in encounter.combatants),
+        order=tuple(ctx.order))
+    return Resolution(placed, tuple(ctx.events))
+
+
 # -- declarations ------------------------------------------------------------------------
 
 def _collect(ctx: RoundContext, declarations: Iterable[Declaration]) -> dict[str, Declaration]:

@@ -146,3 +146,15 @@ def test_docstring_examples(module: str) -> None:
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.failed == 0 and result.attempted > 0
+
+
+def test_roll_initiative_alone_places_everyone_and_keeps_the_round_BEY_4() -> None:
+    """BEY-4: 1d20 + Dex, high to low; the opening step rolls only initiative."""
+    enc = Encounter("beyonders", (fighter("ana", init=None, stats={"dex": 3}),
+                                  fighter("bo", init=None, side="enemies", stats={"dex": 1})))
+    placed = engine.roll_initiative(enc, [], DiceBox("s", forced=[5, 15]))
+    by_key = {c.key: c.initiative for c in placed.encounter.combatants}
+    assert by_key == {"ana": 8.0, "bo": 16.0}
+    assert placed.encounter.order == ("bo", "ana")
+    assert placed.encounter.round == enc.round
+    assert [e.code for e in placed.events].count("initiative.rolled") == 2
