@@ -151,7 +151,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     weapon_pos = list(map(_FIRST, weapons))
     kept: list[tuple[int, str, str, float, int, int]] = []  # + the verb's sentence
     determiners, negations, objects_before = lex.determiners, lex.negations, lex.objects_before
-    conditionals, temporals = lex.conditionals, lex.temporals
+    conditionals, temporals, blockers = lex.conditionals, lex.temporals, lex.blockers
     n_words, n_bounds = len(folded), len(bounds)
     for i, verb, kind, conf in verbs:
         pos = positions[i]
@@ -163,16 +163,17 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         last_word = before[-1] if before else None
         if last_word in determiners:
             continue                                  # "a strike", "nice hit": a noun
-        if not negations.isdisjoint(before[-2:]):
-            continue                                  # "não ataco", "I don't attack"
-        if not conditionals.isdisjoint(before) and any(
-                p in conditionals and not _reflexive(p, plain, first + k + 1, lex)
-                for k, p in enumerate(before)):
-            continue                                  # "if it moves, I shoot": a trigger
-        if not temporals.isdisjoint(before) and any(
-                p in temporals and not _clause_break(masked, positions[first + k], pos)
-                for k, p in enumerate(before)):
-            continue                                  # "until it lands": not declared
+        if not blockers.isdisjoint(before):          # a negation, "if" or "when" before it
+            if not negations.isdisjoint(before[-2:]):
+                continue                              # "não ataco", "I don't attack"
+            if not conditionals.isdisjoint(before) and any(
+                    p in conditionals and not _reflexive(p, plain, first + k + 1, lex)
+                    for k, p in enumerate(before)):
+                continue                              # "if it moves, I shoot": a trigger
+            if not temporals.isdisjoint(before) and any(
+                    p in temporals and not _clause_break(masked, positions[first + k], pos)
+                    for k, p in enumerate(before)):
+                continue                              # "until it lands": not declared
         if kind not in ("move", "defend") and last_word in objects_before:
             continue                                  # "o goblin me ataca"
         if i + 1 < n_words and positions[i + 1] < s_end:

@@ -109,6 +109,8 @@ class Lexicon:
         self.destinations = frozenset(fold(w) for w in d.get("destinations", ()))
         self.action_labels = {fold(k): v for k, v in d.get("action_labels", {}).items()}
         self.nothing = frozenset(fold(w) for w in d.get("nothing", ()))
+        # any word that can stop a verb from being declared: one test clears most verbs
+        self.blockers = self.negations | self.conditionals | self.temporals
 
     fold = staticmethod(fold)
 
