@@ -251,8 +251,9 @@ def _reflexive(word: str, plain: Sequence[str], nxt: int, lex: Lexicon) -> bool:
 def mentions_in(text: str, offset: int, lex: Lexicon, roster: Roster | None,
                 actor: str | None) -> list[_Mention]:
     """Roster names in a bit of text (a roll's label, say)."""
-    words = [(m.start() + offset, m.group()) for m in WORD.finditer(text)]
-    return _mentions([w for _, w in words], [p for p, _ in words], lex, roster, actor)
+    parts = _SPLIT(text)
+    starts = list(accumulate(map(len, parts), initial=offset))[1:-1:2]
+    return _mentions(parts[1::2], starts, lex, roster, actor)
 
 
 def _last_clear(mentions: list[_Mention], starts: list[int], hi: int) -> _Mention | None:

@@ -13,12 +13,14 @@ and structured lines: ``Action: attack goblin``, ``Ação: ataque ao lobo``,
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import accumulate
 
 from rapidfuzz import fuzz, process
 
 from ..rules.model import ActionKind
 from .actions import (
     _ARMED,
+    _SPLIT,
     _TARGET_CONNECT,
     _TARGETED,
     _WEAPON_CONNECT,
@@ -121,24 +123,24 @@ def labelled(lines: Sequence[tuple[int, str, str, int]], lex: Lexicon, roster: R
 def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, actor: str | None,
                out: ActionScan, report_unknown: bool = True
                ) -> tuple[str | None, str | None, tuple[str, ...], str | None, str | None]:
-    words = [(m.start() + offset, m.group()) for m in WORD.finditer(rest)]
-    if not words:
+    parts = _SPLIT(rest)                     # [gap, word, gap, ..., word, gap], as in infer
+    plain = parts[1::2]
+    if not plain:
         return None, None, (), None, None
-    plain = [w for _, w in words]
-    folded = [fold(w) for w in plain]
+    starts = list(accumulate(map(len, parts), initial=offset))[1:-1:2]
+    folded = list(map(fold, plain))
     weapon = None
-    w_at = len(words)
+    w_at = len(plain)
     for i, f in enumerate(folded):
         if f in _WEAPON_CONNECT:
             w_at = i
             break
-    if w_at < len(words):
+    if w_at < len(plain):
         weapon_words = plain[w_at + 1:]
         weapon = _weapon_of(weapon_words, lex, roster, actor) or (" ".join(
             w for w in weapon_words if fold(w) not in _TARGET_CONNECT) or None)
     head = list(range(w_at))
-    mentions = _mentions(plain[:w_at], [p for p, _ in words[:w_at]], lex, roster, actor) \
-        if roster else []
+    mentions = _mentions(plain[:w_at], starts[:w_at], lex, roster, actor) if roster else []
     if weapon is None:
         weapon = _weapon_of(plain[:w_at], lex, roster, actor, skip_names=mentions)
     target = None
