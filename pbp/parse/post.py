@@ -187,7 +187,8 @@ def _read_purpose(label: str, lex: Lexicon) -> str | None:
 
 def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: Lexicon,
             roster: Roster | None, actor: str | None) -> tuple[list[RollTag], list[ParsedAction]]:
-    """Give each roll to an action: same line, else same paragraph, else the nearest before.
+    """Give each roll to an action (*actions* in position order): same line, else same
+    paragraph, else the nearest before.
 
     A roll labelled as an attack (``[roll=Ataque]``) with no attack to belong to becomes
     an inferred attack of its own (confidence 0.6), its target read from the label.
@@ -212,14 +213,20 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     by_para: dict[int, list[ParsedAction]] = {}
     armed: list[ParsedAction] = []          # attacks, casts, maneuvers, in position order
 
+    armed_kinds = _ROLL_PURPOSE_KINDS["attack"]
+
     def index(a: ParsedAction) -> None:
         insort(by_line.setdefault(line_start(a.position), []), a, key=_position)
         insort(by_para.setdefault(para(a.position), []), a, key=_position)
-        if a.kind in _ROLL_PURPOSE_KINDS["attack"]:
+        if a.kind in armed_kinds:
             insort(armed, a, key=_position)
 
-    for a in actions:
-        index(a)
+    for a in actions:               # already in position order: appending keeps it
+        pos = a.position
+        by_line.setdefault(line_start(pos), []).append(a)
+        by_para.setdefault(para(pos), []).append(a)
+        if a.kind in armed_kinds:
+            armed.append(a)
     owner: dict[int, list[int]] = {}
     created: list[ParsedAction] = []
     for r in rolls:

@@ -70,6 +70,7 @@ class Lexicon:
     def __post_init__(self) -> None:
         self._stemmer = snowballstemmer.stemmer(self.data.get("stemmer", "english"))
         self._stems: dict[str, str] = {}
+        self._weapons: dict[str, str | None] = {}
         self._info: dict[str, tuple[tuple[str, str, float] | None, str | None, str,
                                     float | None]] = {}
         d = self.data
@@ -158,10 +159,18 @@ class Lexicon:
         return cached
 
     def weapon(self, word: str) -> str | None:
+        """The canonical weapon a word names (``espadas`` -> ``sword``), or None; cached."""
+        try:
+            return self._weapons[word]
+        except KeyError:
+            pass
         low = word.casefold()
         hit = self.weapons_exact.get(fold(low))
         if hit is None and len(low) > 3:
             hit = self.weapons_stem.get(self.stem(low))
+        if len(self._weapons) >= _CACHE_LIMIT:
+            self._weapons.clear()
+        self._weapons[word] = hit
         return hit
 
     def message(self, code: str, **params: Any) -> str:
