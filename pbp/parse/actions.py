@@ -104,7 +104,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     if not plain:
         return
     infos: list[Any] = list(map(lex._info.get, plain))  # cache hits at C speed; misses below
-    if None in infos:
+    if not all(infos):                       # a word not seen before
         info = lex.info
         infos = [inf or info(w) for w, inf in zip(plain, infos)]
     verb_at = list(compress(range(len(infos)), map(_FIRST, infos)))

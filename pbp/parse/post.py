@@ -27,7 +27,7 @@ from . import regions as regions_mod
 from . import speech as speech_mod
 from . import tags as tags_mod
 from .lexicon import Lexicon, detect, fold, get
-from .model import ParsedAction, ParsedPost, ParseIssue, RollTag
+from .model import IssueList, ParsedAction, ParsedPost, ParseIssue, RollTag
 from .normalise import FORMATS, normalise
 from .regions import mask_pairs
 from .roster import WORD, Roster
@@ -148,9 +148,11 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
                                  None, False, f"{base}|{n}"))
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
 
-    dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
-               + said.issues.dropped + prose.issues.dropped
-               + (acts.issues.dropped if acts is not None else 0))
+    dropped = 0                   # a scanner only drops problems past its cap of 200 kept
+    if len(issues) >= IssueList.cap:
+        dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
+                   + said.issues.dropped + prose.issues.dropped
+                   + (acts.issues.dropped if acts is not None else 0))
     return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
                       tuple(said.utterances), tuple(reg.ooc),
                       _issues(issues, lex, dropped) if issues or dropped else (),

@@ -194,7 +194,7 @@ class Roster:
         """:meth:`starts` of every word, from the cache where it can."""
         idx = self._indexes.get(lex.lang) or self._index(lex)
         hits: list[Any] = list(map(idx.starts.get, words))  # cached: at C speed
-        if None in hits:
+        if not all(hits):
             starts = self.starts
             hits = [h or starts(w, lex) for w, h in zip(words, hits)]
         return hits
