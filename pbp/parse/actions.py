@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate, compress
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -42,10 +42,14 @@ _ARMED = (ActionKind.ATTACK, ActionKind.DEFEND, ActionKind.QUICK, ActionKind.REA
           ActionKind.MANEUVER)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class ActionScan:
-    actions: list[ParsedAction] = field(default_factory=list)
-    issues: IssueList = field(default_factory=IssueList)
+    actions: list[ParsedAction]
+    issues: IssueList
+
+    def __init__(self, actions: list[ParsedAction] | None = None) -> None:
+        self.actions = [] if actions is None else actions
+        self.issues = IssueList()
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ against the roster (prefix and near-miss allowed) and an ambiguous one is report
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import avrae, dicexpr, initiative
 from .lexicon import Lexicon, fold
@@ -36,15 +36,19 @@ _START = re.compile(r"(?m)^[ \t]{0,16}[.!/#]|^[ \t*_>]{0,8}[^\W\d_][^\W\d_ -]{0,
                     r"(?: [^\W\d_]{1,15}){0,2}[ \t*_]{0,4}:")
 _LABEL = re.compile(r"(?m)^[ \t*_>]{0,8}(?P<label>[^\W\d_][^\W\d_ -]{0,30}(?: [^\W\d_]{1,15}){0,2})"
                     r"[ \t*_]{0,4}:[ \t*_]{0,4}(?P<rest>[^\n]*)")
-@dataclass
+@dataclass(slots=True, init=False)
 class CommandScan:
-    rolls: list[FoundRoll] = field(default_factory=list)
-    commands: list[Command] = field(default_factory=list)
-    actions: list[ParsedAction] = field(default_factory=list)
-    explicit: list[tuple[int, str, str]] = field(default_factory=list)  # (pos, keyword, rest)
-    labelled: list[tuple[int, str, str, int]] = field(default_factory=list)  # (pos, kind, rest, at)
-    spans: list[tuple[int, int]] = field(default_factory=list)
-    issues: IssueList = field(default_factory=IssueList)
+    rolls: list[FoundRoll]
+    commands: list[Command]
+    actions: list[ParsedAction]
+    explicit: list[tuple[int, str, str]]          # (pos, keyword, rest)
+    labelled: list[tuple[int, str, str, int]]     # (pos, kind, rest, at)
+    spans: list[tuple[int, int]]
+    issues: IssueList
+
+    def __init__(self) -> None:         # plain lists: cheaper than dataclass default factories
+        self.rolls, self.commands, self.actions, self.explicit = [], [], [], []
+        self.labelled, self.spans, self.issues = [], [], IssueList()
 
 
 #: The result for a post with no command line (shared: never mutate a scan result).

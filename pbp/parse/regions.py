@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .model import IssueList, OocNote, Span
 
@@ -42,11 +42,14 @@ _NEWLINE = re.compile("\n")
 _BLANK_OUT = re.compile("[^\n]")
 
 
-@dataclass
+@dataclass(slots=True, init=False)
 class Regions:
-    spans: list[Span] = field(default_factory=list)
-    ooc: list[OocNote] = field(default_factory=list)
-    issues: IssueList = field(default_factory=IssueList)
+    spans: list[Span]
+    ooc: list[OocNote]
+    issues: IssueList
+
+    def __init__(self) -> None:         # plain lists: cheaper than dataclass default factories
+        self.spans, self.ooc, self.issues = [], [], IssueList()
 
 
 #: The result for a post with nothing excluded (shared: never mutate a scan result).

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .model import IssueList, Utterance
 
@@ -31,11 +31,14 @@ _SENTENCE_END = frozenset(".!?…:]*_)")
 _TITLE_PUNCT = frozenset(".!?…,;")
 
 
-@dataclass
+@dataclass(slots=True, init=False)
 class SpeechScan:
-    utterances: list[Utterance] = field(default_factory=list)
-    spans: list[tuple[int, int]] = field(default_factory=list)
-    issues: IssueList = field(default_factory=IssueList)
+    utterances: list[Utterance]
+    spans: list[tuple[int, int]]
+    issues: IssueList
+
+    def __init__(self) -> None:         # plain lists: cheaper than dataclass default factories
+        self.utterances, self.spans, self.issues = [], [], IssueList()
 
 
 #: The result for a post with no speech (shared: never mutate a scan result).

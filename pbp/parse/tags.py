@@ -23,7 +23,7 @@ unclosed ``[roll]`` tags is read in linear time (a lazy ``(.*?)`` takes seconds)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from . import dicexpr
 from .lexicon import Lexicon
@@ -58,11 +58,14 @@ class FoundRoll:
     hidden: bool = False
 
 
-@dataclass
+@dataclass(slots=True, init=False)
 class TagScan:
-    rolls: list[FoundRoll] = field(default_factory=list)
-    spans: list[tuple[int, int]] = field(default_factory=list)   # every tag, to mask later
-    issues: IssueList = field(default_factory=IssueList)
+    rolls: list[FoundRoll]
+    spans: list[tuple[int, int]]        # every tag, to mask later
+    issues: IssueList
+
+    def __init__(self) -> None:         # plain lists: cheaper than dataclass default factories
+        self.rolls, self.spans, self.issues = [], [], IssueList()
 
 
 #: The result for a post with no tag (shared: never mutate a scan result).
