@@ -114,8 +114,6 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     verb_at = list(compress(range(len(infos)), map(_FIRST, infos)))
     if not verb_at:
         return
-    # (word index, verb, kind, confidence of the action)
-    verbs = [(i, infos[i][0][0], infos[i][0][1], infos[i][3]) for i in verb_at]
     generic: list[tuple[int, str]] = [
         (i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
     folded = list(map(_THIRD, infos))
@@ -157,7 +155,10 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     determiners, negations, objects_before = lex.determiners, lex.negations, lex.objects_before
     conditionals, temporals, blockers = lex.conditionals, lex.temporals, lex.blockers
     n_words, n_bounds = len(folded), len(bounds)
-    for i, verb, kind, conf in verbs:
+    for i in verb_at:
+        inf = infos[i]                                # (verb hit, weapon, folded, confidence)
+        verb, kind = inf[0][0], inf[0][1]
+        conf = inf[3]
         pos = positions[i]
         k = bisect_left(bounds, pos)                  # the sentence: as sentence(pos)
         s_start = bounds[k - 1] if k > 0 else 0
