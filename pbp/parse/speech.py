@@ -108,7 +108,7 @@ def _emit(text: str, mark: str, start: int, end: int, out: SpeechScan, *, closed
 
 def _is_title(text: str, start: int, inner: str) -> bool:
     """``casts "Fire Bolt"``: a few words, no punctuation, right after a word."""
-    if len(inner.split()) > 3 or any(c in _TITLE_PUNCT for c in inner):
+    if len(inner.split()) > 3 or not _TITLE_PUNCT.isdisjoint(inner):
         return False
     k = start - 1
     while k >= 0 and text[k] in " \t":
