@@ -12,7 +12,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
@@ -238,7 +237,9 @@ def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None
     pytest.importorskip("pbp.rounds.service")
     port = _free_port()
     env = dict(os.environ, PBP_DATA_DIR=str(tmp_path / "var"), PYTHONPATH=str(ROOT),
-               PBP_BROKER_POLLING_INTERVAL="0.1")
+               PBP_BROKER_POLLING_INTERVAL="0.1",
+               # plain http on localhost: requests (unlike a browser) drops Secure cookies there
+               PBP_PANEL_SESSION_COOKIE_SECURE="false", PBP_PANEL_REMEMBER_COOKIE_SECURE="false")
     for k in ("PBP_DATABASE_URL", "PBP_BROKER_URL", "PBP_CONFIG"):
         env.pop(k, None)
     log = open(tmp_path / "serve.log", "wb")
@@ -253,8 +254,7 @@ def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None
 
         wait_for(resolved, 60, "the demo round's resolution")
         assert time.monotonic() - started <= 60  # "within a minute" of `pbp serve --demo`
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/login", timeout=5) as r:
-            assert r.status == 200
+        _panel_shows_the_round(f"http://127.0.0.1:{port}")
     except BaseException:
         print((tmp_path / "serve.log").read_text(errors="replace")[-6000:])
         raise
@@ -264,3 +264,22 @@ def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None
             proc.wait(20)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, 9)
+
+
+def _panel_shows_the_round(base: str) -> None:
+    """Log in as the demo narrator; the encounter page shows the players' posts."""
+    import requests
+    from bs4 import BeautifulSoup
+
+    web = requests.Session()
+    form = BeautifulSoup(web.get(base + "/login", timeout=10).text, "lxml")
+    token = form.select_one("input[name=csrf_token]")
+    data = {"name": "demo", "password": "demo", "next": ""}
+    if token is not None:
+        data["csrf_token"] = token["value"]
+    web.post(base + "/login", data=data, timeout=30)
+    page = web.get(base + "/encounters/1", timeout=30)
+    assert page.status_code == 200 and "/login" not in page.url, page.url
+    assert "Brienne" in page.text and "Tomas" in page.text
+    live = web.get(base + "/encounters/1/live", headers={"Accept": "application/json"}, timeout=30).json()
+    assert {p["author"] for p in live.get("posts", [])} >= {"Brienne", "Tomas"}, live.keys()
