@@ -17,7 +17,6 @@ import click
 
 from ..dice import force_faces
 from ..errors import DiceError
-from ..rules import messages
 from ..rules.model import Encounter, Event
 from ..rules.scenario import RoundResult, Scenario, load, run
 
@@ -37,22 +36,16 @@ def _faces(spec: str | None) -> list[int] | None:
 
 
 def say(event: Event, lang: str, encounter: Encounter) -> str:
-    """The event's sentence in *lang* (English is the engine's own message)."""
+    """The event's sentence in *lang*: English is the engine's own message; other languages
+    go through the replies' translation (:func:`pbp.render.event_sentence`, the gettext
+    catalogs in ``pbp/render/locale``)."""
     if lang == "en":
         return event.message
+    from ..render import event_sentence
+
     names = {c.key: c.name for c in encounter.combatants}
-    params: dict[str, Any] = dict(event.params)
-    params.setdefault("actor", names.get(event.actor or "", event.actor or "?"))
-    params.setdefault("target", names.get(event.target or "", event.target or "?"))
-    if event.code in ("condition.added", "condition.ended"):
-        params["condition"] = messages.word(params.get("condition"), lang)
-        params["reason"] = messages.word(params.get("reason"), lang)
-    if event.code in ("action.rejected", "action.changed"):
-        why = messages.reason(params.get("problem"), lang, params)
-        if why is not None:
-            params["reason"] = why
-    text = messages.render(event.code, lang, params)
-    return event.message if text == event.code else text
+    return event_sentence(event.code, event.params, lang, names, actor=event.actor,
+                          target=event.target, message=event.message)
 
 
 def as_json(scenario: Scenario, results: list[RoundResult], *, seed: str,
@@ -75,9 +68,9 @@ def as_json(scenario: Scenario, results: list[RoundResult], *, seed: str,
 
 
 def as_text(scenario: Scenario, results: list[RoundResult], *, seed: str, lang: str) -> str:
-    head = {"en": "Round", "pt": "Rodada", "ru": "Раунд"}[lang]
-    surprise = {"en": "Surprise round", "pt": "Rodada de surpresa",
-                "ru": "Раунд внезапности"}[lang]
+    from ..render.i18n import say as tr
+
+    surprise = tr("surprise round", lang).capitalize()
     lines = [f"{scenario.encounter.ruleset}: {scenario.title or scenario.path} (seed {seed})"]
     from ..rules.registry import get
 
@@ -86,7 +79,8 @@ def as_text(scenario: Scenario, results: list[RoundResult], *, seed: str, lang: 
     for r in results:
         lines.append("")
         surprised = any(e.code == "round.surprise" for e in r.events)
-        lines.append(f"== {surprise if surprised else f'{head} {r.number}'} ==")
+        title = surprise if surprised else tr("Round {number}", lang, {"number": r.number})
+        lines.append(f"== {title} ==")
         for e in r.events:
             if e.code in ("round.start", "round.end", "turn.end"):
                 continue

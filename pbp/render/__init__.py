@@ -10,7 +10,6 @@ so a player's name or speech can never inject markup.
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from functools import cache
@@ -35,16 +34,6 @@ class Raw(str):
     """Text the renderer made itself and that must not be escaped (the reply marker)."""
 
 
-#: engine problem codes said again in the reply's language (the engine's reason is English)
-PROBLEMS: Mapping[str, str] = {
-    "budget.exceeded": "no {slot} action left this turn",
-    "target.unknown": "there is nobody called '{target_key}' in this fight",
-    "target.down": "{target} is already down",
-    "target.missing": "an attack needs a target",
-    "weapon.unknown": "{actor} has no weapon called '{weapon}'",
-}
-
-
 #: latency sentences (PBP-2), said again from the event's parameters; ``why`` comes from
 #: the rounds layer (``late`` or ``missing``), ``text`` from the declaration
 LATENCY: Mapping[str, str] = {
@@ -56,64 +45,88 @@ LATENCY: Mapping[str, str] = {
     "forfeit": "'{text}' is forfeited: {why}.",
 }
 
-#: parameter values said in the reply's language (conditions, reasons, defense kinds)
-WORDS: tuple[str, ...] = (
-    "flat-footed", "prone", "frightened", "concealed", "invisible", "blinded", "cover",
-    "higher-ground", "fatigued", "flanked", "grappled", "grappling", "feinted", "defending",
-    "latency-penalty", "engaged", "power", "advantage", "disadvantage", "full-round",
-    "down", "expired", "ended", "surprised", "fortitude", "reflexos", "will", "physical",
-    "object", "luta", "pontaria",
-)
-_TRANSLATED_PARAMS = ("condition", "reason", "kind", "defense_kind")
+def word(value: Any, lang: str, names: Mapping[str, str] | None = None) -> str:
+    """A condition, reason, defense or result name in *lang* (unknown words unchanged);
+    ``far:<key>`` and ``prepared:<spell>`` conditions name what they are about."""
+    from ..rules import messages
 
-
-def word(value: Any, lang: str) -> str:
-    """A condition, reason or defense name in *lang* (unknown words unchanged)."""
     text = str(value)
-    return say(text, lang) if text in WORDS else text
+    if text in messages.WORDS:
+        return say(text, lang)
+    head, sep, rest = text.partition(":")
+    if sep and head in messages.NAMED_CONDITIONS:
+        return say(messages.NAMED_CONDITIONS[head], lang,
+                   {"name": (names or {}).get(rest, rest)})
+    return text
 
 
-def _fields(template: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(template) if f}
+def kind_word(value: Any, lang: str) -> str:
+    """An action kind or budget slot in *lang*."""
+    from ..rules import messages
+
+    text = str(value)
+    return say(text, lang, context=messages.KIND_CONTEXT) if text in messages.ACTION_KINDS \
+        else text
 
 
-def _known(ev: EventLine) -> set[str]:
+def _known(params: Mapping[str, Any], actor: str | None, target: str | None) -> set[str]:
     """Parameters an event really carries (actor/target only when it names them)."""
-    known = {k for k, v in ev.params.items() if v is not None}
-    if ev.actor:
+    known = {k for k, v in params.items() if v is not None}
+    if actor:
         known.add("actor")
-    if ev.target:
+    if target:
         known.add("target")
     return known
 
 
-def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
-    """One event as a sentence in *lang*, with its rule id and its rolls."""
+def event_sentence(code: str, params: Mapping[str, Any], lang: str,
+                   names: Mapping[str, str], *, actor: str | None = None,
+                   target: str | None = None, message: str = "") -> str:
+    """Event *code* said in *lang*: the one translation of event sentences, used by the
+    replies and by ``pbp bench --lang``. The template is the engine's English
+    (:mod:`pbp.rules.messages`), the translation the reply catalog's; an event with no
+    template keeps the engine's *message*."""
     from ..rules import messages
 
-    params: dict[str, Any] = dict(ev.params)
-    params["actor"] = names.get(ev.actor or "", ev.actor or "?")
-    params["target"] = names.get(ev.target or "", ev.target or "?")
-    for k in ("winner",):
-        if k in params:
-            params[k] = names.get(str(params[k]), params[k])
-    for k in _TRANSLATED_PARAMS:
-        if k in params and params[k] is not None:
-            params[k] = word(params[k], lang)
+    p: dict[str, Any] = dict(params)
+    p["actor"] = names.get(actor or "", actor or "?")
+    p["target"] = names.get(target or "", target or "?")
+    if "winner" in p:
+        p["winner"] = names.get(str(p["winner"]), p["winner"])
+    if code == "surprise" and isinstance(p.get("surprised"), (list, tuple)):
+        p.setdefault("names", ", ".join(names.get(str(k), str(k)) for k in p["surprised"]))
+    p.update(messages.derived(code, p))
+    for k in messages.WORD_PARAMS:
+        if p.get(k) is not None:
+            p[k] = word(p[k], lang, names)
+    for k in messages.KIND_PARAMS.get(code, ()):
+        if p.get(k) is not None:
+            p[k] = kind_word(p[k], lang)
     problem = params.get("problem")
     why = params.get("why")
     if why in ("late", "missing"):
-        params["why"] = say(LATENCY[f"why.{why}"], lang)
+        p["why"] = say(LATENCY[f"why.{why}"], lang)
         mode = str(params.get("mode"))
-        if ev.code == "latency.penalty" and mode in LATENCY:
-            params["reason"] = say(LATENCY[mode], lang, params)
+        if code == "latency.penalty" and mode in LATENCY:
+            p["reason"] = say(LATENCY[mode], lang, p)
         elif problem == "latency.forfeit" and "text" in params:
-            params["reason"] = say(LATENCY["forfeit"], lang, params)
-    elif isinstance(problem, str) and problem in PROBLEMS \
-            and _fields(PROBLEMS[problem]) <= _known(ev):
-        params["reason"] = say(PROBLEMS[problem], lang, params)
-    template = messages.EN.get(ev.code)
-    text = say(template, lang, params) if template else (ev.message or ev.code)
+            p["reason"] = say(LATENCY["forfeit"], lang, p)
+    elif lang != "en" and isinstance(problem, str) and problem in messages.REASONS:
+        known = _known(params, actor, target)
+        for candidate in messages.REASONS[problem]:
+            if messages.fields(candidate) <= known:
+                p["reason"] = say(candidate, lang, p)
+                break
+    template = messages.template(code, params)
+    if template is None:
+        return message or code
+    return say(template, lang, p)
+
+
+def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
+    """One event as a sentence in *lang*, with its rule id and its rolls."""
+    text = event_sentence(ev.code, ev.params, lang, names, actor=ev.actor, target=ev.target,
+                          message=ev.message)
     if ev.rule:
         text += f" ({ev.rule})"
     if ev.rolls:
@@ -177,7 +190,7 @@ def render_reply(view: ReplyView) -> str:
         return note_text(n, lang, view.timezone)
 
     def words(values: Any) -> list[str]:
-        return [word(v, lang) for v in values]
+        return [word(v, lang, names) for v in values]
 
     def mention(player: str | None) -> str:
         """Who to notify: ``u/name`` on Reddit (names there are [A-Za-z0-9_-]), ``@name``
@@ -244,4 +257,5 @@ NOTE_RULES: Mapping[str, str] = {
 }
 
 
-__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "event_text", "render_reply", "when"]
+__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "event_sentence", "event_text",
+           "render_reply", "when"]

@@ -1,7 +1,9 @@
 """Keep the reply catalogs complete: ``python -m pbp.render.catalog [--check]``.
 
-Collects every message id the replies can use (the templates' ``_()`` calls, the notes,
-problems and override texts, and the engine's English event sentences), then writes
+Collects every message id the replies and ``pbp bench --lang`` can use (the templates'
+``_()`` calls, the notes and override texts, and from :mod:`pbp.rules.messages` the
+engine's English event sentences, refusal reasons, condition and other words, and the
+action kinds, these with the context ``action kind``), then writes
 ``locale/<lang>/LC_MESSAGES/replies.po`` keeping the translations already there.
 ``--check`` only reports what is missing (the tests run it).
 """
@@ -14,17 +16,20 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
-from . import LATENCY, NOTES, PROBLEMS, SPEECH, TEMPLATES, WORDS
+from . import LATENCY, NOTES, SPEECH, TEMPLATES
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 
+#: a message id, or (context, message id) for words said with a gettext context
+MessageId = str | tuple[str, str]
 
-def message_ids() -> list[str]:
+
+def message_ids() -> list[MessageId]:
     from jinja2.ext import babel_extract
 
     from ..rounds.replies import OVERRIDE_TEXTS
     from ..rules import messages
 
-    ids: list[str] = []
+    ids: list[MessageId] = []
     for path in sorted(TEMPLATES.rglob("*.j2")):
         with path.open("rb") as fh:
             for _line, _func, msg, _comments in babel_extract(fh, ("_",), [], {}):
@@ -32,10 +37,13 @@ def message_ids() -> list[str]:
                     msg = msg[0]
                 if isinstance(msg, str):
                     ids.append(msg)
-    ids += list(NOTES.values()) + list(PROBLEMS.values()) + list(SPEECH.values())
-    ids += list(LATENCY.values()) + list(WORDS)
+    ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
     ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
-    seen: set[str] = set()
+    ids += list(messages.VARIANTS.values())
+    ids += [r for reasons in messages.REASONS.values() for r in reasons]
+    ids += list(messages.WORDS) + list(messages.NAMED_CONDITIONS.values())
+    ids += [(messages.KIND_CONTEXT, k) for k in messages.ACTION_KINDS]
+    seen: set[MessageId] = set()
     return [i for i in ids if not (i in seen or seen.add(i))]  # type: ignore[func-returns-value]
 
 
@@ -51,14 +59,20 @@ def load(lang: str) -> Catalog:
         return read_po(fh, locale=lang, domain=DOMAIN)
 
 
-def missing(lang: str) -> list[str]:
+def split(mid: MessageId) -> tuple[str | None, str]:
+    """(context or None, message id)."""
+    return (mid[0], mid[1]) if isinstance(mid, tuple) else (None, mid)
+
+
+def missing(lang: str) -> list[MessageId]:
     """Message ids with no translation in *lang* (English needs none)."""
     cat = load(lang)
     out = []
-    for msgid in message_ids():
-        msg = cat.get(msgid)
+    for mid in message_ids():
+        context, msgid = split(mid)
+        msg = cat.get(msgid, context=context)
         if msg is None or (lang != "en" and not msg.string):
-            out.append(msgid)
+            out.append(mid)
     return out
 
 
@@ -67,10 +81,11 @@ def update() -> None:
     for lang in LANGUAGES:
         old = load(lang)
         cat = Catalog(locale=lang, domain=DOMAIN, project="pbp", fuzzy=False)
-        for msgid in ids:
-            prev = old.get(msgid)
+        for mid in ids:
+            context, msgid = split(mid)
+            prev = old.get(msgid, context=context)
             cat.add(msgid, prev.string if prev is not None else "",
-                    flags=("python-brace-format",) if "{" in msgid else ())
+                    flags=("python-brace-format",) if "{" in msgid else (), context=context)
         path = po_path(lang)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:
@@ -81,8 +96,8 @@ def main(argv: list[str]) -> int:
     if "--check" in argv:
         bad = {lang: missing(lang) for lang in LANGUAGES}
         for lang, ids in bad.items():
-            for msgid in ids:
-                print(f"{lang}: untranslated: {msgid}")
+            for mid in ids:
+                print(f"{lang}: untranslated: {mid}")
         return 1 if any(bad.values()) else 0
     update()
     return 0

@@ -49,9 +49,12 @@ class _Safe(dict[str, Any]):
         return "?"
 
 
-def say(template: str, lang: str, params: Mapping[str, Any] | None = None) -> str:
-    """*template* (an English message id with ``{placeholders}``) in *lang*, filled in."""
-    text = translations(lang).gettext(template)
+def say(template: str, lang: str, params: Mapping[str, Any] | None = None, *,
+        context: str | None = None) -> str:
+    """*template* (an English message id with ``{placeholders}``) in *lang*, filled in;
+    *context*: the gettext context (``msgctxt``) of words said two ways."""
+    tr = translations(lang)
+    text = tr.pgettext(context, template) if context else tr.gettext(template)
     try:
         return text.format_map(_Safe(params or {}))
     except (ValueError, IndexError, AttributeError):

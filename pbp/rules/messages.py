@@ -1,14 +1,19 @@
-"""Event sentences, by event code, in English (the engine's language) and for the bench in
-Portuguese and Russian.
+"""Event sentences, by event code, in English: the engine's language and the message ids
+of every translation.
 
-Why a table and not f-strings at the call site: the same event is said in three
-languages (``pbp bench --lang``), and later by the reply templates; the engine
-keeps ``params`` on every event so any renderer can say it again. A code missing
-from a language falls back to English; a missing parameter shows as ``?``.
+Why a table and not f-strings at the call site: the engine says each event in English
+(``Event.message``) and keeps ``params`` on it, so any renderer can say it again. The
+translations live in one place only, the gettext catalogs of the replies
+(``pbp/render/locale/<lang>/LC_MESSAGES/replies.po``, keyed by these templates); replies
+and ``pbp bench --lang`` both go through :func:`pbp.render.event_sentence`. This module
+stays pure (no files, no catalogs): the engine imports it.
+
+A missing parameter shows as ``?``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -76,231 +81,209 @@ EN: dict[str, str] = {
     "check": "{actor}: {what} {total} against {dc}: {result}.",
     "declaration.unknown": "A declaration names {actor}, who is not in this fight.",
     "declaration.duplicate": "{actor} declared twice; the last declaration counts.",
+    # -- dnd5e, resistance, two-action (the engine passes its own, more specific English)
+    "surprise": "Surprised: {names}. They cannot move or act on their first turn, nor react "
+                "until it ends.",
+    "surprise.over": "{actor}'s first turn is over: no longer surprised.",
+    "initiative.rolloff": "{actor} rolls to break a tie.",
+    "attack.parried": "{target} parries {actor}'s attack with {parry}: {defense} against "
+                      "{total}; the damage is cancelled.",
+    "attack.evaded": "{target} evades {actor}'s shot: Reaction {defense} against {total}.",
+    "attack.scattered": "{actor}'s shot at {place} misses ({total} against {dc}) and lands in a "
+                        "neighbouring cell; the narrator picks which.",
+    "attack.blocked": "{target} holds: {defense} against {actor}'s {total}; no damage.",
+    "defend.declared": "{actor} will defend with {maneuver} when attacked.",
+    "opposed.tie": "{actor} and {target} tie at {total}: roll again.",
+    "opposed.won": "{actor} wins the opposed check against {target}: {high} against {low}.",
+    "wear": "{target} takes {amount} wear on {resistance} d{die_before} (threshold "
+            "{die_before}, {wear_before} worn before). {wear_after}/{die_before} worn.",
+    "die.stepped": "{target}'s {resistance} steps down from d{die_before} to d{die_after}.",
+    "conflict.ended": "The conflict ends: {actor} stepped a Resistance of {target} down.",
+    "maneuver.disarm": "{target} drops {item}.",
+    "maneuver.sunder": "{actor} strikes {target}'s {item} for {amount} damage.",
 }
 
-PT: dict[str, str] = {
-    "round.start": "Começa a rodada {round}.",
-    "round.surprise": "Rodada de surpresa: apenas {sides} podem agir.",
-    "round.end": "Fim da rodada {round}.",
-    "initiative.rolled": "{actor} rola iniciativa: {value}.",
-    "initiative.order": "Ordem de iniciativa: {names}.",
-    "turn.start": "Turno de {actor} (iniciativa {count}).",
-    "turn.skipped": "{actor} não pode agir: {reason}.",
-    "turn.end": "{actor} termina o turno.",
-    "action.rejected": "{actor}: {reason}",
-    "action.changed": "{actor}: {reason}",
-    "action.converted": "{actor} converte uma ação de {source} em {ratio} ações de {into}.",
-    "latency.penalty": "{actor} postou atrasado ou não postou: {reason}",
-    "attack.hit": "{actor} acerta {target}: {total} contra {defense}.",
-    "attack.miss": "{actor} erra {target}: {total} contra {defense}.",
-    "attack.critical": "Acerto crítico! O dano é multiplicado por {multiplier}.",
-    "attack.auto-hit": "{actor} tira 20 natural e acerta {target}.",
-    "attack.auto-miss": "{actor} tira 1 natural e erra {target}.",
-    "defense.rolled": "{target} defende com {kind}: {total}.",
-    "damage": "{target} sofre {amount} de dano ({hp_before} -> {hp_after} PV).",
-    "combatant.down": "{target} caiu.",
-    "object.destroyed": "{target} foi destruído.",
-    "condition.added": "{target} agora está {condition}.",
-    "condition.ended": "{target} não está mais {condition} ({reason}).",
-    "move": "{actor} se move {distance} m (até {speed} m).",
-    "delay": "{actor} atrasa para a iniciativa {count}.",
-    "defend": "{actor} assume defesa total (+{bonus} na defesa até o próximo turno).",
-    "action.noted": "{actor}: ação {kind} — {text}",
-    "ambush": "{actor} ataca das sombras: sem ações extras, mas age primeiro nesta rodada.",
-    "attack.misdirected": "O 1 natural desvia o disparo de {actor} para {target}.",
-    "attack.miss-chance": "O ataque de {actor} contra {target} erra: {reason}.",
-    "attack.pending": "{actor} ataca {target} ({total}); {target} rola a defesa no próximo post.",
-    "cast": "{actor} conjura {spell}.",
-    "cast.cancelled": "{actor} cancela a conjuração (uma ação livre).",
-    "check": "{actor}: {what} {total} contra {dc}: {result}.",
-    "declaration.duplicate": "{actor} declarou duas vezes; vale a última declaração.",
-    "declaration.unknown": "Uma declaração cita {actor}, que não está neste combate.",
-    "delay.lost": "{actor} esperou demais e perde o turno.",
-    "full-round.completed": "{actor} conclui a ação de rodada completa: {text}.",
-    "full-round.started": "{actor} inicia uma ação de rodada completa: {text}. Ela se conclui no início do próximo turno.",
-    "healing": "{target} recupera {amount} PV ({hp_before} -> {hp_after}).",
-    "initiative.cleared": "Iniciativa limpa; será rolada de novo na próxima rodada.",
-    "interrupt": "A ação {kind} de {actor} interrompe o turno de {target} (a habilidade permite).",
-    "latency.waived": "O narrador dispensa a penalidade do post atrasado de {actor}.",
-    "maneuver.lost": "A manobra {maneuver} de {actor} contra {target} falha: {total} contra {opposed}.",
-    "maneuver.push": "{target} é empurrado {distance} m.",
-    "maneuver.won": "A manobra {maneuver} de {actor} contra {target} tem sucesso: {total} contra {opposed}.",
-    "move.draw": "{actor} saca ou guarda uma arma.",
-    "move.item": "{actor} manipula um item.",
-    "move.stand": "{actor} se levanta.",
-    "power.created": "{actor} cria o poder {power} (Controle {total} contra {dc}); dura {rounds} rodadas.",
-    "power.failed": "{actor} não consegue criar o poder {power} (Controle {total} contra {dc}).",
-    "ready": "{actor} prepara uma ação para quando {trigger}.",
-    "ready.lapsed": "A ação preparada de {actor} se perde sem uso.",
-    "ready.triggered": "A ação preparada de {actor} dispara; sua iniciativa passa a ser {count}.",
-    "simultaneous": "A ação {kind} de {actor} tem efeito junto com a ação de {target}.",
-    "speech.limit": "Limite de falas: {limit} por post.",
-    "initiative.tie": "{actor} e {target} empatam em {value}; {winner} age primeiro ({policy}).",
+
+#: Other sentences for an event, picked from its parameters (:func:`template`).
+VARIANTS: dict[str, str] = {
+    "attack.parried/bare": "{target} parries {actor}'s attack with a bare d20: {defense} "
+                           "against {total}; the damage is cancelled.",
+    "opposed.tie/final": "{actor} and {target} tie at {total}: nobody steps down (narrator's "
+                         "call).",
+    "wear/stepped": "{target} takes {amount} wear on {resistance} d{die_before} (threshold "
+                    "{die_before}, {wear_before} worn before). The die steps down {steps} "
+                    "size(s) to d{die_after} with {wear_after} wear.",
+    "wear/broken": "{target} takes {amount} wear on {resistance} d{die_before} (threshold "
+                   "{die_before}, {wear_before} worn before). The die steps down {steps} "
+                   "size(s) to nothing with {wear_after} wear.",
+    "die.stepped/broken": "{target}'s {resistance} steps down from d{die_before} to nothing.",
+    "maneuver.disarm/nothing": "{target} drops what they held.",
+    "maneuver.sunder/nothing": "{actor} strikes an item of {target} for {amount} damage.",
+    "move/far": "{actor} gets away from {target}: they are now Far.",
+    "move/near": "{actor} closes in on {target}: they are now Near.",
+    "move/to": "{actor} moves ({to}).",
+    "move/plain": "{actor} moves.",
+    "move/feet": "{actor} moves {distance} ft (speed {speed} ft, {left} ft left).",
+    "move/speed": "{actor} moves {distance} (Speed {speed}; {lost} left over is lost).",
 }
 
-RU: dict[str, str] = {
-    "round.start": "Начинается раунд {round}.",
-    "round.surprise": "Раунд внезапности: действовать могут только {sides}.",
-    "round.end": "Раунд {round} окончен.",
-    "initiative.rolled": "{actor} бросает инициативу: {value}.",
-    "initiative.order": "Порядок инициативы: {names}.",
-    "turn.start": "Ход {actor} (инициатива {count}).",
-    "turn.skipped": "{actor} не может действовать: {reason}.",
-    "turn.end": "{actor} завершает ход.",
-    "action.rejected": "{actor}: {reason}",
-    "action.changed": "{actor}: {reason}",
-    "action.converted": "{actor} превращает одно действие «{source}» в {ratio} действия «{into}».",
-    "latency.penalty": "{actor} опоздал с постом или не написал его: {reason}",
-    "attack.hit": "{actor} попадает по {target}: {total} против {defense}.",
-    "attack.miss": "{actor} промахивается по {target}: {total} против {defense}.",
-    "attack.critical": "Критическое попадание! Урон умножается на {multiplier}.",
-    "attack.auto-hit": "{actor} выбрасывает натуральные 20 и попадает по {target}.",
-    "attack.auto-miss": "{actor} выбрасывает натуральную 1 и промахивается по {target}.",
-    "defense.rolled": "{target} защищается ({kind}): {total}.",
-    "damage": "{target} получает {amount} урона ({hp_before} -> {hp_after} ОЗ).",
-    "combatant.down": "{target} выбывает из боя.",
-    "object.destroyed": "{target} разрушен.",
-    "condition.added": "{target}: теперь состояние «{condition}».",
-    "condition.ended": "{target}: состояние «{condition}» закончилось ({reason}).",
-    "move": "{actor} перемещается на {distance} м (до {speed} м).",
-    "delay": "{actor} откладывает ход до инициативы {count}.",
-    "defend": "{actor} уходит в полную защиту (+{bonus} к защите до своего следующего хода).",
-    "action.noted": "{actor}: действие «{kind}» — {text}",
-    "ambush": "{actor} нападает из укрытия: без лишних действий, но ходит первым в этом раунде.",
-    "attack.misdirected": "Натуральная 1 уводит выстрел {actor} в {target}.",
-    "attack.miss-chance": "Атака {actor} по {target} промахивается: {reason}.",
-    "attack.pending": "{actor} атакует {target} ({total}); {target} бросает защиту в следующем посте.",
-    "cast": "{actor} творит {spell}.",
-    "cast.cancelled": "{actor} отменяет заклинание (одно свободное действие).",
-    "check": "{actor}: {what} {total} против {dc}: {result}.",
-    "declaration.duplicate": "{actor} заявился дважды; считается последняя заявка.",
-    "declaration.unknown": "Заявка называет {actor}, но его нет в этом бою.",
-    "delay.lost": "{actor} ждал слишком долго и теряет ход.",
-    "full-round.completed": "{actor} завершает действие на весь раунд: {text}.",
-    "full-round.started": "{actor} начинает действие на весь раунд: {text}. Оно завершится в начале следующего хода.",
-    "healing": "{target} восстанавливает {amount} ОЗ ({hp_before} -> {hp_after}).",
-    "initiative.cleared": "Инициатива сброшена; в следующем раунде её бросят заново.",
-    "interrupt": "Действие «{kind}» {actor} прерывает ход {target} (так сказано в способности).",
-    "latency.waived": "Ведущий прощает {actor} опоздание с постом.",
-    "maneuver.lost": "Приём «{maneuver}» {actor} против {target} не удаётся: {total} против {opposed}.",
-    "maneuver.push": "{target} отброшен на {distance} м.",
-    "maneuver.won": "Приём «{maneuver}» {actor} против {target} удаётся: {total} против {opposed}.",
-    "move.draw": "{actor} достаёт или убирает оружие.",
-    "move.item": "{actor} возится с предметом.",
-    "move.stand": "{actor} встаёт.",
-    "power.created": "{actor} создаёт силу «{power}» (Контроль {total} против {dc}); она длится {rounds} раунд(а).",
-    "power.failed": "{actor} не удаётся создать силу «{power}» (Контроль {total} против {dc}).",
-    "ready": "{actor} готовит действие на случай, когда {trigger}.",
-    "ready.lapsed": "Подготовленное действие {actor} пропадает.",
-    "ready.triggered": "Подготовленное действие {actor} срабатывает; его инициатива теперь {count}.",
-    "simultaneous": "Действие «{kind}» {actor} срабатывает одновременно с действием {target}.",
-    "speech.limit": "Лимит реплик: {limit} за пост.",
-    "initiative.tie": "{actor} и {target} делят инициативу {value}; первым ходит {winner} ({policy}).",
-}
 
-TABLES: Mapping[str, Mapping[str, str]] = {"en": EN, "pt": PT, "ru": RU}
+def template(code: str, params: Mapping[str, Any]) -> str | None:
+    """The English template (a message id) saying event *code* with these *params*."""
+    variant = None
+    if code == "attack.parried" and params.get("parry") in (None, "-"):
+        variant = "bare"
+    elif code == "opposed.tie" and "opposed" in params:
+        variant = "final"
+    elif code == "wear" and params.get("steps"):
+        variant = "broken" if params.get("broken") else "stepped"
+    elif code == "die.stepped" and params.get("broken"):
+        variant = "broken"
+    elif code in ("maneuver.disarm", "maneuver.sunder") and not params.get("item"):
+        variant = "nothing"
+    elif code == "move" and "left" in params:           # DND-4, in feet
+        variant = "feet"
+    elif code == "move" and "lost" in params:           # BEY-7, Speed points
+        variant = "speed"
+    elif code == "move" and "distance" not in params:   # RES-6 distances, TA-2 moves
+        to = params.get("to")
+        variant = to if to in ("far", "near") else "to" if to else "plain"
+    if variant is not None:
+        return VARIANTS[f"{code}/{variant}"]
+    return EN.get(code)
+
+
+def derived(code: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters a template needs that the event only implies (pure arithmetic)."""
+    out: dict[str, Any] = {}
+    if code == "opposed.won" and "total" in params and "opposed" in params:
+        a, b = params["total"], params["opposed"]
+        out["high"], out["low"] = (a, b) if a >= b else (b, a)
+    if isinstance(params.get("resistance"), str):
+        out["resistance"] = params["resistance"].title()
+    return out
+
 
 #: Why an action was refused or changed, by problem code (``params.problem`` of
-#: ``action.rejected`` / ``action.changed``), for renderers in other languages. The English
-#: reason is the event's own ``params.reason``, which is more specific.
-REASONS: Mapping[str, Mapping[str, str]] = {
-    "pt": {
-        "budget.exceeded": "não resta ação para isso neste turno",
-        "surprised": "{actor} está surpreendido e não pode fazer isso agora",
-        "surprise.one": "na rodada de surpresa cada atacante tem UMA opção: ataque/conjuração, "
-                        "movimento ou duas ações rápidas",
-        "conversion.refused": "ações só se convertem para baixo: 1 ataque/conjuração vira 2 "
-                              "rápidas; nunca movimento, e rápidas nunca viram ataque",
-        "kind.unknown": "este sistema não tem esse tipo de ação",
-        "move.too-far": "vai além do deslocamento ({speed})",
-        "move.grappled": "agarrado não pode se mover (escape antes, com uma ação de combate)",
-        "target.unknown": "não há ninguém chamado '{target_key}' neste combate",
-        "target.missing": "um ataque precisa de um alvo",
-        "target.down": "o alvo já caiu",
-        "weapon.unknown": "arma que não está na ficha",
-        "power.missing": "crie o poder antes: uma ação de movimento e um teste de Controle",
-        "speech.spell": "magia ou poder dito em voz alta não é ação livre",
-        "extra-attack.split": "ataques extras saem da mesma ação de combate: não dá para "
-                              "atacar, fazer outra coisa e atacar de novo",
-        "latency.forfeit": "ação perdida: o post chegou depois do prazo",
-        "ride.kind": "só ações rápidas, de movimento e livres valem no turno de outro",
-        "ready.trigger": "uma ação preparada precisa de um gatilho: a ação de quem a dispara",
-        "maneuver.unknown": "manobra desconhecida",
-        "delay.floor": "só dá para atrasar até o bônus de iniciativa - 10; age nessa contagem",
-    },
-    "ru": {
-        "budget.exceeded": "на это в этом ходу не осталось действий",
-        "surprised": "{actor} застигнут врасплох и сейчас не может этого сделать",
-        "surprise.one": "в раунде внезапности каждому нападающему — ОДНО: атака/каст, "
-                        "перемещение или два быстрых действия",
-        "conversion.refused": "действия меняются только вниз: атака/каст — в два быстрых; "
-                              "никогда в перемещение, и быстрые не складываются в атаку",
-        "kind.unknown": "в этой системе нет такого действия",
-        "move.too-far": "дальше, чем позволяет скорость ({speed})",
-        "move.grappled": "в захвате нельзя двигаться (сначала вырвитесь боевым действием)",
-        "target.unknown": "в этом бою нет никого по имени '{target_key}'",
-        "target.missing": "для атаки нужна цель",
-        "target.down": "цель уже выбыла",
-        "weapon.unknown": "такого оружия нет в листе персонажа",
-        "power.missing": "сначала создайте силу: действие перемещения и проверка Контроля",
-        "speech.spell": "заклинание или сила, произнесённые вслух, — не свободное действие",
-        "extra-attack.split": "дополнительные атаки идут из одного боевого действия: нельзя "
-                              "атаковать, сделать другое и снова атаковать",
-        "latency.forfeit": "действие потеряно: пост пришёл после срока",
-        "ride.kind": "в чужой ход можно только быстрые, перемещение и свободные действия",
-        "ready.trigger": "подготовленному действию нужен триггер: чьё действие его запускает",
-        "maneuver.unknown": "неизвестный приём",
-        "delay.floor": "отложить можно только до бонуса инициативы - 10; ход в этот момент",
-    },
+#: ``action.rejected`` / ``action.changed``), said in other languages; the English reason
+#: stays the event's own ``params.reason``, which is more specific. Candidates from the most
+#: specific: the first whose parameters the event carries is used.
+REASONS: dict[str, tuple[str, ...]] = {
+    "budget.exceeded": ("no {slot} action left for this", "no action left for this"),
+    "surprised": ("{actor} is surprised and cannot do this now",),
+    "surprise.one": (("in the surprise round each surprising combatant gets ONE of: an "
+                     "attack/cast, a move, or two quick actions"),),
+    "conversion.refused": (("actions only convert downwards: an attack/cast becomes two quick "
+                           "actions; never a move, and quick actions never make an attack"),),
+    "kind.unknown": ("this system has no such kind of action",),
+    "move.distance": ("that is not a distance",),
+    "move.items": ("items are taken from the body or from beside you",),
+    "move.too-far": ("that is farther than {actor} can move",),
+    "move.grappled": (("{actor} is grappled and cannot move (escape first, with a combat "
+                      "action)"),),
+    "target.unknown": ("there is nobody called '{target_key}' in this fight",
+                       "there is nobody by that name in this fight"),
+    "target.missing": ("this action needs a target",),
+    "target.down": ("the target is already down",),
+    "weapon.unknown": ("{actor} has no such weapon",),
+    "weapon.type": ("that weapon type has no row in the weapon table; ask the narrator",),
+    "power.missing": ("create the power first: a move action and a Control test",),
+    "speech.spell": (("a spell or power spoken aloud is not a free action; declare it as a "
+                     "cast"),),
+    "extra-attack.split": (("extra attacks all come from the same combat action: you cannot "
+                           "attack, do something else, then attack again"),),
+    "latency.forfeit": ("action lost: the post came after the deadline",),
+    "ride.kind": ("only quick, move and free actions may be used on another's turn",),
+    "ready.trigger": ("a readied action needs a trigger: whose action sets it off",),
+    "maneuver.unknown": ("unknown maneuver",),
+    "maneuver.escape": ("{actor} is not grappled",),
+    "maneuver.release": ("{actor} is not grappling anyone",),
+    "maneuver.brutal": ("{actor} lacks what a Brutal Attack needs",),
+    "maneuver.untrained": ("without the training, {actor} cannot use that maneuver",),
+    "delay.floor": (("one can delay only down to the initiative bonus - 10; the turn comes at "
+                    "that count"),),
+    "delay.after": ("there is nobody by that name to wait for",),
+    "delay.count": ("that is not an initiative count",),
+    "cancel.kind": ("cancelling your own casting costs one free action",),
+    "bonus.not-granted": ("{actor} has no feature or spell that grants this bonus action",),
+    "forbidden": ("{actor} cannot take actions or reactions now",),
+    "initiative.fixed": ("the initiative order stays the same all combat",),
+    "reaction.used": ("{actor} has already used the reaction",),
+    "cast.unnamed": ("name the spell you cast",),
+    "cast.unprepared": (("that spell is not prepared: preparing a spell is an action of its "
+                        "own, before casting it"),),
+    "item.unprepared": (("only an item fixed on the belt or in a pocket can be used as an "
+                        "action"),),
+    "situational.bad": ("situational modifiers must be a list of key: value",),
+    "situational.melee": ("situational modifiers apply to ranged attacks only",),
+    "check.difficulty": (("that is not a Difficulty: use a number from 1 or a word from the "
+                         "table"),),
+    "die.invalid": ("a Resistance is a die from d4 to d12",),
+    "distance.far": ("the target is Far: close in first (a move) or use a weapon with Reach",),
+    "helper.invalid": ("helpers are other combatants still in the fight",),
+    "inflict.rounds": ("that is not a number of rounds",),
+    "inflict.save": ("that is not a defense test (fortitude, reflexos, will)",),
+    "option.number": ("that must be a whole number",),
+    "resistance.unknown": ("the Resistances are Vigor and Will",),
+    "synergy.missing": ("{actor} has no such Characteristic to lend a synergy point",),
+    "declaration.unknown": ("that combatant is not in this fight",),
 }
 
-
-#: condition keys (pbp.rules.conditions) and the words condition events use, per language
-WORDS: Mapping[str, Mapping[str, str]] = {
-    "pt": {
-        "flat-footed": "desprevenido", "prone": "caído", "frightened": "assustado",
-        "concealed": "camuflado", "invisible": "invisível", "blinded": "cego",
-        "cover": "sob cobertura", "higher-ground": "em posição mais alta",
-        "fatigued": "fatigado", "flanked": "flanqueado", "grappled": "agarrado",
-        "grappling": "agarrando", "feinted": "fintado", "defending": "em defesa total",
-        "latency-penalty": "penalizado pelo atraso", "engaged": "em corpo-a-corpo",
-        "power": "com um poder ativo", "advantage": "com vantagem",
-        "disadvantage": "com desvantagem", "full-round": "ocupado com uma ação de rodada completa",
-        "expired": "expirou", "stood up": "levantou-se", "used": "usado", "escaped": "escapou",
-        "released": "soltou", "completed": "concluída", "cancelled": "cancelada",
-        "Fortitude success": "sucesso em Fortitude",
-    },
-    "ru": {
-        "flat-footed": "застигнут врасплох", "prone": "лежит", "frightened": "напуган",
-        "concealed": "скрыт", "invisible": "невидим", "blinded": "ослеплён",
-        "cover": "в укрытии", "higher-ground": "на возвышенности", "fatigued": "утомлён",
-        "flanked": "окружён", "grappled": "в захвате", "grappling": "держит захват",
-        "feinted": "обманут финтом", "defending": "в полной защите",
-        "latency-penalty": "наказан за опоздание", "engaged": "в ближнем бою",
-        "power": "с активной силой", "advantage": "с преимуществом",
-        "disadvantage": "с помехой", "full-round": "занят действием на весь раунд",
-        "expired": "истекло", "stood up": "встал", "used": "использовано",
-        "escaped": "вырвался", "released": "отпустил", "completed": "завершено",
-        "cancelled": "отменено", "Fortitude success": "успех Стойкости",
-    },
+#: Values of event parameters said in the player's language (message ids without a
+#: context): condition names (``pbp.rules.conditions`` and the rulesets' own), why a
+#: condition ended or a turn was skipped, defense kinds, check results, Resistances,
+#: defense maneuvers.
+WORDS: tuple[str, ...] = (
+    "flat-footed", "prone", "frightened", "concealed", "invisible", "blinded", "cover",
+    "higher-ground", "fatigued", "flanked", "grappled", "grappling", "feinted", "defending",
+    "latency-penalty", "engaged", "power", "advantage", "disadvantage", "full-round",
+    "surprised", "brutal-attack", "defensive", "reaction-used",
+    "down", "expired", "ended", "stood up", "used", "escaped", "released", "completed",
+    "cancelled", "Fortitude success", "a new turn began", "cast",
+    "fortitude", "reflexos", "will", "physical", "object", "luta", "pontaria",
+    "success", "failure", "resisted", "failed", "on target",
+    "Vigor", "Will", "block", "Vigor check", "Will check",
+    "closed in", "a new turn gives the reaction back",
+    "won the d20 roll-off", "roster order; the narrator may reorder them",
+)
+#: conditions that name something: ``far:<combatant>`` (RES-5), ``prepared:<spell>`` (TA-2)
+NAMED_CONDITIONS: dict[str, str] = {
+    "far": "far from {name}",
+    "prepared": "{name} prepared",
 }
+#: parameters whose value may be one of :data:`WORDS`
+WORD_PARAMS: tuple[str, ...] = ("condition", "reason", "kind", "defense_kind", "result",
+                                "resistance", "maneuver", "policy", "what")
 
-
-def word(text: Any, lang: str) -> Any:
-    """A condition name or a condition event's reason in *lang* (unchanged if unknown)."""
-    return WORDS.get(lang, {}).get(text, text) if isinstance(text, str) else text
-
-
-def reason(problem: str | None, lang: str, params: Mapping[str, Any]) -> str | None:
-    """The refusal reason for *problem* in *lang*, or None (use the English one)."""
-    template = REASONS.get(lang, {}).get(problem or "")
-    return template.format_map(_Safe(params)) if template is not None else None
+#: action kinds (``ActionKind``) and budget slots, said with the gettext context
+#: :data:`KIND_CONTEXT` (``full-round`` is also a condition, ``cast`` a reason)
+ACTION_KINDS: tuple[str, ...] = (
+    "attack", "cast", "move", "quick", "free", "full-round", "delay", "ready", "defend",
+    "maneuver", "bonus", "reaction", "other", "action", "interaction", "combat")
+KIND_CONTEXT = "action kind"
+#: parameters holding an action kind or slot, by event code
+KIND_PARAMS: dict[str, tuple[str, ...]] = {
+    "action.noted": ("kind",), "simultaneous": ("kind",), "interrupt": ("kind",),
+    "action.converted": ("source", "into"), "action.rejected": ("slot",),
+    "action.changed": ("slot",),
+}
 
 
 def render(code: str, lang: str, params: Mapping[str, Any]) -> str:
-    """The sentence for event *code* in *lang* (falling back to English, then the code)."""
-    table = TABLES.get(lang, EN)
-    template = table.get(code) or EN.get(code)
-    if template is None:
+    """The English sentence for event *code* (the code itself when there is no template).
+
+    *lang* must be ``"en"``: other languages are said by :func:`pbp.render.event_sentence`
+    from the reply catalogs (kept in the signature the engine calls).
+    """
+    if lang != "en":
+        raise ValueError(f"messages.render speaks English only, not {lang!r}: "
+                         "use pbp.render.event_sentence")
+    text = template(code, params)
+    if text is None:
         return code
-    return template.format_map(_Safe(params))
+    return text.format_map(_Safe({**params, **derived(code, params)}))
+
+
+def fields(text: str) -> set[str]:
+    """The ``{placeholders}`` of a template."""
+    return set(re.findall(r"{(\w+)}", text))
