@@ -32,8 +32,12 @@ ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))
 LINE = re.compile(
     r"(?m)^[ \t]{0,16}(?P<cmd>\.rh|\.ri|\.init|\.r|/roll|/r|!roll|!r|![^\W\d_][\w-]{0,30}"
     r"|#[^\W\d_][\w-]{0,30})(?P<rest>[^\n]*)")
-_START = re.compile(r"(?m)^[ \t]{0,16}[.!/#]|^[ \t*_>]{0,8}[^\W\d_][^\W\d_ -]{0,30}"
-                    r"(?: [^\W\d_]{1,15}){0,2}[ \t*_]{0,4}:")
+# a line that may be a command or a label line: matched on the first line, searched after
+# each line break (a multiline "^" would be tried at every character)
+_LINE_HEAD = (r"(?:[ \t]{0,16}[.!/#]|[ \t*_>]{0,8}[^\W\d_][^\W\d_ -]{0,30}"
+              r"(?: [^\W\d_]{1,15}){0,2}[ \t*_]{0,4}:)")
+_FIRST_START = re.compile(_LINE_HEAD)
+_START = re.compile("\n" + _LINE_HEAD)
 _LABEL = re.compile(r"(?m)^[ \t*_>]{0,8}(?P<label>[^\W\d_][^\W\d_ -]{0,30}(?: [^\W\d_]{1,15}){0,2})"
                     r"[ \t*_]{0,4}:[ \t*_]{0,4}(?P<rest>[^\n]*)")
 @dataclass(slots=True, init=False)
@@ -56,7 +60,7 @@ EMPTY = CommandScan()
 
 
 def scan(text: str, lex: Lexicon, roster: Roster | None) -> CommandScan:
-    if _START.search(text) is None:
+    if _FIRST_START.match(text) is None and _START.search(text) is None:
         return EMPTY
     out = CommandScan()
     for m in LINE.finditer(text):

@@ -29,9 +29,14 @@ _OOC_LINE = re.compile(
     r"(?m)^[ \t>*_]{0,8}(\(?)[ \t]{0,3}(?:ooc|off|offtopic|оос|ооc|офф|оффтоп|ooc)[ \t]{0,3}[:\-–—)][^\n]*",
     re.IGNORECASE)
 _PAREN_LINE = re.compile(r"(?m)^[ \t]{0,8}\((?!\()[^\n]*\)[ \t]*$")
-_ANY = re.compile(r"\[/?(?:quote|spoiler|hide|code|ooc|off)|\(\(|^[ \t>*_]{0,8}(?:\(|"
-                  r"(?:ooc|off|offtopic|оос|ооc|офф|оффтоп)[ \t]{0,3}[:\-–—)])",
-                  re.IGNORECASE | re.MULTILINE)
+# Is there anything to exclude at all? A region tag or "((" anywhere, or a line opening
+# with "(" or an OOC prefix. Three searches rather than one pattern with a multiline "^"
+# branch: that branch is tried at every character, while these let the engine jump to
+# "[", "(" or a line break.
+_ANY_TAG = re.compile(r"\[/?(?:quote|spoiler|hide|code|ooc|off)|\(\(", re.IGNORECASE)
+_OPENER = r"[ \t>*_]{0,8}(?:\(|(?:ooc|off|offtopic|оос|ооc|офф|оффтоп)[ \t]{0,3}[:\-–—)])"
+_FIRST_LINE_OPENER = re.compile(_OPENER, re.IGNORECASE)           # .match: the first line
+_LINE_OPENER = re.compile("\n" + _OPENER, re.IGNORECASE)          # .search: every other line
 _MD_FENCE = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[^\n]*$")
 _MD_INLINE = re.compile(r"`[^`\n]{1,2000}`")
 _MD_QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?!!)[^\n]*")
@@ -74,7 +79,8 @@ class Lines:
 
 def scan(text: str, fmt: str) -> Regions:
     """Find every excluded region of *text* (already normalised)."""
-    if fmt != "markdown" and _ANY.search(text) is None:
+    if fmt != "markdown" and _ANY_TAG.search(text) is None and \
+            _FIRST_LINE_OPENER.match(text) is None and _LINE_OPENER.search(text) is None:
         return EMPTY
     out = Regions()
     md: list[Span] = []
