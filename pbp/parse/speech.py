@@ -20,7 +20,9 @@ from dataclasses import dataclass
 from .model import IssueList, Utterance
 
 _QUOTES = re.compile(r"[\"“”«»„]")
-_ANY_DASH = re.compile(r"[—–―]|^[ \t>*_]{0,8}-[ \t]", re.MULTILINE)
+# a hyphen opening a line: matched on the first line, searched after each line break
+_FIRST_HYPHEN = re.compile(r"[ \t>*_]{0,8}-[ \t]")
+_HYPHEN_LINE = re.compile(r"\n[ \t>*_]{0,8}-[ \t]")
 _CLOSERS = {'"': '"', "“": "”", "„": "“”", "«": "»"}
 _BLANK = re.compile(r"\n[ \t]*\n")
 _DASH_LINE = re.compile(r"(?m)^[ \t>*_]{0,8}(?P<dash>[—–―]|-(?=[ \t]))[ \t]*")
@@ -47,10 +49,10 @@ EMPTY = SpeechScan()
 
 def scan(masked: str, original: str, lang: str) -> SpeechScan:
     has_quote = _QUOTES.search(masked) is not None
-    # what _ANY_DASH finds, with substring tests first: a dash character anywhere, or a
-    # hyphen opening a line (the regex tries its ^ branch at every position: 1 us a post)
-    has_dash = "—" in masked or "–" in masked or "―" in masked or (
-        "-" in masked and _ANY_DASH.search(masked) is not None)
+    # a dash character anywhere, or a hyphen opening a line (substring tests first; a
+    # multiline "^" pattern would be tried at every character: 1 us a post)
+    has_dash = "—" in masked or "–" in masked or "―" in masked or ("-" in masked and (
+        _FIRST_HYPHEN.match(masked) is not None or _HYPHEN_LINE.search(masked) is not None))
     if not (has_quote or has_dash):
         return EMPTY
     out = SpeechScan()
