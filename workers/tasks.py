@@ -350,37 +350,41 @@ def resolve_round(self: Any, round_id: int) -> None:
         log.info("round resolved")
 
 
-#: how many times a resolution waits for its thread's last poll before going ahead without
-FINAL_POLL_TRIES = int(__import__("os").environ.get("PBP_FINAL_POLL_TRIES", "5"))
+#: how long past its deadline a resolution waits for its thread to answer a last poll
+FINAL_POLL_GRACE = float(__import__("os").environ.get("PBP_FINAL_POLL_GRACE", "600"))
 
 
 def _final_poll(task: Any, rt: rtm.Runtime, round_id: int, thread_id: int) -> bool:
     """Read the thread once more before resolving, so a post made before the deadline but
     not yet polled (a worker backlog, a broker or platform outage) still counts.
 
-    Returns False when the resolution was deferred (a retry is scheduled)."""
+    Returns False when the resolution is deferred: the platform failed and the round is
+    less than ``FINAL_POLL_GRACE`` past its deadline. Nothing is scheduled: the round stays
+    due, so the next sweep tries again (a per-message retry count would restart with every
+    sweep); past the grace it is resolved with what is stored.
+    """
     with session_scope(rt.engine) as s:
         rnd = s.get(Round, round_id)
         if rnd is None or rnd.state != "open":
             return True
-    tries = task.request.retries
+        overdue = (_now() - rnd.deadline).total_seconds()
     try:
         _fetch_and_store(rt, thread_id)
         return True
     except _Busy:
-        reason: BaseException | None = None
-        delay = 1.0 + tries
+        reason = "another worker is polling the thread"
     except SourceError as exc:
         if not exc.retryable:
             log.warning("final poll failed; resolving with what is stored", extra={"error": str(exc)})
             return True
-        reason, delay = exc, backoff(tries, exc.retry_after)
-    if tries >= FINAL_POLL_TRIES:
-        log.warning("final poll still failing; resolving with what is stored",
-                    extra={"error": str(reason) if reason else "thread busy"})
+        _record_thread_error(rt, thread_id, exc, None)
+        reason = str(exc)
+    if overdue >= FINAL_POLL_GRACE:
+        log.warning("final poll failed past the grace; resolving with what is stored",
+                    extra={"error": reason})
         return True
-    log.info("resolution waits for the thread's last poll", extra={"retry_in": round(delay, 1)})
-    raise task.retry(countdown=delay, exc=reason, max_retries=FINAL_POLL_TRIES + 10)
+    log.info("resolution waits for the thread's last poll (next sweep)", extra={"error": reason})
+    return False
 
 
 # --- delivery ------------------------------------------------------------------------------------
