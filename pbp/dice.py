@@ -4,7 +4,9 @@ Why: d20 (Avrae's dice engine) rolls through the module-level ``random``. We
 route it through a context-local generator instead, so that
 
 * a roll is reproducible from ``(seed, index)``: roll number *index* of a round
-  whose secret seed is *seed* always shows the same faces (``pbp verify`` relies on it);
+  whose secret seed is *seed* always shows the same faces, drawn from SHA-256 in
+  counter mode so anyone can recompute them once the seed is revealed
+  (docs/verifiable-dice.md; ``pbp verify`` relies on it);
 * tests and ``pbp bench --dice 19,4,12`` can force the next faces, then fall back to
   the seeded generator;
 * nothing else in the process is affected (the proxy is installed once, and a
@@ -27,6 +29,8 @@ import contextvars
 import hashlib
 import random as _random
 import re
+import struct
+from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -42,18 +46,44 @@ MAX_TERMS = 60
 #: Most dice in one expression, d20's own TooManyRolls limit.
 MAX_DICE = 1000
 
-_current: contextvars.ContextVar["_Generator | None"] = contextvars.ContextVar(
+_current: contextvars.ContextVar["_FaceStream | None"] = contextvars.ContextVar(
     "pbp_dice_generator", default=None
 )
 
 
-class _Generator:
-    """A seeded generator that first serves forced faces, recording every face it gives."""
+class _FaceStream:
+    """The faces of one roll: SHA-256 in counter mode over ``"<seed>:<index>:<block>"``.
 
-    def __init__(self, rng: _random.Random, forced: list[int]) -> None:
-        self.rng = rng
+    Why not Mersenne Twister: seeding MT costs more than a whole d20 evaluation, and a
+    stream anyone can recompute in any language (docs/verifiable-dice.md) is what makes a
+    round's dice verifiable by players, not only by ``pbp verify``. Each face takes the
+    next 32-bit big-endian word ``w`` of the stream; words at or above the largest
+    multiple of the die size are skipped (no modulo bias); the face is ``w % size + 1``.
+    Forced faces (tests, ``pbp bench --dice``) are served first and recorded like others.
+    """
+
+    __slots__ = ("prefix", "block", "words", "forced", "faces")
+
+    def __init__(self, seed: str, index: int, forced: list[int]) -> None:
+        self.prefix = f"{seed}:{index}:".encode()
+        self.block = 0
+        self.words: list[int] = []
         self.forced = forced
         self.faces: list[int] = []
+
+    def _word(self) -> int:
+        if not self.words:
+            digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
+            self.block += 1
+            self.words = list(_WORDS.unpack(digest))[::-1]
+        return self.words.pop()
+
+    def _below(self, size: int) -> int:
+        limit = (1 << 32) - (1 << 32) % size
+        while True:
+            word = self._word()
+            if word < limit:
+                return word % size
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         if stop is None:  # randrange(size) -> 0..size-1, d20 adds 1
@@ -66,12 +96,15 @@ class _Generator:
                     raise DiceError(f"forced face {face} does not fit a d{size}")
                 self.faces.append(face)
                 return face - 1
-            value = self.rng.randrange(size)
+            value = self._below(size)
             self.faces.append(value + 1)
             return value
-        value = self.rng.randrange(start, stop, step)  # d% : 0..90 step 10
+        value = start + step * self._below(len(range(start, stop, step)))  # d%: 0..90 step 10
         self.faces.append(value)
         return value
+
+
+_WORDS = struct.Struct(">8I")
 
 
 class _RandomProxy:
@@ -79,8 +112,8 @@ class _RandomProxy:
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         gen = _current.get()
-        if gen is None:
-            gen = _Generator(_random.Random(), [])
+        if gen is None:  # a roll outside any DiceBox: unseeded, never recorded
+            return _random.randrange(start, stop, step) if stop is not None else _random.randrange(start)
         return gen.randrange(start, stop, step)
 
 
@@ -94,7 +127,8 @@ class Roll:
     ``index`` is the roll's position in its box; with the box's seed it reproduces
     the faces. ``natural`` is the first d20's kept face (for FD-8/FD-9), or None.
     ``breakdown`` is plain text (``1d20 (19) + 5 = 24``) for BBCode and the panel;
-    ``markdown`` is d20's own rendering with crits bold and dropped dice struck.
+    ``markdown`` is kept for stored rolls that carry one; new rolls leave it empty
+    (renderers format ``faces`` and ``breakdown`` themselves).
     """
 
     expression: str
@@ -113,12 +147,6 @@ class Roll:
 _PLAIN = d20.SimpleStringifier()
 
 
-def derive_seed(seed: str, index: int) -> int:
-    """The generator seed of roll *index* under *seed*: SHA-256, so it cannot be steered."""
-    digest = hashlib.sha256(f"{seed}:{index}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
 def commitment(seed: str) -> str:
     """SHA-256 of a round seed, published before the round and checked after it."""
     return hashlib.sha256(seed.encode()).hexdigest()
@@ -127,6 +155,7 @@ def commitment(seed: str) -> str:
 _DICE_COUNT = re.compile(r"(\d*)\s*d\s*(\d+|%)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=1024)
 def check_expression(expression: str) -> str:
     """Refuse what must never reach d20: too long, too deep, too many terms or dice, d0.
 
@@ -172,6 +201,7 @@ _TOKEN = re.compile(
 )
 
 
+@lru_cache(maxsize=1024)
 def has_stats(expression: str) -> bool:
     """Whether *expression* names a stat (``1d20+Dex``) besides dice and numbers."""
     return any(m.group("stat") for m in _TOKEN.finditer(expression))
@@ -205,7 +235,7 @@ def substitute_stats(expression: str, stats: Mapping[str, int],
 class DiceBox:
     """All the rolls of one scope (a round, a bench run), from one secret seed.
 
-    Roll *i* uses a generator seeded by ``derive_seed(seed, i)``; forced faces, when
+    Roll *i* draws its faces from SHA-256 over ``"<seed>:<i>:<block>"``; forced faces, when
     given, are served first in order, across rolls. ``rolls`` records every roll.
     """
 
@@ -229,10 +259,12 @@ class DiceBox:
             text = substitute_stats(text, stats or {}, resolve_name)
             text = check_expression(text)
         index = self.next_index
-        gen = _Generator(_random.Random(derive_seed(self.seed, index)), self.forced)
+        gen = _FaceStream(self.seed, index, self.forced)
         token = _current.set(gen)
         try:
             result = d20.roll(text, allow_comments=False)
+            total = int(result.total)  # d20 evaluates lazily: 0/0 fails here, not above
+            breakdown = _PLAIN.stringify(result.expr)
         except d20.TooManyRolls:
             raise DiceError(f"'{expression}' rolls more than {MAX_DICE} dice; nobody has that many") from None
         except d20.RollSyntaxError as exc:
@@ -241,18 +273,19 @@ class DiceBox:
             raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
         except RecursionError:
             raise DiceError(f"'{expression}' is too deeply nested to roll") from None
+        except (OverflowError, ValueError) as exc:  # 1e308*1e308 and friends
+            raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
         finally:
             _current.reset(token)
         natural = _first_d20(result.expr)
         roll = Roll(
             expression=text,
-            total=int(result.total),
-            breakdown=_PLAIN.stringify(result.expr),
+            total=total,
+            breakdown=breakdown,
             faces=tuple(gen.faces),
             index=index,
             natural=natural,
             label=label,
-            markdown=str(result),
         )
         self.rolls.append(roll)
         return roll
@@ -264,15 +297,17 @@ class DiceBox:
 
 
 def _first_d20(node: d20.Number) -> int | None:
-    """The kept face of the first d20 in a rolled tree (the 'natural' roll)."""
+    """The kept face of the first d20 in a rolled tree (the 'natural' roll), depth first."""
     stack = [node]
     while stack:
-        current = stack.pop(0)
-        if isinstance(current, d20.Dice) and current.size == 20:
-            kept = [d for d in current.values if d.kept]
-            if kept:
-                return int(kept[0].total)
-        stack.extend(getattr(current, "children", []))
+        current = stack.pop()
+        if isinstance(current, d20.Dice):
+            if current.size == 20:
+                for die in current.values:
+                    if die.kept:
+                        return int(die.total)
+            continue
+        stack.extend(reversed(current.children))
     return None
 
 
