@@ -15,7 +15,7 @@ from pbp.cli import cli
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.mark.parametrize("rid", ["forum-d20", "beyonders"])
+@pytest.mark.parametrize("rid", ["forum-d20", "beyonders", "dnd5e", "resistance", "two-action"])
 def test_golden_scenario_reproduces_its_events(rid: str) -> None:
     result = CliRunner().invoke(cli, ["bench", str(EXAMPLES / f"{rid}.yaml"), "--json"])
     assert result.exit_code == 0, result.output
@@ -31,6 +31,9 @@ def test_golden_scenario_reproduces_its_events(rid: str) -> None:
                    "FD-11", "FD-14", "FD-15", "FD-16", "FD-19"}),
     ("beyonders", {"BEY-1", "BEY-2", "BEY-4", "BEY-6", "BEY-7", "BEY-8", "BEY-9", "BEY-13",
                    "BEY-14", "BEY-15", "BEY-17", "PBP-2"}),
+    ("dnd5e", {"DND-2", "DND-3", "DND-4", "DND-5", "DND-6", "DND-7", "PBP-2"}),
+    ("resistance", {"RES-3", "RES-4", "RES-5", "RES-6", "RES-7", "RES-8", "RES-9"}),
+    ("two-action", {"TA-1", "TA-2", "TA-3", "TA-4", "TA-5", "TA-6", "PBP-2"}),
 ])
 def test_golden_scenarios_exercise_their_signature_rules(rid: str, rules: set[str]) -> None:
     want = json.loads((EXAMPLES / f"{rid}.events.json").read_text(encoding="utf-8"))

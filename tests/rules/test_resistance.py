@@ -9,11 +9,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbp.cli import cli
 from pbp.dice import DiceBox
 from pbp.errors import ConfigError
 from pbp.rules.engine import resolve, validate
@@ -466,20 +464,7 @@ def test_resistance_scenario_sheets_take_the_campaigns_own_skills():
     stats = loads(text).encounter.combatant("a").stats
     assert set(stats) >= {"carpentry", "luta"}
 
-# -- golden scenario (examples/resistance.yaml with forced dice) -------------------------------------
-
-def test_golden_resistance_example_reproduces_its_events_and_cites_its_rules():
-    """Regenerate after an intended change: pbp bench examples/resistance.yaml --json"""
-    examples = Path(__file__).resolve().parents[2] / "examples"
-    result = CliRunner().invoke(cli, ["bench", str(examples / "resistance.yaml"), "--json"])
-    assert result.exit_code == 0, result.output
-    got = json.loads(result.stdout)
-    want = json.loads((examples / "resistance.events.json").read_text(encoding="utf-8"))
-    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
-        assert [e["message"] for e in g["events"]] == [e["message"] for e in w["events"]], n
-    assert got == want
-    cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
-    assert {'RES-6', 'RES-8', 'RES-9', 'RES-5', 'RES-7', 'RES-4', 'RES-3'} <= cited
+# The golden scenario (examples/resistance.yaml) is checked in tests/rules/test_golden.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------

@@ -8,11 +8,9 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbp.cli import cli
 from pbp.dice import DiceBox
 from pbp.errors import ConfigError
 from pbp.rules.engine import resolve, validate
@@ -437,20 +435,7 @@ def test_two_action_scenario_sheets_take_the_campaigns_own_skills():
     stats = loads(text).encounter.combatant("a").stats
     assert set(stats) >= {"rapier", "herbalism"}
 
-# -- golden scenario (examples/two-action.yaml with forced dice) -------------------------------------
-
-def test_golden_two_action_example_reproduces_its_events_and_cites_its_rules():
-    """Regenerate after an intended change: pbp bench examples/two-action.yaml --json"""
-    examples = Path(__file__).resolve().parents[2] / "examples"
-    result = CliRunner().invoke(cli, ["bench", str(examples / "two-action.yaml"), "--json"])
-    assert result.exit_code == 0, result.output
-    got = json.loads(result.stdout)
-    want = json.loads((examples / "two-action.events.json").read_text(encoding="utf-8"))
-    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
-        assert [e["message"] for e in g["events"]] == [e["message"] for e in w["events"]], n
-    assert got == want
-    cited = {e["rule"] for r in want["rounds"] for e in r["events"] if e["rule"]}
-    assert {'TA-5', 'TA-6', 'TA-2', 'TA-4', 'PBP-2', 'TA-3', 'TA-1'} <= cited
+# The golden scenario (examples/two-action.yaml) is checked in tests/rules/test_golden.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
