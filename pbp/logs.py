@@ -118,4 +118,13 @@ def configure_logging(level: str | int | None = None, fmt: str | None = None,
     handler._pbp = True  # type: ignore[attr-defined]
     root.addHandler(handler)
     root.setLevel(level if isinstance(level, int) else level.upper())
+    # Celery and Alembic say a line per task sent, received and finished at INFO: with
+    # beat dispatching every few seconds that buries pbp's own lines. DEBUG shows them.
+    quiet = logging.WARNING if root.level > logging.DEBUG else logging.NOTSET
+    for name in _CHATTY:
+        logging.getLogger(name).setLevel(quiet)
     return handler
+
+
+_CHATTY = ("celery.app.trace", "celery.worker.strategy", "celery.beat",
+           "alembic.runtime.plugins", "alembic.runtime.migration")
