@@ -233,8 +233,10 @@ def _fetch_and_store(rt: rtm.Runtime, thread_id: int) -> tuple[FetchResult, int]
             t.last_poll = _now()
             t.error_count = 0
             t.last_error = None
-        log.info("polled", extra={"new": len(result.posts), "requests": result.requests,
-                                  "bytes": result.bytes, "not_modified": result.not_modified})
+        # An idle poll is the common case (every few seconds per thread): DEBUG, not INFO.
+        log.log(logging.INFO if result.posts else logging.DEBUG, "polled",
+                extra={"new": len(result.posts), "requests": result.requests,
+                       "bytes": result.bytes, "not_modified": result.not_modified})
         return result, len(post_ids)
     finally:
         lease.release()
