@@ -13,63 +13,32 @@ those tests).
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.conftest import ROOT, missing
-
-MACHINA_DIR = ROOT / "tests" / "harness" / "machina"
-
-
-def _machina_module() -> Any:
-    spec = importlib.util.spec_from_file_location("machina_harness", MACHINA_DIR / "server.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module     # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+from tests.harness.machina.helpers import load_harness, serve
 
 
 @pytest.fixture(scope="session")
 def machina_harness() -> Any:
-    harness = _machina_module()
-    if not harness.ready():
-        done = subprocess.run(["bash", str(MACHINA_DIR / "setup.sh")], capture_output=True,
-                              text=True, timeout=900)
-        if done.returncode != 0 or not harness.ready():
-            missing("machina harness could not be set up: " + done.stderr[-500:])
-    return harness
-
-
-def _serve(harness: Any, **kwargs: Any) -> Iterator[Any]:
-    try:
-        server = harness.start(**kwargs)
-    except RuntimeError as exc:
-        missing(f"machina server did not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    return load_harness()
 
 
 @pytest.fixture(scope="session")
 def machina(machina_harness: Any) -> Iterator[Any]:
-    yield from _serve(machina_harness, etag=False)
+    yield from serve(machina_harness, etag=False)
 
 
 @pytest.fixture(scope="session")
 def machina_etag(machina_harness: Any) -> Iterator[Any]:
-    yield from _serve(machina_harness, etag=True)
+    yield from serve(machina_harness, etag=True)
 
 
 @pytest.fixture(scope="session")
 def machina_flood(machina_harness: Any) -> Iterator[Any]:
-    yield from _serve(machina_harness, etag=False, flood=30)
+    yield from serve(machina_harness, etag=False, flood=30)
 
 
 @pytest.fixture(params=["plain", "etag"])

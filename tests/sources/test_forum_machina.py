@@ -13,19 +13,17 @@ import time
 from typing import Any
 
 import pytest
-import requests
-from bs4 import BeautifulSoup
 
 from pbp.settings import load_settings
 from pbp.sources.base import LayoutError, Source, SourceError
-from pbp.sources.forum import ForumSource, forget_sessions, form_fields
+from pbp.sources.forum import ForumSource, forget_sessions
 from pbp.sources.forum_watch import ForumWatcher
 from pbp.sources.http import reset_host_intervals
+from tests.harness.machina.helpers import player_posts, visible_posts
 
 pytestmark = pytest.mark.integration
 
 BOT = {"username": "pbpbot", "password": "botpass"}
-PLAYER = {"username": "player", "password": "playerpass"}
 
 
 @pytest.fixture(autouse=True)
@@ -40,40 +38,6 @@ def settings() -> Any:
 
 def source(url: str, creds: dict[str, str] | None = None, **kw: Any) -> ForumSource:
     return ForumSource(url, "machina", settings=settings(), credentials=creds or BOT, **kw)
-
-
-def player_posts(base: str, topic: str, text: str) -> int:
-    """The player's browser: log in and reply through machina's own form."""
-    s = requests.Session()
-    page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
-    data = form_fields(page.select_one("form#login-form"))
-    data.update(username=PLAYER["username"], password=PLAYER["password"])
-    assert "sessionid" in s.post(base + "/accounts/login/", data=data).cookies or True
-    topic_page = BeautifulSoup(s.get(topic).text, "lxml")
-    reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
-    form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
-    data = form_fields(form)
-    data["content"] = text
-    r = s.post(reply_url, data=data)
-    m = re.search(r"[?&]post=(\d+)", r.url)
-    assert m, (r.status_code, r.url)
-    return int(m.group(1))
-
-
-def visible_posts(topic: str) -> dict[str, str]:
-    """What an anonymous visitor sees on the thread's pages: post id -> text."""
-    out: dict[str, str] = {}
-    page = 1
-    while True:
-        r = requests.get(topic, params={"page": page})
-        if r.status_code == 404:
-            return out
-        soup = BeautifulSoup(r.text, "lxml")
-        for p in soup.select("div.card.post[id]"):
-            out[p["id"]] = p.select_one("div.post-content").get_text(" ", strip=True)
-        if not soup.select_one(f".pagination-block a[href='?page={page + 1}']"):
-            return out
-        page += 1
 
 
 def test_end_to_end_declaration_read_and_reply_visible(machina_any: Any, new_topic: Any) -> None:

@@ -7,88 +7,22 @@ resolution appear on the thread exactly once, posted by the bot through the foru
 
 from __future__ import annotations
 
-import importlib.util
-import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import requests
-from bs4 import BeautifulSoup
 
-from tests.conftest import ROOT, missing
+from tests.harness.machina.helpers import load_harness, player_posts, serve, visible_posts
 
 from .conftest import Stack, timedelta, utc_now, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-MACHINA_DIR = ROOT / "tests" / "harness" / "machina"
-PLAYER = {"username": "player", "password": "playerpass"}
-
 
 @pytest.fixture(scope="module")
 def machina() -> Iterator[Any]:
-    spec = importlib.util.spec_from_file_location("machina_harness_workers", MACHINA_DIR / "server.py")
-    assert spec and spec.loader
-    harness = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = harness
-    spec.loader.exec_module(harness)
-    if not harness.ready():
-        done = subprocess.run(["bash", str(MACHINA_DIR / "setup.sh")], capture_output=True,
-                              text=True, timeout=900)
-        if done.returncode != 0 or not harness.ready():
-            missing("machina harness could not be set up: " + done.stderr[-500:])
-    try:
-        server = harness.start(etag=True)
-    except RuntimeError as exc:
-        missing(f"machina server did not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
-def _fields(form: Any) -> dict[str, str]:
-    from pbp.sources.forum import form_fields
-
-    return form_fields(form)
-
-
-def player_posts(base: str, topic: str, text: str) -> int:
-    """The player's browser: log in and reply through machina's own form."""
-    s = requests.Session()
-    page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
-    data = _fields(page.select_one("form#login-form"))
-    data.update(username=PLAYER["username"], password=PLAYER["password"])
-    s.post(base + "/accounts/login/", data=data)
-    topic_page = BeautifulSoup(s.get(topic).text, "lxml")
-    reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
-    form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
-    data = _fields(form)
-    data["content"] = text
-    r = s.post(reply_url, data=data)
-    m = re.search(r"[?&]post=(\d+)", r.url)
-    assert m, (r.status_code, r.url)
-    return int(m.group(1))
-
-
-def visible_posts(topic: str) -> dict[str, str]:
-    """What an anonymous visitor sees on the thread's pages: post id -> text."""
-    out: dict[str, str] = {}
-    page = 1
-    while True:
-        r = requests.get(topic, params={"page": page})
-        if r.status_code == 404:
-            return out
-        soup = BeautifulSoup(r.text, "lxml")
-        for p in soup.select("div.card.post[id]"):
-            out[p["id"]] = p.select_one("div.post-content").get_text(" ", strip=True)
-        if not soup.select_one(f".pagination-block a[href='?page={page + 1}']"):
-            return out
-        page += 1
+    yield from serve(load_harness(), etag=True)
 
 
 def test_real_forum_posts_in_reminder_and_resolution_out(redis_pg_stack: Stack, machina: Any) -> None:

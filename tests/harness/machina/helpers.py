@@ -1,0 +1,90 @@
+"""The tests' side of the machina harness, shared by tests/sources and tests/workers.
+
+``load_harness()`` gives server.py as a module, setting the harness up first when it is
+missing (skip locally, fail in CI if that fails); ``serve(harness, **kwargs)`` is the body
+of a fixture yielding one running server; ``player_posts`` and ``visible_posts`` are a
+player's plain browser-like client (not pbp's code) and an anonymous visitor.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import requests
+from bs4 import BeautifulSoup
+
+from tests.conftest import missing
+
+HERE = Path(__file__).resolve().parent
+PLAYER = {"username": "player", "password": "playerpass"}
+
+
+def load_harness() -> Any:
+    """server.py (stdlib only, also run as a script) loaded as the module ``machina_harness``."""
+    harness = sys.modules.get("machina_harness")
+    if harness is None:
+        spec = importlib.util.spec_from_file_location("machina_harness", HERE / "server.py")
+        assert spec and spec.loader
+        harness = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = harness     # dataclasses look their module up
+        spec.loader.exec_module(harness)
+    if not harness.ready():
+        done = subprocess.run(["bash", str(HERE / "setup.sh")], capture_output=True,
+                              text=True, timeout=900)
+        if done.returncode != 0 or not harness.ready():
+            missing("machina harness could not be set up: " + done.stderr[-500:])
+    return harness
+
+
+def serve(harness: Any, **kwargs: Any) -> Iterator[Any]:
+    """``yield from serve(harness, etag=...)`` in a fixture: a started server, stopped after."""
+    try:
+        server = harness.start(**kwargs)
+    except RuntimeError as exc:
+        missing(f"machina server did not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def player_posts(base: str, topic: str, text: str) -> int:
+    """The player's browser: log in and reply through machina's own form."""
+    from pbp.sources.forum import form_fields
+
+    s = requests.Session()
+    page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
+    data = form_fields(page.select_one("form#login-form"))
+    data.update(username=PLAYER["username"], password=PLAYER["password"])
+    s.post(base + "/accounts/login/", data=data)
+    topic_page = BeautifulSoup(s.get(topic).text, "lxml")
+    reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
+    form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
+    data = form_fields(form)
+    data["content"] = text
+    r = s.post(reply_url, data=data)
+    m = re.search(r"[?&]post=(\d+)", r.url)
+    assert m, (r.status_code, r.url)
+    return int(m.group(1))
+
+
+def visible_posts(topic: str) -> dict[str, str]:
+    """What an anonymous visitor sees on the thread's pages: post id -> text."""
+    out: dict[str, str] = {}
+    page = 1
+    while True:
+        r = requests.get(topic, params={"page": page})
+        if r.status_code == 404:
+            return out
+        soup = BeautifulSoup(r.text, "lxml")
+        for p in soup.select("div.card.post[id]"):
+            out[p["id"]] = p.select_one("div.post-content").get_text(" ", strip=True)
+        if not soup.select_one(f".pagination-block a[href='?page={page + 1}']"):
+            return out
+        page += 1
