@@ -21,6 +21,7 @@ How to add a ruleset (after python-chess's variants)
    ``budget``                    the action slots of a turn (BEY-5, FD-10, DND-4)
    ``surprise_budget``           the slots in a surprise round (None: cannot act)
    ``charge``                    which slot an action spends, with conversions (BEY-9, FD-10)
+   ``over_budget``               what a player reads when no slot is left (RES-6, TA-2)
    ``check_action``              ruleset-specific problems of one action (all of them)
    ``attack_bonus``              modifiers on an attack roll (skill, conditions, ranges)
    ``attack_expression``         the dice of an attack roll (advantage, 1d20...)
@@ -200,8 +201,11 @@ class Ruleset:
             budget.spend(slot)
             return None
         return Problem("budget.exceeded", self.rule_ref("budget"),
-                       f"no {slot} action left this turn for '{action.text or action.kind.value}'",
-                       index, {"slot": slot})
+                       self.over_budget(action, slot, budget), index, {"slot": slot})
+
+    def over_budget(self, action: Action, slot: str, budget: Budget) -> str:
+        """What the player reads when :meth:`charge` finds no *slot* left for *action*."""
+        return f"no {slot} action left this turn for '{action.text or action.kind.value}'"
 
     def check_action(self, ctx: RoundContext, c: Combatant, action: Action, index: int,
                      declaration: Declaration) -> list[Problem]:
@@ -372,25 +376,37 @@ class Ruleset:
     def on_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         self.resolve_attack(ctx, c, action)
 
-    def resolve_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> bool:
-        """The whole attack: roll, miss chance, defense, hit, critical, damage. True on a hit."""
+    def roll_attack(self, ctx: RoundContext, c: Combatant, action: Action
+                    ) -> tuple[Combatant, Weapon, AttackRoll, Defense]:
+        """The first half of an attack: its target, weapon, attack roll and the defense."""
         assert action.target is not None
         target = ctx.get(action.target)
         weapon = self.weapon_for(c, action)
         attack = self.attack_roll(ctx, c, target, action, weapon)
         defense = self.defense(ctx, c, target, action, weapon, attack)
+        return target, weapon, attack, defense
+
+    def missed_by_chance(self, ctx: RoundContext, c: Combatant, target: Combatant,
+                         attack: AttackRoll, rolls: list[Any], params: dict[str, Any]) -> bool:
+        """After a hit: True (with its event) when :meth:`miss_chance` turns it into a miss."""
+        missed = self.miss_chance(ctx, c, target, attack)
+        if missed is None:
+            return False
+        ctx.emit("attack.miss-chance", actor=c.key, target=target.key, rule=missed[0],
+                 rolls=rolls, reason=missed[1], **params)
+        return True
+
+    def resolve_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> bool:
+        """The whole attack: roll, miss chance, defense, hit, critical, damage. True on a hit."""
+        target, weapon, attack, defense = self.roll_attack(ctx, c, action)
         rolls = [r for r in (attack.roll, defense.roll) if r is not None]
         hit, rule, _said = self.hits(ctx, attack, defense)
         params: dict[str, Any] = {"total": attack.total, "natural": attack.natural, "defense": defense.total,
                       "defense_kind": defense.kind, "weapon": weapon.name,
                       "mods": [m.to_dict() for m in attack.mods],
                       "defense_mods": [m.to_dict() for m in defense.mods]}
-        if hit:
-            missed = self.miss_chance(ctx, c, target, attack)
-            if missed is not None:
-                ctx.emit("attack.miss-chance", actor=c.key, target=target.key, rule=missed[0],
-                         rolls=rolls, reason=missed[1], **params)
-                return False
+        if hit and self.missed_by_chance(ctx, c, target, attack, rolls, params):
+            return False
         if not hit:
             ctx.emit("attack.miss", actor=c.key, target=target.key, rule=rule, rolls=rolls,
                      **params)

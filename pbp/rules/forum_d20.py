@@ -224,11 +224,7 @@ class ForumD20(ForumD20Economy):
         self.resolve_attack(ctx, c, action)
 
     def resolve_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> bool:
-        assert action.target is not None
-        target = ctx.get(action.target)
-        weapon = self.weapon_for(c, action)
-        attack = self.attack_roll(ctx, c, target, action, weapon)
-        defense = self.defense(ctx, c, target, action, weapon, attack)
+        target, weapon, attack, defense = self.roll_attack(ctx, c, action)
         if defense.pending:
             ctx.pending.append({"type": "defense", "attacker": c.key, "target": target.key,
                                 "action": action.to_dict(), "round": ctx.round,
@@ -254,12 +250,8 @@ class ForumD20(ForumD20Economy):
             ctx.emit("defense.rolled", actor=c.key, target=target.key, rule=defense.rule,
                      rolls=[defense.roll], kind=defense.kind, total=defense.total,
                      natural=defense.natural, mods=[m.to_dict() for m in defense.mods])
-        if hit:
-            missed = self.miss_chance(ctx, c, target, attack)
-            if missed is not None:
-                ctx.emit("attack.miss-chance", actor=c.key, target=target.key, rule=missed[0],
-                         rolls=rolls, reason=missed[1], **params)
-                return False
+        if hit and self.missed_by_chance(ctx, c, target, attack, rolls, params):
+            return False
         if not hit:
             code = "attack.auto-miss" if rule == "FD-8" and attack.natural == 1 else "attack.miss"
             ctx.emit(code, actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)

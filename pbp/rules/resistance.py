@@ -39,7 +39,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .base import Ruleset
-from .context import Budget, Problem, RoundContext
+from .context import Budget, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
 from .narrators_call import (
     FreeFormNames,
@@ -132,16 +132,9 @@ class Resistance(ResistanceSheet):
     def slot_of(self, action: Action) -> str:
         return "free" if action.kind in (ActionKind.DEFEND, ActionKind.FREE) else "action"
 
-    def charge(self, ctx: RoundContext, c: Combatant, action: Action, budget: Budget,
-               index: int) -> Problem | None:
-        slot = self.slot_of(action)
-        if budget.has(slot):
-            budget.spend(slot)
-            return None
-        return Problem("budget.exceeded", "RES-6",
-                       f"on your turn you attack, move or make one check, not more "
-                       f"('{action.text or action.kind.value}' is one too many)", index,
-                       {"slot": slot})
+    def over_budget(self, action: Action, slot: str, budget: Budget) -> str:
+        return (f"on your turn you attack, move or make one check, not more "
+                f"('{action.text or action.kind.value}' is one too many)")  # RES-6
 
     # -- rolls -------------------------------------------------------------------------
     def _roll(self, ctx: RoundContext, c: Combatant, res: str, characteristic: str | None,

@@ -114,16 +114,10 @@ class TwoAction(Ruleset):
     def slot_of(self, action: Action) -> str:
         return "action"
 
-    def charge(self, ctx: RoundContext, c: Combatant, action: Action, budget: Budget,
-               index: int) -> Problem | None:
-        if budget.has("action"):
-            budget.spend("action")
-            return None
+    def over_budget(self, action: Action, slot: str, budget: Budget) -> str:
         n = budget.slots.get("action")
-        return Problem("budget.exceeded", "TA-2",
-                       f"only {n} actions a turn; '{action.text or action.kind.value}' "
-                       f"would be action number {n + 1 if n is not None else '?'}",
-                       index, {"slot": "action"})
+        return (f"only {n} actions a turn; '{action.text or action.kind.value}' "
+                f"would be action number {n + 1 if n is not None else '?'}")  # TA-2
 
     def check_action(self, ctx: RoundContext, c: Combatant, action: Action, index: int,
                      declaration: Declaration) -> list[Problem]:
