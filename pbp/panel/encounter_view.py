@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask_babel import lazy_gettext as _l
+from markupsafe import Markup, escape
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from ..rules.model import ActionKind
 from ..store.models import (
@@ -79,7 +81,9 @@ def _problem(p: Any) -> tuple[str, str]:
 def action_view(a: dict[str, Any]) -> dict[str, Any]:
     """A stored action as the page shows it: inferred or not, confidence in percent."""
     inferred = not a.get("explicit", True)
-    return dict(a, inferred=inferred, pct=round(float(a.get("confidence") or 0) * 100))
+    # keys the template tests present (None), so none of them renders through Undefined
+    return {"target": None, "weapon": None, "text": None, **a,
+            "inferred": inferred, "pct": round(float(a.get("confidence") or 0) * 100)}
 
 
 def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Violation]:
@@ -169,20 +173,56 @@ def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
 
 
-def build(session: Session, encounter: Encounter, number: int | None = None) -> dict[str, Any]:
-    rnd = current_round(session, encounter, number)
+def _kind_options(kinds: list[str]) -> dict[str | None, Markup]:
+    """The action-kind ``<option>`` list of the "correct" form, once per selected kind
+    (the same markup the template wrote per inferred action: 200 posts, 20 kinds each)."""
+    out: dict[str | None, Markup] = {
+        k: Markup("".join(f"<option{' selected' if o == k else ''}>{escape(o)}</option>" for o in kinds))
+        for k in kinds}
+    out[None] = Markup("".join(f"<option>{escape(o)}</option>" for o in kinds))
+    return out
+
+
+_KINDS = [k.value for k in ActionKind]
+_KIND_OPTIONS = _kind_options(_KINDS)
+
+
+def kind_options(kind: Any) -> Markup:
+    return _KIND_OPTIONS.get(kind) or _KIND_OPTIONS[None]
+
+
+def build(session: Session, encounter: Encounter, number: int | None = None, *,
+          rnd: Round | None | bool = False, page_version: str | None = None) -> dict[str, Any]:
+    """Everything the page shows. *rnd* and *page_version*, when the caller already has
+    them (the live endpoint), save their queries."""
+    if rnd is False:
+        rnd = current_round(session, encounter, number)
+    assert rnd is not True
+    if page_version is None:
+        page_version = version(session, encounter, rnd)
     # First: the service's dry-run preview expires the whole session when it is done, and
     # every row loaded before it would then be reloaded one by one while rendering. It
     # is also the costliest part (a whole resolution): kept per page version.
-    key = (str(session.get_bind().engine.url), rnd.id if rnd else None, version(session, encounter, rnd))
+    key = (str(session.get_bind().engine.url), rnd.id if rnd else None, page_version)
     preview_text = _PREVIEWS.get(key)
     if preview_text is None:
         preview_text = preview(session, rnd)
         _PREVIEWS[key] = preview_text
         while len(_PREVIEWS) > 64:
             _PREVIEWS.pop(next(iter(_PREVIEWS)))
-    encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
-    rnd = current_round(session, encounter, number)
+        # the preview expired the session: reload what was loaded before it
+        encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
+        rnd = current_round(session, encounter, number)
+    # read only from here on: nothing to flush before each query (the declarations' views
+    # below would otherwise make the unit of work scan the session every time)
+    with session.no_autoflush:
+        ctx = _read(session, encounter, rnd)
+    ctx["preview"] = preview_text
+    ctx["version"] = page_version
+    return ctx
+
+
+def _read(session: Session, encounter: Encounter, rnd: Round | None) -> dict[str, Any]:
     combatants = ordered_combatants(encounter, rnd)
     by_id = {c.id: c for c in combatants}
     posts: list[PostView] = []
@@ -205,7 +245,9 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
         replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id).order_by(Reply.id)))
         views = {p.id: PostView(p) for p in post_rows}
         for d in decls:
-            d.combatant = by_id.get(d.combatant_id, d.combatant)
+            c = by_id.get(d.combatant_id)
+            if c is not None:  # known already: no lookup, and the row stays clean
+                set_committed_value(d, "combatant", c)
             d.views = [action_view(a) for a in d.actions]  # type: ignore[attr-defined]
             if d.post_id in views:
                 views[d.post_id].declarations.append(d)
@@ -221,7 +263,8 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
     remaining = economy.remaining(session, encounter, rnd, decls)
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
-    roll_totals = ov.roll_totals(session, rnd.id) if rnd is not None else {}
+    # from the overrides just loaded (ov.roll_totals' query, without running it again)
+    roll_totals = {int(o.payload["roll_index"]): int(o.payload["after"]) for o in overrides if o.kind == "roll"}
     rounds = list(session.execute(select(Round.number, Round.state).where(Round.encounter_id == encounter.id)
                                   .order_by(Round.number)))
     held = list(session.execute(select(Reply, Round.number).join(Round, Round.id == Reply.round_id)
@@ -232,8 +275,8 @@ def build(session: Session, encounter: Encounter, number: int | None = None) -> 
         "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,
         "violations": violations(decls, events), "missing": missing, "remaining": remaining,
         "replies": replies, "reply": next((r for r in reversed(replies) if r.kind == "resolution"), None),
-        "overrides": overrides, "audit": audit, "preview": preview_text,
-        "version": version(session, encounter, rnd),
+        "overrides": overrides, "audit": audit,
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
-        "rounds": rounds, "held": held, "kinds": [k.value for k in ActionKind], "orphans": orphans, "loose_rolls": [r for r in rolls if r.post_id is None],
+        "rounds": rounds, "held": held, "kinds": _KINDS, "kind_options": kind_options,
+        "orphans": orphans, "loose_rolls": [r for r in rolls if r.post_id is None],
     }

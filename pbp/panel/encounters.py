@@ -62,10 +62,12 @@ def _round_arg() -> int | None:
     return request.args.get("round", type=int)
 
 
-def _context(encounter_id: int, number: int | None = None) -> dict[str, Any]:
+def _context(encounter_id: int, number: int | None = None, enc: Any = None, **known: Any) -> dict[str, Any]:
+    """The page's context; *enc* and *known* (``rnd``, ``page_version``) when already loaded."""
     s = db.session()
-    enc = access.encounter_or_404(s, encounter_id)
-    ctx = encounter_view.build(s, enc, number)
+    if enc is None:
+        enc = access.encounter_or_404(s, encounter_id)
+    ctx = encounter_view.build(s, enc, number, **known)
     if number is not None and ctx["round"] is None:
         abort(404)
     ctx["selected"] = number
@@ -92,7 +94,7 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     version = encounter_view.version(s, enc, rnd)
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
-    ctx = _context(encounter_id, _round_arg())
+    ctx = _context(encounter_id, _round_arg(), enc, rnd=rnd, page_version=version)
     env = current_app.jinja_env
     frags = {name: env.get_template(f"panel/encounter/_{name}.html").render(**ctx) for name in FRAGMENTS}
     posts = [{"id": p.post.id, "author": p.post.author, "posted_at": p.post.posted_at.isoformat(),

@@ -1,0 +1,110 @@
+"""How many SQL queries the encounter page and its live endpoint make: a fixed number,
+the same for a small fight and one three times its size (an N+1 — a query per post,
+declaration, roll or combatant — fails here), and a handful for "nothing changed"."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from pbp.panel import create_app, sample
+from pbp.store.db import make_engine, session_scope, upgrade
+
+from .conftest import Client
+
+#: statements of one warm request (the reply preview of this page version already kept)
+PAGE_MAX = 15       # narrator, encounter (access checked), round, version, then the page's reads
+LIVE_FULL_MAX = 15  # the same: the version is computed once and handed to the page's reads
+LIVE_SAME_MAX = 4   # narrator, encounter (access checked), round, version
+
+
+@pytest.fixture(scope="module")
+def fights(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Two databases: the sample fight, and one with 3x the combatants and 4x the posts."""
+    out = {}
+    for name, combatants, posts in (("small", 6, 10), ("large", 18, 40)):
+        url = f"sqlite:///{tmp_path_factory.mktemp('queries-' + name) / 'pbp.sqlite'}"
+        upgrade(url)
+        engine = make_engine(url)
+        with session_scope(engine) as s:
+            sample.seed(s, combatants=combatants, posts=posts)
+        engine.dispose()
+        out[name] = url
+    return out
+
+
+@contextmanager
+def counting(app: Any) -> Iterator[list[str]]:
+    """The SQL statements the app's engine runs inside the block (transaction control left out)."""
+    statements: list[str] = []
+
+    def before(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if not statement.lstrip().upper().startswith(("BEGIN", "SAVEPOINT", "RELEASE", "ROLLBACK", "COMMIT")):
+            statements.append(statement)
+
+    engine = app.extensions["pbp_engine"]
+    event.listen(engine, "before_cursor_execute", before)
+    try:
+        yield statements
+    finally:
+        event.remove(engine, "before_cursor_execute", before)
+
+
+def _app(url: str) -> Any:
+    return create_app({"TESTING": True, "SECRET_KEY": "queries", "DATABASE_URL": url})
+
+
+def _counts(url: str) -> dict[str, int]:
+    app = _app(url)
+    c = Client(app.test_client())
+    assert c.login().status_code == 302
+    live = "/encounters/1/live"
+    version = c.get(live).get_json()["version"]
+    out = {}
+    for name, path in (("page", "/encounters/1"), ("resolved round page", "/encounters/1?round=1"),
+                       ("live full", live), ("live unchanged", f"{live}?v={version}")):
+        c.get(path)  # warm: the reply preview of this page version is computed once and kept
+        with counting(app) as statements:
+            r = c.get(path)
+        assert r.status_code == 200
+        out[name] = len(statements)
+    assert c.get(f"{live}?v={version}").get_json() == {"changed": False, "version": version}
+    return out
+
+
+def test_query_counts_do_not_grow_with_the_fight(fights: dict[str, str]) -> None:
+    small, large = _counts(fights["small"]), _counts(fights["large"])
+    assert small == large, (small, large)
+    assert small["page"] <= PAGE_MAX, small
+    assert small["resolved round page"] <= PAGE_MAX, small
+    assert small["live full"] <= LIVE_FULL_MAX, small
+    assert small["live unchanged"] <= LIVE_SAME_MAX, small
+
+
+def test_a_lazy_load_per_row_would_fail(fights: dict[str, str]) -> None:
+    """The counter sees an N+1: a query per declaration makes the large fight differ."""
+    from pbp.panel import encounter_view
+
+    original = encounter_view._read
+
+    def n_plus_one(session: Any, encounter: Any, rnd: Any) -> dict[str, Any]:
+        from sqlalchemy import select
+
+        from pbp.store.models import Post
+
+        ctx = original(session, encounter, rnd)
+        for d in ctx["declarations"]:  # what a lazy load per declaration amounts to
+            session.scalars(select(Post).where(Post.id == d.post_id)).first()
+        return ctx
+
+    small = _counts(fights["small"])
+    encounter_view._read = n_plus_one  # type: ignore[assignment]
+    try:
+        large = _counts(fights["large"])
+    finally:
+        encounter_view._read = original  # type: ignore[assignment]
+    assert large["page"] > small["page"]
