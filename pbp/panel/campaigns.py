@@ -138,9 +138,19 @@ def show(campaign_id: int):  # type: ignore[no-untyped-def]
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
         s.rollback()
         status = 400
-    return render_template("panel/campaign.html", campaign=campaign, form=form,
-                           thread_form=ThreadForm(prefix="thread"), narrator_form=CoNarratorForm(prefix="co"),
-                           **_lists(campaign)), status
+    return _page(campaign, status, form=form)
+
+
+def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
+          thread_form: ThreadForm | None = None,
+          narrator_form: CoNarratorForm | None = None) -> tuple[str, int]:
+    """The campaign page with the forms given (the others fresh) and its lists."""
+    return render_template(
+        "panel/campaign.html", campaign=campaign,
+        form=_form(campaign) if form is None else form,
+        thread_form=ThreadForm(prefix="thread") if thread_form is None else thread_form,
+        narrator_form=CoNarratorForm(prefix="co") if narrator_form is None else narrator_form,
+        **_lists(campaign)), status
 
 
 def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]
@@ -177,8 +187,7 @@ def add_thread(campaign_id: int):  # type: ignore[no-untyped-def]
             s.commit()
             flash(_("Source added."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
-    return render_template("panel/campaign.html", campaign=campaign, form=_form(campaign), thread_form=form,
-                           narrator_form=CoNarratorForm(prefix="co"), **_lists(campaign)), 400
+    return _page(campaign, 400, thread_form=form)
 
 
 @bp.route("/<int:campaign_id>/narrators", methods=["POST"])
@@ -200,8 +209,7 @@ def add_narrator(campaign_id: int):  # type: ignore[no-untyped-def]
             s.commit()
             flash(_("Co-narrator added."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
-    return render_template("panel/campaign.html", campaign=campaign, form=_form(campaign), thread_form=ThreadForm(prefix="thread"),
-                           narrator_form=form, **_lists(campaign)), 400
+    return _page(campaign, 400, narrator_form=form)
 
 
 @bp.route("/<int:campaign_id>/encounters", methods=["POST"])
