@@ -188,3 +188,32 @@ def junk_declarations(draw: st.DrawFn, encounter: Encounter) -> list[Declaration
                                options=options))
         out.append(Declaration(actor=c.key, actions=tuple(acts)))
     return out
+
+
+def junk_options(words: Sequence[str]) -> st.SearchStrategy[Any]:
+    """Option values of any JSON shape, with a ruleset's own *words* among the strings."""
+    return st.recursive(st.none() | st.booleans() | st.integers(-50, 50)
+                        | st.floats(-1e3, 1e3, allow_nan=False) | st.text(max_size=6)
+                        | st.sampled_from(tuple(words)),
+                        lambda inner: st.lists(inner, max_size=3)
+                        | st.dictionaries(st.sampled_from(("kind", "target", "cover", "size")),
+                                          inner, max_size=3), max_leaves=6)
+
+
+@st.composite
+def junk_round(draw: st.DrawFn, enc: Encounter, option_keys: Sequence[str],
+               junk: st.SearchStrategy[Any]) -> list[Declaration]:
+    """Declarations whose options (*option_keys*, the ruleset's own) hold what *junk* draws,
+    with real targets and weapons and any action kind: refused with reasons, never a crash."""
+    keys = [c.key for c in enc.combatants]
+    out = []
+    for c in enc.combatants:
+        acts = tuple(Action(kind=draw(st.sampled_from(list(ActionKind))),
+                            target=draw(st.none() | st.sampled_from(keys)),
+                            weapon=draw(st.none() | st.sampled_from([w.name for w in c.weapons]
+                                                                    or ["none"])),
+                            options=draw(st.dictionaries(st.sampled_from(tuple(option_keys)), junk,
+                                                         max_size=4)))
+                     for _ in range(draw(st.integers(0, 4))))
+        out.append(Declaration(actor=c.key, actions=acts, late=draw(st.booleans())))
+    return out

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import tomllib
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
@@ -13,12 +12,12 @@ from hypothesis import strategies as st
 
 from pbp.dice import DiceBox
 from pbp.rules.engine import resolve, validate
-from pbp.rules.model import Action, Condition, Declaration, Encounter, Weapon
+from pbp.rules.model import Condition, Encounter, Weapon
 from pbp.rules.registry import get
 from tests.conftest import shared_path
 
 from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
-from .strategies import declarations, encounters
+from .strategies import declarations, encounters, junk_options, junk_round
 
 RS = "dnd5e"
 RAPIER = Weapon("rapier", "1d8+3", skill="attack")
@@ -375,29 +374,9 @@ def test_dnd_properties_same_seed_same_events(data):
     json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
 
-JUNK = st.recursive(st.none() | st.booleans() | st.integers(-50, 50)
-                    | st.floats(-1e3, 1e3, allow_nan=False) | st.text(max_size=6)
-                    | st.sampled_from(("c0", "c1", "cunning action", "far")),
-                    lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.sampled_from(("kind", "target", "cover", "size")), inner,
-                                      max_size=3), max_leaves=6)
-
-
-@st.composite
-def junk_round(draw, enc):
-    """Declarations whose options hold anything JSON can: refused with reasons, never a crash."""
-    keys = [c.key for c in enc.combatants]
-    out = []
-    for c in enc.combatants:
-        acts = tuple(Action(kind=draw(st.sampled_from(list(A))),
-                            target=draw(st.none() | st.sampled_from(keys)),
-                            weapon=draw(st.none() | st.sampled_from([w.name for w in c.weapons]
-                                                                    or ["none"])),
-                            options=draw(st.dictionaries(st.sampled_from(("distance", "speech", "gesture", "granted_by", "costs_action", "attack", "trigger", "action", "after", "until")), JUNK,
-                                                         max_size=4)))
-                     for _ in range(draw(st.integers(0, 4))))
-        out.append(Declaration(actor=c.key, actions=acts, late=draw(st.booleans())))
-    return out
+JUNK = junk_options(("c0", "c1", "cunning action", "far"))
+DND_OPTIONS = ("distance", "speech", "gesture", "granted_by", "costs_action", "attack", "trigger",
+               "action", "after", "until")
 
 
 @PROPS
@@ -405,21 +384,16 @@ def junk_round(draw, enc):
 def test_dnd_properties_junk_options_are_refused_never_raise(data):
     enc = data.draw(dnd_fight())
     for r in range(2):
-        res = resolve(enc, data.draw(junk_round(enc)), DiceBox(f"junk-{r}"))
+        res = resolve(enc, data.draw(junk_round(enc, DND_OPTIONS, JUNK)), DiceBox(f"junk-{r}"))
         assert all(e.params.get("reason") for e in res.events if e.code == "action.rejected")
         enc = res.encounter
 
 
-# The golden scenario (examples/dnd5e.yaml) is checked in tests/rules/test_golden.py.
+# The golden scenario (examples/dnd5e.yaml) is checked in tests/rules/test_golden.py,
+# config/rulesets/dnd5e.toml against the class defaults in tests/rules/test_engine.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
-
-def test_dnd5e_toml_holds_every_narrator_number_with_the_class_defaults():
-    path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "dnd5e.toml"
-    with path.open("rb") as fh:
-        assert tomllib.load(fh) == get("dnd5e").settings
-
 
 def test_every_dnd_rule_id_is_named_by_a_test_here():
     text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")

@@ -28,7 +28,7 @@ def test_registry_knows_the_rulesets_and_names_them_for_an_unknown_id() -> None:
         registry.get("nope")
 
 
-@pytest.mark.parametrize("rid", MINE)
+@pytest.mark.parametrize("rid", MINE + ("dnd5e", "resistance", "two-action"))
 def test_toml_defaults_match_the_ruleset_class(rid: str) -> None:
     """Every number a narrator may change lives in config/rulesets/<id>.toml, same values."""
     with (ROOT / "config" / "rulesets" / f"{rid}.toml").open("rb") as fh:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,13 @@ from hypothesis import strategies as st
 from pbp.dice import DiceBox
 from pbp.errors import ConfigError
 from pbp.rules.engine import resolve, validate
-from pbp.rules.model import Action, Condition, Declaration, Encounter, Weapon
+from pbp.rules.model import Condition, Encounter, Weapon
 from pbp.rules.registry import get
 from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
 from tests.conftest import shared_path
 
 from .helpers import A, act, decl, fighter, find, one, rejected, run
-from .strategies import declarations, encounters
+from .strategies import declarations, encounters, junk_options, junk_round
 
 RS = "resistance"
 KNIFE = Weapon("knife", "1")
@@ -419,29 +418,10 @@ def test_res_properties_same_seed_same_events(data):
     json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
 
-JUNK = st.recursive(st.none() | st.booleans() | st.integers(-50, 50)
-                    | st.floats(-1e3, 1e3, allow_nan=False) | st.text(max_size=6)
-                    | st.sampled_from(("c0", "c1", "vigor", "will", "hard", "far", "brutal", "block")),
-                    lambda inner: st.lists(inner, max_size=3)
-                    | st.dictionaries(st.sampled_from(("kind", "target", "cover", "size")), inner,
-                                      max_size=3), max_leaves=6)
-
-
-@st.composite
-def junk_round(draw, enc):
-    """Declarations whose options hold anything JSON can: refused with reasons, never a crash."""
-    keys = [c.key for c in enc.combatants]
-    out = []
-    for c in enc.combatants:
-        acts = tuple(Action(kind=draw(st.sampled_from(list(A))),
-                            target=draw(st.none() | st.sampled_from(keys)),
-                            weapon=draw(st.none() | st.sampled_from([w.name for w in c.weapons]
-                                                                    or ["none"])),
-                            options=draw(st.dictionaries(st.sampled_from(("characteristic", "synergy", "helpers", "difficulty", "opposed", "against", "conflict", "to", "unarmed", "power", "bonus", "damage", "maneuver", "resistance", "reduction", "target_synergy")), JUNK,
-                                                         max_size=4)))
-                     for _ in range(draw(st.integers(0, 4))))
-        out.append(Declaration(actor=c.key, actions=acts, late=draw(st.booleans())))
-    return out
+JUNK = junk_options(("c0", "c1", "vigor", "will", "hard", "far", "brutal", "block"))
+RES_OPTIONS = ("characteristic", "synergy", "helpers", "difficulty", "opposed", "against",
+               "conflict", "to", "unarmed", "power", "bonus", "damage", "maneuver", "resistance",
+               "reduction", "target_synergy")
 
 
 @PROPS
@@ -449,7 +429,7 @@ def junk_round(draw, enc):
 def test_res_properties_junk_options_are_refused_never_raise(data):
     enc = data.draw(res_fight())
     for r in range(2):
-        res = resolve(enc, data.draw(junk_round(enc)), DiceBox(f"junk-{r}"))
+        res = resolve(enc, data.draw(junk_round(enc, RES_OPTIONS, JUNK)), DiceBox(f"junk-{r}"))
         assert all(e.params.get("reason") for e in res.events if e.code == "action.rejected")
         enc = res.encounter
 
@@ -464,16 +444,11 @@ def test_resistance_scenario_sheets_take_the_campaigns_own_skills():
     stats = loads(text).encounter.combatant("a").stats
     assert set(stats) >= {"carpentry", "luta"}
 
-# The golden scenario (examples/resistance.yaml) is checked in tests/rules/test_golden.py.
+# The golden scenario (examples/resistance.yaml) is checked in tests/rules/test_golden.py,
+# config/rulesets/resistance.toml against the class defaults in tests/rules/test_engine.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
-
-def test_resistance_toml_holds_every_narrator_number_with_the_class_defaults():
-    path = Path(__file__).resolve().parents[2] / "config" / "rulesets" / "resistance.toml"
-    with path.open("rb") as fh:
-        assert tomllib.load(fh) == get("resistance").settings
-
 
 def test_every_res_rule_id_is_named_by_a_test_here():
     text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
