@@ -3,7 +3,10 @@ one-call resolution with forced dice, event lookups."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 from pbp.dice import DiceBox
@@ -19,6 +22,8 @@ from pbp.rules.model import (
     Resolution,
     Weapon,
 )
+from pbp.rules.registry import get
+from tests.conftest import shared_path
 
 A = ActionKind
 
@@ -83,3 +88,38 @@ def hp(res: Resolution, key: str) -> int:
 
 def mods(event: Event, key: str = "mods") -> dict[str, int]:
     return {m["reason"]: m["value"] for m in event.params.get(key, [])}
+
+
+# -- shared checks of the per-ruleset property tests --------------------------------------------
+
+def assert_same_seed_same_events(enc: Encounter, declarations: Sequence[Declaration]) -> None:
+    """The same seed gives the same events; the encounter and the events are plain JSON."""
+    a = resolve(enc, declarations, DiceBox("same"))
+    b = resolve(enc, declarations, DiceBox("same"))
+    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
+    assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
+    json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
+
+
+def assert_hp_only_through_damage(start: Encounter, end: Encounter, events: Sequence[Event]) -> None:
+    """Every HP change from *start* to *end* is a damage/healing event, chained before->after."""
+    for c in start.combatants:
+        last = c.hp
+        for e in events:
+            if e.target == c.key and e.code in ("damage", "healing"):
+                assert e.params["hp_before"] == last and e.params["amount"] >= 0
+                last = e.params["hp_after"]
+        assert end.combatant(c.key).hp == last
+
+
+def assert_rule_ids_named_here(prefix: str, count: int, ruleset: str, test_file: str) -> None:
+    """RULES.md has *count* ``PREFIX-n`` ids, each named by a test in *test_file* (as
+    ``_prefixn_``), and the ruleset declares them all."""
+    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
+    ids = sorted(set(re.findall(rf"^- ({prefix}-\d+)\b", text, re.MULTILINE)))
+    assert len(ids) == count
+    names = re.findall(r"def (test_\w+)", Path(test_file).read_text(encoding="utf-8"))
+    missing = [i for i in ids
+               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
+    assert not missing, missing
+    assert set(ids) <= set(get(ruleset).rule_ids)

@@ -14,6 +14,7 @@ parameters, so dnd5e/resistance/two-action tests can pass theirs:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -216,4 +217,16 @@ def junk_round(draw: st.DrawFn, enc: Encounter, option_keys: Sequence[str],
                                                          max_size=4)))
                      for _ in range(draw(st.integers(0, 4))))
         out.append(Declaration(actor=c.key, actions=acts, late=draw(st.booleans())))
+    return out
+
+
+@st.composite
+def declarations_with(draw: st.DrawFn, encounter: Encounter,
+                      options: st.SearchStrategy[dict[str, Any]]) -> list[Declaration]:
+    """``declarations(encounter)`` with a ruleset's own *options* drawn into every action."""
+    out = []
+    for d in draw(declarations(encounter)):
+        acts = tuple(dataclasses.replace(a, options={**a.options, **draw(options)})
+                     for a in d.actions)
+        out.append(dataclasses.replace(d, actions=acts))
     return out

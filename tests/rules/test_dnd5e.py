@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,10 +11,23 @@ from pbp.dice import DiceBox
 from pbp.rules.engine import resolve, validate
 from pbp.rules.model import Condition, Encounter, Weapon
 from pbp.rules.registry import get
-from tests.conftest import shared_path
 
-from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
-from .strategies import declarations, encounters, junk_options, junk_round
+from .helpers import (
+    A,
+    act,
+    assert_hp_only_through_damage,
+    assert_rule_ids_named_here,
+    assert_same_seed_same_events,
+    codes,
+    decl,
+    fighter,
+    find,
+    hp,
+    one,
+    rejected,
+    run,
+)
+from .strategies import declarations_with, encounters, junk_options, junk_round
 
 RS = "dnd5e"
 RAPIER = Weapon("rapier", "1d8+3", skill="attack")
@@ -325,32 +335,16 @@ def dnd_fight(draw):
     return dataclasses.replace(enc, combatants=tuple(cs))
 
 
-@st.composite
-def dnd_round(draw, enc):
-    out = []
-    for d in draw(declarations(enc)):
-        acts = tuple(dataclasses.replace(a, options={**a.options, **draw(dnd_options)})
-                     for a in d.actions)
-        out.append(dataclasses.replace(d, actions=acts))
-    return out
-
-
 @PROPS
 @given(st.data())
 def test_dnd_properties_never_raises_hp_only_through_damage_budgets_kept(data):
     enc = start = data.draw(dnd_fight())
     events = []
     for r in range(2):
-        res = resolve(enc, data.draw(dnd_round(enc)), DiceBox(f"dnd-{r}"))
+        res = resolve(enc, data.draw(declarations_with(enc, dnd_options)), DiceBox(f"dnd-{r}"))
         events.extend(res.events)
         enc = res.encounter
-    for c in start.combatants:
-        last = c.hp
-        for e in events:
-            if e.target == c.key and e.code in ("damage", "healing"):
-                assert e.params["hp_before"] == last and e.params["amount"] >= 0
-                last = e.params["hp_after"]
-        assert enc.combatant(c.key).hp == last
+    assert_hp_only_through_damage(start, enc, events)
     for e in events:
         if e.code == "turn.end":
             b = e.params["budget"]
@@ -366,12 +360,8 @@ def test_dnd_properties_never_raises_hp_only_through_damage_budgets_kept(data):
 @given(st.data())
 def test_dnd_properties_same_seed_same_events(data):
     enc = data.draw(dnd_fight())
-    decls = data.draw(dnd_round(enc))
-    a = resolve(enc, decls, DiceBox("same"))
-    b = resolve(enc, decls, DiceBox("same"))
-    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
-    assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
-    json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
+    decls = data.draw(declarations_with(enc, dnd_options))
+    assert_same_seed_same_events(enc, decls)
 
 
 JUNK = junk_options(("c0", "c1", "cunning action", "far"))
@@ -396,11 +386,4 @@ def test_dnd_properties_junk_options_are_refused_never_raise(data):
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
 
 def test_every_dnd_rule_id_is_named_by_a_test_here():
-    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
-    ids = sorted(set(re.findall(r"^- (DND-\d+)\b", text, re.MULTILINE)))
-    assert len(ids) == 7
-    names = re.findall(r"def (test_\w+)", Path(__file__).read_text(encoding="utf-8"))
-    missing = [i for i in ids
-               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
-    assert not missing, missing
-    assert set(ids) <= set(get("dnd5e").rule_ids)
+    assert_rule_ids_named_here("DND", 7, "dnd5e", __file__)

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
-from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,10 +14,20 @@ from pbp.rules.engine import resolve, validate
 from pbp.rules.model import Condition, Encounter, Weapon
 from pbp.rules.registry import get
 from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
-from tests.conftest import shared_path
 
-from .helpers import A, act, decl, fighter, find, one, rejected, run
-from .strategies import declarations, encounters, junk_options, junk_round
+from .helpers import (
+    A,
+    act,
+    assert_rule_ids_named_here,
+    assert_same_seed_same_events,
+    decl,
+    fighter,
+    find,
+    one,
+    rejected,
+    run,
+)
+from .strategies import declarations_with, encounters, junk_options, junk_round
 
 RS = "resistance"
 KNIFE = Weapon("knife", "1")
@@ -363,23 +370,13 @@ def res_fight(draw):
     return dataclasses.replace(enc, combatants=tuple(cs), houserules=rules)
 
 
-@st.composite
-def res_round(draw, enc):
-    out = []
-    for d in draw(declarations(enc)):
-        acts = tuple(dataclasses.replace(a, options={**a.options, **draw(res_options)})
-                     for a in d.actions)
-        out.append(dataclasses.replace(d, actions=acts))
-    return out
-
-
 @PROPS
 @given(st.data())
 def test_res_properties_never_raises_dice_change_only_through_events(data):
     enc = start = data.draw(res_fight())
     events = []
     for r in range(2):
-        res = resolve(enc, data.draw(res_round(enc)), DiceBox(f"res-{r}"))
+        res = resolve(enc, data.draw(declarations_with(enc, res_options)), DiceBox(f"res-{r}"))
         events.extend(res.events)
         enc = res.encounter
     for c in start.combatants:
@@ -410,12 +407,8 @@ def test_res_properties_never_raises_dice_change_only_through_events(data):
 @given(st.data())
 def test_res_properties_same_seed_same_events(data):
     enc = data.draw(res_fight())
-    decls = data.draw(res_round(enc))
-    a = resolve(enc, decls, DiceBox("same"))
-    b = resolve(enc, decls, DiceBox("same"))
-    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
-    assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
-    json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
+    decls = data.draw(declarations_with(enc, res_options))
+    assert_same_seed_same_events(enc, decls)
 
 
 JUNK = junk_options(("c0", "c1", "vigor", "will", "hard", "far", "brutal", "block"))
@@ -451,11 +444,4 @@ def test_resistance_scenario_sheets_take_the_campaigns_own_skills():
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
 
 def test_every_res_rule_id_is_named_by_a_test_here():
-    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
-    ids = sorted(set(re.findall(r"^- (RES-\d+)\b", text, re.MULTILINE)))
-    assert len(ids) == 9
-    names = re.findall(r"def (test_\w+)", Path(__file__).read_text(encoding="utf-8"))
-    missing = [i for i in ids
-               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
-    assert not missing, missing
-    assert set(ids) <= set(get("resistance").rule_ids)
+    assert_rule_ids_named_here("RES", 9, "resistance", __file__)

@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -16,10 +12,23 @@ from pbp.rules.engine import resolve, validate
 from pbp.rules.model import Condition, Encounter, Weapon
 from pbp.rules.registry import get
 from pbp.rules.two_action_tables import situational
-from tests.conftest import shared_path
 
-from .helpers import A, act, codes, decl, fighter, find, hp, one, rejected, run
-from .strategies import declarations, encounters, junk_options, junk_round
+from .helpers import (
+    A,
+    act,
+    assert_hp_only_through_damage,
+    assert_rule_ids_named_here,
+    assert_same_seed_same_events,
+    codes,
+    decl,
+    fighter,
+    find,
+    hp,
+    one,
+    rejected,
+    run,
+)
+from .strategies import declarations_with, encounters, junk_options, junk_round
 
 RS = "two-action"
 SABRE = Weapon("sabre", "1d6", skill="fencing")
@@ -333,22 +342,11 @@ ta_options = st.fixed_dictionaries({}, optional={
 })
 
 
-@st.composite
-def ta_round(draw, enc):
-    decls = draw(declarations(enc))
-    out = []
-    for d in decls:
-        acts = tuple(a.__class__(**{**a.__dict__, "options": {**a.options, **draw(ta_options)}})
-                     for a in d.actions)
-        out.append(d.__class__(**{**d.__dict__, "actions": acts}))
-    return out
-
-
 def _fight(data, seed, rounds=2):
     enc = data.draw(encounters(RS, stat_names=TA_STATS))
     start, events = enc, []
     for r in range(rounds):
-        res = resolve(enc, data.draw(ta_round(enc)), DiceBox(f"{seed}-{r}"))
+        res = resolve(enc, data.draw(declarations_with(enc, ta_options)), DiceBox(f"{seed}-{r}"))
         events.extend(res.events)
         enc = res.encounter
     return start, enc, events
@@ -358,13 +356,7 @@ def _fight(data, seed, rounds=2):
 @given(st.data())
 def test_ta_properties_never_raises_hp_only_through_damage_budgets_kept(data):
     start, end, events = _fight(data, "ta")
-    for c in start.combatants:
-        last = c.hp
-        for e in events:
-            if e.target == c.key and e.code in ("damage", "healing"):
-                assert e.params["hp_before"] == last and e.params["amount"] >= 0
-                last = e.params["hp_after"]
-        assert end.combatant(c.key).hp == last
+    assert_hp_only_through_damage(start, end, events)
     for e in events:
         if e.code == "turn.end":
             b = e.params["budget"]
@@ -381,12 +373,8 @@ def test_ta_properties_never_raises_hp_only_through_damage_budgets_kept(data):
 @given(st.data())
 def test_ta_properties_same_seed_same_events(data):
     enc = data.draw(encounters(RS, stat_names=TA_STATS))
-    decls = data.draw(ta_round(enc))
-    a = resolve(enc, decls, DiceBox("same"))
-    b = resolve(enc, decls, DiceBox("same"))
-    assert [e.to_dict() for e in a.events] == [e.to_dict() for e in b.events]
-    assert Encounter.from_dict(json.loads(json.dumps(a.encounter.to_dict()))) == a.encounter
-    json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
+    decls = data.draw(declarations_with(enc, ta_options))
+    assert_same_seed_same_events(enc, decls)
 
 
 JUNK = junk_options(("c0", "c1", "fireball", "belt", "archery"))
@@ -421,11 +409,4 @@ def test_two_action_scenario_sheets_take_the_campaigns_own_skills():
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
 
 def test_every_ta_rule_id_is_named_by_a_test_here():
-    text = shared_path("rules", "RULES.md").read_text(encoding="utf-8")
-    ids = sorted(set(re.findall(r"^- (TA-\d+)\b", text, re.MULTILINE)))
-    assert len(ids) == 6
-    names = re.findall(r"def (test_\w+)", Path(__file__).read_text(encoding="utf-8"))
-    missing = [i for i in ids
-               if not any(f"_{i.lower().replace('-', '')}_" in name + "_" for name in names)]
-    assert not missing, missing
-    assert set(ids) <= set(get("two-action").rule_ids)
+    assert_rule_ids_named_here("TA", 6, "two-action", __file__)
