@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -101,7 +101,8 @@ def assert_same_seed_same_events(enc: Encounter, declarations: Sequence[Declarat
     json.dumps([e.to_dict() for e in a.events])          # events are plain JSON
 
 
-def assert_hp_only_through_damage(start: Encounter, end: Encounter, events: Sequence[Event]) -> None:
+def assert_hp_only_through_damage(start: Encounter, end: Encounter,
+                                  events: Sequence[Event]) -> None:
     """Every HP change from *start* to *end* is a damage/healing event, chained before->after."""
     for c in start.combatants:
         last = c.hp
@@ -110,6 +111,16 @@ def assert_hp_only_through_damage(start: Encounter, end: Encounter, events: Sequ
                 assert e.params["hp_before"] == last and e.params["amount"] >= 0
                 last = e.params["hp_after"]
         assert end.combatant(c.key).hp == last
+
+
+def assert_junk_is_refused(data: Any, enc: Encounter,
+                           rounds: Callable[[Encounter], Any]) -> None:
+    """Two rounds of junk declarations (``rounds(enc)``, a strategy drawn from *data*):
+    every rejection has its reason, nothing raises."""
+    for r in range(2):
+        res = resolve(enc, data.draw(rounds(enc)), DiceBox(f"junk-{r}"))
+        assert all(e.params.get("reason") for e in res.events if e.code == "action.rejected")
+        enc = res.encounter
 
 
 def assert_rule_ids_named_here(prefix: str, count: int, ruleset: str, test_file: str) -> None:

@@ -17,6 +17,7 @@ from .helpers import (
     A,
     act,
     assert_hp_only_through_damage,
+    assert_junk_is_refused,
     assert_rule_ids_named_here,
     assert_same_seed_same_events,
     codes,
@@ -386,10 +387,7 @@ TA_OPTIONS = ("skill", "parry", "prepare", "spell", "place", "dc", "ranged", "si
 @given(st.data())
 def test_ta_properties_junk_options_are_refused_never_raise(data):
     enc = data.draw(encounters(RS, stat_names=TA_STATS))
-    for r in range(2):
-        res = resolve(enc, data.draw(junk_round(enc, TA_OPTIONS, JUNK)), DiceBox(f"junk-{r}"))
-        assert all(e.params.get("reason") for e in res.events if e.code == "action.rejected")
-        enc = res.encounter
+    assert_junk_is_refused(data, enc, lambda e: junk_round(e, TA_OPTIONS, JUNK))
 
 
 
