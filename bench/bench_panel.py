@@ -10,12 +10,18 @@
    the common answer "nothing changed" (``?v=<current version>``), the full answer
    (fragments re-rendered), and the login page as the baseline, all in the same run.
    Load generator and server share this machine's cores: the figures are a floor.
+
+``--before REV`` measures the code of git revision REV too, in the same run, on a copy of
+the same seeded database and with the same load generator (``git archive`` into a
+temporary directory, run by a subprocess with that tree first on ``sys.path``; the
+working tree is not touched), then prints both side by side.
 """
 
 from __future__ import annotations
 
 import argparse
 import http.client
+import json
 import os
 import re
 import shutil
@@ -29,10 +35,14 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+#: the code measured: this tree, or (subprocess of --before) an exported revision
+CODE = Path(sys.argv[sys.argv.index("--code") + 1]) if "--code" in sys.argv else ROOT
+sys.path.insert(0, str(CODE))
 
 from pbp.panel import create_app, sample
 from pbp.store.db import make_engine, session_scope, upgrade
+
+assert Path(sample.__file__).resolve().is_relative_to(CODE.resolve()), (sample.__file__, CODE)
 
 #: Flask-Login's strong session protection ties a session to the client's address and
 #: User-Agent: the login and every load generator present the same one.
@@ -135,56 +145,108 @@ def load_ab(port: int, path: str, cookie: str, clients: int, seconds: float) -> 
     return rps, ms
 
 
+def measure(url: str, ids: dict, args: argparse.Namespace, data_dir: str) -> dict[str, float]:
+    """Every figure of one code tree against the seeded database at *url*."""
+    out: dict[str, float] = {}
+    page, base, size = render_times(url, ids["encounter"], args.renders)
+    out.update(page_ms=page * 1000, dashboard_ms=base * 1000, page_kib=size / 1024)
+    print(f"encounter page render (50 combatants, 200 posts, {size // 1024} KiB): "
+          f"{page * 1000:.1f} ms median; dashboard {base * 1000:.2f} ms; ratio {page / base:.1f}x", flush=True)
+
+    port = free_port()
+    env = dict(os.environ, PBP_DATABASE_URL=url, PBP_DATA_DIR=data_dir, PBP_PANEL_REFRESH_INTERVAL_MS="5000",
+               PYTHONPATH=os.pathsep.join([str(CODE), os.environ.get("PYTHONPATH", "")]))
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}",
+                             "--log-level", "warning", "pbp.panel:create_app()"], env=env, cwd=str(CODE))
+    try:
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        cookie = login_cookie(port)
+        live = f"/encounters/{ids['encounter']}/live"
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        conn.request("GET", live, headers={"Cookie": cookie, "User-Agent": UA})
+        version = json.loads(conn.getresponse().read())["version"]
+        conn.close()
+        rows = [("login page (baseline)", "/login", "login_rps"),
+                ("live JSON, nothing changed", f"{live}?v={version}", "unchanged_rps"),
+                ("live JSON, full fragments", live, "full_rps")]
+        gen = load_ab if shutil.which("ab") else load
+        print(f"load generator: {'ApacheBench (ab -k)' if gen is load_ab else 'Python threads (install apache2-utils for ab)'}")
+        for label, path, key in rows:
+            seconds = args.seconds if "full" not in label else max(args.seconds, 10)
+            rps, ms = gen(port, path, "" if path == "/login" else cookie, args.clients, seconds)
+            out[key] = rps
+            print(f"gunicorn -w 2, {args.clients} clients, {label}: {rps:,.1f} req/s, "
+                  f"{'mean' if gen is load_ab else 'median'} {ms:.1f} ms", flush=True)
+        b = out["login_rps"]
+        print(f"ratios to the login page: unchanged {out['unchanged_rps'] / b:.2f}x, full {out['full_rps'] / b:.3f}x")
+    finally:
+        proc.terminate()
+        proc.wait(10)
+    return out
+
+
+def copy_db(src: Path, dst: Path) -> str:
+    """A consistent copy of a SQLite database in WAL mode (its log checkpointed first)."""
+    import sqlite3
+
+    con = sqlite3.connect(src)
+    con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    con.close()
+    shutil.copy(src, dst)
+    return f"sqlite:///{dst}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--renders", type=int, default=30)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--before", metavar="REV", help="also measure git revision REV, same data, same run")
+    ap.add_argument("--code", help=argparse.SUPPRESS)     # subprocess of --before: the tree measured
+    ap.add_argument("--db", help=argparse.SUPPRESS)       # ... the seeded database
+    ap.add_argument("--ids", help=argparse.SUPPRESS)      # ... its ids (JSON)
+    ap.add_argument("--result", help=argparse.SUPPRESS)   # ... where to write the figures (JSON)
     args = ap.parse_args()
+    if args.code:
+        with tempfile.TemporaryDirectory() as tmp:
+            res = measure(args.db, json.loads(args.ids), args, tmp)
+        Path(args.result).write_text(json.dumps(res))
+        return
     with tempfile.TemporaryDirectory() as tmp:
-        url = f"sqlite:///{tmp}/bench.sqlite"
+        seeded = Path(tmp) / "seeded.sqlite"
         t = time.perf_counter()
-        ids = seed(url)
+        ids = seed(f"sqlite:///{seeded}")
         print(f"seeded 50 combatants, 200+ posts through the service layer in {time.perf_counter() - t:.1f} s")
-        page, base, size = render_times(url, ids["encounter"], args.renders)
-        print(f"encounter page render (50 combatants, 200 posts, {size // 1024} KiB): "
-              f"{page * 1000:.1f} ms median; dashboard {base * 1000:.2f} ms; ratio {page / base:.1f}x")
-
-        port = free_port()
-        env = dict(os.environ, PBP_DATABASE_URL=url, PBP_DATA_DIR=tmp, PBP_PANEL_REFRESH_INTERVAL_MS="5000")
-        proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", "2", "-b", f"127.0.0.1:{port}",
-                                 "--log-level", "warning", "pbp.panel:create_app()"], env=env, cwd=str(ROOT))
-        try:
-            for _ in range(100):
-                try:
-                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                    break
-                except OSError:
-                    time.sleep(0.1)
-            cookie = login_cookie(port)
-            live = f"/encounters/{ids['encounter']}/live"
-            conn = http.client.HTTPConnection("127.0.0.1", port)
-            conn.request("GET", live, headers={"Cookie": cookie, "User-Agent": UA})
-            version = __import__("json").loads(conn.getresponse().read())["version"]
-            conn.close()
-            rows = [("login page (baseline)", "/login"),
-                    ("live JSON, nothing changed", f"{live}?v={version}"),
-                    ("live JSON, full fragments", live)]
-            results = {}
-            gen = load_ab if shutil.which("ab") else load
-            print(f"load generator: {'ApacheBench (ab -k)' if gen is load_ab else 'Python threads (install apache2-utils for ab)'}")
-            for label, path in rows:
-                seconds = args.seconds if "full" not in label else max(args.seconds, 10)
-                rps, ms = gen(port, path, "" if path == "/login" else cookie, args.clients, seconds)
-                results[label] = rps
-                print(f"gunicorn -w 2, {args.clients} clients, {label}: {rps:,.1f} req/s, "
-                      f"{'mean' if gen is load_ab else 'median'} {ms:.1f} ms")
-            b = results["login page (baseline)"]
-            print(f"ratios to the login page: unchanged {results['live JSON, nothing changed'] / b:.2f}x, "
-                  f"full {results['live JSON, full fragments'] / b:.3f}x")
-        finally:
-            proc.terminate()
-            proc.wait(10)
+        results: dict[str, dict[str, float]] = {}
+        if args.before:
+            tree = Path(tmp) / "before"
+            tree.mkdir()
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, "pbp", "templates", "config"],
+                                     capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+            print(f"\n--- before: {args.before} ---", flush=True)
+            out = Path(tmp) / "before.json"
+            subprocess.run([sys.executable, __file__, "--code", str(tree), "--db", copy_db(seeded, Path(tmp) / "b.sqlite"),
+                            "--ids", json.dumps(ids), "--result", str(out), "--renders", str(args.renders),
+                            "--seconds", str(args.seconds), "--clients", str(args.clients)], check=True)
+            results["before"] = json.loads(out.read_text())
+            print("\n--- after: this tree ---", flush=True)
+        results["after"] = measure(copy_db(seeded, Path(tmp) / "a.sqlite"), ids, args, tmp)
+        if "before" in results:
+            b, a = results["before"], results["after"]
+            print(f"\n{'':36}{'before':>12}{'after':>12}{'':>8}")
+            for key, label, unit in (("page_ms", "encounter page render", "ms"),
+                                     ("dashboard_ms", "dashboard render (baseline)", "ms"),
+                                     ("login_rps", "login page (baseline)", "req/s"),
+                                     ("unchanged_rps", "live JSON, nothing changed", "req/s"),
+                                     ("full_rps", "live JSON, full fragments", "req/s")):
+                ratio = b[key] / a[key] if unit == "ms" else a[key] / b[key]
+                print(f"{label:36}{b[key]:>9.1f} {unit:<3}{a[key]:>8.1f} {unit:<5}{ratio:>5.1f}x")
 
 
 if __name__ == "__main__":

@@ -6,11 +6,12 @@ Everything a view loads by id goes through these helpers, which answer 404 (not
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from flask import abort
 from flask_login import current_user
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from ..store.models import (
@@ -50,11 +51,17 @@ def campaign_or_404(session: Session, campaign_id: int) -> Campaign:
     return row
 
 
+@functools.cache
+def _encounter_statement() -> Any:
+    """Built once (every encounter request runs it, the live poll too)."""
+    return select(Encounter).join(
+        CampaignNarrator, (CampaignNarrator.campaign_id == Encounter.campaign_id)
+        & (CampaignNarrator.narrator_id == bindparam("nid"))).where(Encounter.id == bindparam("eid")).limit(1)
+
+
 def encounter_or_404(session: Session, encounter_id: int) -> Encounter:
     """One query: the encounter, only if the current narrator narrates its campaign."""
-    row = session.scalars(select(Encounter).join(
-        CampaignNarrator, (CampaignNarrator.campaign_id == Encounter.campaign_id)
-        & (CampaignNarrator.narrator_id == current_user.id)).where(Encounter.id == encounter_id)).first()
+    row = session.scalars(_encounter_statement(), {"eid": encounter_id, "nid": current_user.id}).first()
     if row is None:
         abort(404)
     return row

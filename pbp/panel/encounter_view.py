@@ -40,6 +40,15 @@ from . import overrides as ov
 log = logging.getLogger(__name__)
 #: (database, round id, page version) -> preview text; small, per process.
 _PREVIEWS: dict[tuple[Any, ...], str] = {}
+#: the same key -> actions left per combatant (the ruleset's plan of every declaration)
+_REMAINING: dict[tuple[Any, ...], dict[str, dict[str, int]]] = {}
+
+
+def _keep(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any) -> Any:
+    cache[key] = value
+    while len(cache) > 64:
+        cache.pop(next(iter(cache)))
+    return value
 
 
 @dataclass
@@ -57,12 +66,19 @@ class PostView:
     rolls: list[RollRecord] = field(default_factory=list)
 
 
+@functools.cache
+def _round_statement(numbered: bool) -> Any:
+    """Built once per shape (the live poll runs it every few seconds per open page)."""
+    q = select(Round).where(Round.encounter_id == bindparam("eid"))
+    if numbered:
+        q = q.where(Round.number == bindparam("number"))
+    return q.order_by(Round.number.desc()).limit(1)
+
+
 def current_round(session: Session, encounter: Encounter, number: int | None = None) -> Round | None:
     """The encounter's latest round, or round *number*."""
-    q = select(Round).where(Round.encounter_id == encounter.id)
-    if number is not None:
-        q = q.where(Round.number == number)
-    return session.scalars(q.order_by(Round.number.desc()).limit(1)).first()
+    return session.scalars(_round_statement(number is not None),
+                           {"eid": encounter.id, "number": number}).first()
 
 
 def ordered_combatants(encounter: Encounter, rnd: Round | None) -> list[Combatant]:
@@ -137,13 +153,17 @@ def preview(session: Session, rnd: Round | None) -> str:
 
 @functools.cache
 def _version_statement() -> Any:
-    """Built once: constructing (and cache-keying) eleven subqueries costs more than running them."""
+    """Built once: constructing (and cache-keying) these subqueries costs more than running them."""
     rid: Any = bindparam("rid")
     eid: Any = bindparam("eid")
     cid: Any = bindparam("cid")
     return select(
         select(func.count(Post.id)).where(Post.round_id == rid).scalar_subquery(),
-        select(func.max(Post.last_seen_at)).where(Post.round_id == rid).scalar_subquery(),
+        # not max(last_seen_at): every poll re-seeing an unchanged post moves it, and the
+        # page (and its dry-run preview) was built again after each poll for nothing. A
+        # post's edits and deletions count up its revisions_seen; ids catch moves.
+        select(func.sum(Post.revisions_seen)).where(Post.round_id == rid).scalar_subquery(),
+        select(func.sum(Post.id)).where(Post.round_id == rid).scalar_subquery(),
         select(func.count(Declaration.id)).where(Declaration.round_id == rid).scalar_subquery(),
         select(func.max(Declaration.updated_at)).where(Declaration.round_id == rid).scalar_subquery(),
         select(func.count(Reply.id)).where(Reply.round_id == rid).scalar_subquery(),
@@ -162,8 +182,9 @@ def _version_statement() -> Any:
 
 
 def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
-    """A fingerprint that changes whenever the page would: posts, declarations, overrides,
-    combatants, the round, its reply, the houserules. One query."""
+    """A fingerprint that changes whenever the page would: posts (new, edited, deleted, moved;
+    not merely seen again by a poll), declarations, overrides, combatants, the round, its
+    reply, the houserules. One query."""
     row = session.execute(_version_statement(), {"rid": rnd.id if rnd is not None else -1,
                                                  "eid": encounter.id, "cid": encounter.campaign_id}).one()
     parts: list[Any] = [encounter.id, encounter.round_number, encounter.status, encounter.order,
@@ -206,23 +227,22 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     key = (str(session.get_bind().engine.url), rnd.id if rnd else None, page_version)
     preview_text = _PREVIEWS.get(key)
     if preview_text is None:
-        preview_text = preview(session, rnd)
-        _PREVIEWS[key] = preview_text
-        while len(_PREVIEWS) > 64:
-            _PREVIEWS.pop(next(iter(_PREVIEWS)))
+        preview_text = _keep(_PREVIEWS, key, preview(session, rnd))
         # the preview expired the session: reload what was loaded before it
         encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
         rnd = current_round(session, encounter, number)
     # read only from here on: nothing to flush before each query (the declarations' views
     # below would otherwise make the unit of work scan the session every time)
     with session.no_autoflush:
-        ctx = _read(session, encounter, rnd)
+        ctx = _read(session, encounter, rnd, key)
     ctx["preview"] = preview_text
     ctx["version"] = page_version
     return ctx
 
 
-def _read(session: Session, encounter: Encounter, rnd: Round | None) -> dict[str, Any]:
+def _read(session: Session, encounter: Encounter, rnd: Round | None,
+          key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+    """The page's rows; *key* (database, round, page version) keeps the actions left."""
     combatants = ordered_combatants(encounter, rnd)
     by_id = {c.id: c for c in combatants}
     posts: list[PostView] = []
@@ -260,7 +280,13 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None) -> dict[str
                                          .order_by(Override.id)))
     declared = {d.combatant_id for d in decls if not d.deleted}
     missing = [c for c in combatants if c.player and not c.down and c.id not in declared]
-    remaining = economy.remaining(session, encounter, rnd, decls)
+    # the ruleset planning every declaration again costs more than the page's queries:
+    # like the preview, kept per page version (which changes with every input of it)
+    remaining = _REMAINING.get(key) if key is not None else None
+    if remaining is None:
+        remaining = economy.remaining(session, encounter, rnd, decls)
+        if key is not None:
+            _keep(_REMAINING, key, remaining)
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
     # from the overrides just loaded (ov.roll_totals' query, without running it again)

@@ -91,12 +91,12 @@ def test_a_lazy_load_per_row_would_fail(fights: dict[str, str]) -> None:
 
     original = encounter_view._read
 
-    def n_plus_one(session: Any, encounter: Any, rnd: Any) -> dict[str, Any]:
+    def n_plus_one(session: Any, encounter: Any, rnd: Any, *args: Any) -> dict[str, Any]:
         from sqlalchemy import select
 
         from pbp.store.models import Post
 
-        ctx = original(session, encounter, rnd)
+        ctx = original(session, encounter, rnd, *args)
         for d in ctx["declarations"]:  # what a lazy load per declaration amounts to
             session.scalars(select(Post).where(Post.id == d.post_id)).first()
         return ctx
@@ -108,3 +108,42 @@ def test_a_lazy_load_per_row_would_fail(fights: dict[str, str]) -> None:
     finally:
         encounter_view._read = original  # type: ignore[assignment]
     assert large["page"] > small["page"]
+
+
+def _records(db_url: str, thread_id: int, edit: str | None = None) -> int:
+    """The thread's posts ingested again as a poll sees them (one edited if *edit*);
+    returns how many posts the poll saw."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import select
+
+    from pbp.rounds import service
+    from pbp.sources.base import PostRecord
+    from pbp.store.models import Post
+
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        posts = list(s.scalars(select(Post).where(Post.thread_id == thread_id, Post.is_ours.is_(False))
+                               .order_by(Post.id)))
+        records = [PostRecord(platform_id=p.platform_id, author=p.author, posted_at=p.posted_at, body=p.body,
+                              text=p.text, fmt=p.fmt, revision=p.content_hash, url=p.url) for p in posts]
+        if edit is not None:
+            last = records[-1]
+            records[-1] = PostRecord(platform_id=last.platform_id, author=last.author, posted_at=last.posted_at,
+                                     body=last.body + edit, text=last.text + edit, fmt=last.fmt, url=last.url,
+                                     change="edited")
+        service.ingest_posts(s, thread_id, records, now=datetime.now(UTC))
+    engine.dispose()
+    return len(records)
+
+
+def test_a_poll_that_changes_nothing_keeps_the_page_version(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """A poll re-seeing the same posts (their last_seen_at moves) is no change: no full
+    refresh for every open page, no dry-run preview again. An edit is one."""
+    live = f"/encounters/{ids['encounter']}/live"
+    version = alice.get(live).get_json()["version"]
+    assert _records(db_url, ids["thread"]) > 0
+    assert alice.get(f"{live}?v={version}").get_json() == {"changed": False, "version": version}
+    _records(db_url, ids["thread"], edit="\nI also shout a warning.")
+    after = alice.get(f"{live}?v={version}").get_json()
+    assert after["changed"] is True and after["version"] != version
