@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from sqlalchemy import select
+from sqlalchemy import select, text
 
 from tests.conftest import ROOT
 
@@ -129,6 +129,9 @@ def test_topic_list_watching_polls_only_threads_that_grew(env: Any) -> None:
             assert len(list(s.scalars(select(m.Post)))) == 8 * 7 + 1
         before = forum.requests
         assert env.tasks.watch_forum.apply(args=[listing], throw=True).get() == 0
-        assert forum.requests - before == 1 and forum.not_modified >= 1  # 304
+        with env.engine.connect() as conn:  # say why, if the list was not read
+            error = conn.execute(text("SELECT last_error FROM pbp_watch_state")).scalar()
+        assert (forum.requests - before, error) == (1, None)
+        assert forum.not_modified >= 1  # 304
     finally:
         server.shutdown()
