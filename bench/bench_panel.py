@@ -10,6 +10,9 @@
    the common answer "nothing changed" (``?v=<current version>``), the full answer
    (fragments re-rendered), and the login page as the baseline, all in the same run.
    Load generator and server share this machine's cores: the figures are a floor.
+3. The refresh right after a worker's poll re-saw the 200 posts unchanged (the service
+   layer's ``ingest_posts``), with the version the page held before it: a full answer
+   (and a new dry-run preview) if the poll changed the version, ``changed: false`` if not.
 
 ``--before REV`` measures the code of git revision REV too, in the same run, on a copy of
 the same seeded database and with the same load generator (``git archive`` into a
@@ -184,10 +187,45 @@ def measure(url: str, ids: dict, args: argparse.Namespace, data_dir: str) -> dic
                   f"{'mean' if gen is load_ab else 'median'} {ms:.1f} ms", flush=True)
         b = out["login_rps"]
         print(f"ratios to the login page: unchanged {out['unchanged_rps'] / b:.2f}x, full {out['full_rps'] / b:.3f}x")
+        times, changed = [], []
+        for _ in range(3):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            conn.request("GET", live, headers={"Cookie": cookie, "User-Agent": UA})
+            before = json.loads(conn.getresponse().read())["version"]
+            poll_unchanged(url, ids["thread"])
+            t = time.perf_counter()
+            conn.request("GET", f"{live}?v={before}", headers={"Cookie": cookie, "User-Agent": UA})
+            answer = json.loads(conn.getresponse().read())
+            times.append(time.perf_counter() - t)
+            changed.append(answer["changed"])
+            conn.close()
+        out["after_poll_ms"] = statistics.median(times) * 1000
+        print(f"refresh after a poll that re-saw the 200 posts unchanged: {out['after_poll_ms']:.1f} ms median, "
+              f"changed={changed}", flush=True)
     finally:
         proc.terminate()
         proc.wait(10)
     return out
+
+
+def poll_unchanged(url: str, thread_id: int) -> None:
+    """What a worker's poll does when nobody posted: the thread's posts ingested again as
+    they are (through the service layer)."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import select
+
+    from pbp.rounds import service
+    from pbp.sources.base import PostRecord
+    from pbp.store.models import Post
+
+    engine = make_engine(url)
+    with session_scope(engine) as s:
+        posts = s.scalars(select(Post).where(Post.thread_id == thread_id, Post.is_ours.is_(False)).order_by(Post.id))
+        records = [PostRecord(platform_id=p.platform_id, author=p.author, posted_at=p.posted_at, body=p.body,
+                              text=p.text, fmt=p.fmt, revision=p.content_hash, url=p.url) for p in posts]
+        service.ingest_posts(s, thread_id, records, now=datetime.now(UTC))
+    engine.dispose()
 
 
 def copy_db(src: Path, dst: Path) -> str:
@@ -244,7 +282,8 @@ def main() -> None:
                                      ("dashboard_ms", "dashboard render (baseline)", "ms"),
                                      ("login_rps", "login page (baseline)", "req/s"),
                                      ("unchanged_rps", "live JSON, nothing changed", "req/s"),
-                                     ("full_rps", "live JSON, full fragments", "req/s")):
+                                     ("full_rps", "live JSON, full fragments", "req/s"),
+                                     ("after_poll_ms", "refresh after an unchanged poll", "ms")):
                 ratio = b[key] / a[key] if unit == "ms" else a[key] / b[key]
                 print(f"{label:36}{b[key]:>9.1f} {unit:<3}{a[key]:>8.1f} {unit:<5}{ratio:>5.1f}x")
 

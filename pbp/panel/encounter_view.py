@@ -196,7 +196,7 @@ def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
 
 def _kind_options(kinds: list[str]) -> dict[str | None, Markup]:
     """The action-kind ``<option>`` list of the "correct" form, once per selected kind
-    (the same markup the template wrote per inferred action: 200 posts, 20 kinds each)."""
+    (the markup the template wrote, option by option, for each of some 400 inferred actions)."""
     out: dict[str | None, Markup] = {
         k: Markup("".join(f"<option{' selected' if o == k else ''}>{escape(o)}</option>" for o in kinds))
         for k in kinds}
