@@ -17,7 +17,7 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from sqlalchemy import bindparam, func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
 from ..rules.model import ActionKind
@@ -69,7 +69,9 @@ class PostView:
 @functools.cache
 def _round_statement(numbered: bool) -> Any:
     """Built once per shape (the live poll runs it every few seconds per open page)."""
-    q = select(Round).where(Round.encounter_id == bindparam("eid"))
+    # the resolution snapshots (the whole encounter, twice) are not shown: not read either
+    q = select(Round).options(defer(Round.state_before), defer(Round.state_after)) \
+        .where(Round.encounter_id == bindparam("eid"))
     if numbered:
         q = q.where(Round.number == bindparam("number"))
     return q.order_by(Round.number.desc()).limit(1)
@@ -253,7 +255,9 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
     replies: list[Reply] = []
     overrides: list[Override] = []
     if rnd is not None:
-        post_rows = list(session.scalars(select(Post).where(Post.round_id == rnd.id, Post.is_ours.is_(False))
+        # the platform's markup is not shown (the text is): a forum page's HTML left unread
+        post_rows = list(session.scalars(select(Post).options(defer(Post.body))
+                                         .where(Post.round_id == rnd.id, Post.is_ours.is_(False))
                                          .order_by(Post.posted_at, Post.id)))
         decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
                                                                Declaration.superseded.is_(False))
