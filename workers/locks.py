@@ -27,19 +27,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
-metadata = sa.MetaData()
-#: Kept outside the domain models on purpose: it is infrastructure, holds nothing to
-#: migrate (a lost row is an expired lease), and is created on first use.
-leases_table = sa.Table(
-    "pbp_leases", metadata,
-    sa.Column("name", sa.String(200), primary_key=True),
-    sa.Column("holder", sa.String(64), nullable=False),
-    sa.Column("expires_at", sa.Float, nullable=False),  # unix time, seconds
-)
+from pbp.store.infra import leases_table
+
+#: created by migration 0004; ``create_all`` keeps a bare engine (tests) working
+metadata = leases_table.metadata
 
 
 @dataclass
@@ -96,7 +90,7 @@ class DatabaseLease:
     def __init__(self, engine: Engine, clock: Any = time.time) -> None:
         self.engine = engine
         self.clock = clock
-        metadata.create_all(engine, checkfirst=True)
+        metadata.create_all(engine, tables=[leases_table], checkfirst=True)
 
     def acquire(self, name: str, ttl: float) -> Lease:
         holder = secrets.token_hex(8)

@@ -8,7 +8,7 @@ re-read every ``recheck_factor`` intervals (default 10) for edits and deletions,
 do not move a topic's last post, and for anything the listing walk did not reach.
 
 The listing's state (last post per topic, ETag) lives in ``pbp_watch_state``, beside the
-leases: infrastructure, created on first use; losing a row costs one full listing walk.
+leases (:mod:`pbp.store.infra`, migration 0004); losing a row costs one full listing walk.
 """
 
 from __future__ import annotations
@@ -21,17 +21,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
-from .locks import metadata
+from pbp.store.infra import watch_table
 
-watch_table = sa.Table(
-    "pbp_watch_state", metadata,
-    sa.Column("key", sa.String(500), primary_key=True),
-    sa.Column("state", sa.Text, nullable=False, default="{}"),
-    sa.Column("next_check", sa.Float, nullable=False, default=0.0),
-    sa.Column("last_check", sa.Float),
-    sa.Column("last_error", sa.Text),
-    sa.Column("error_count", sa.Integer, nullable=False, default=0),
-)
+from .locks import metadata
 
 #: a listing-watched thread is re-read in full every this many poll intervals
 RECHECK_FACTOR = 10

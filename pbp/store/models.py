@@ -448,3 +448,7 @@ event.listen(RollRecord.__table__, "after_create",
              DDL(ROLLS_FUNCTION_PG).execute_if(dialect="postgresql"))
 event.listen(RollRecord.__table__, "after_create",
              DDL(ROLLS_TRIGGER_PG).execute_if(dialect="postgresql"))
+
+
+# The workers' infrastructure tables belong to the same metadata (migration 0004).
+from . import infra  # noqa: E402,F401

@@ -12,7 +12,7 @@ from pbp.store.models import Base
 
 TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
-          "overrides", "audit_log"}
+          "overrides", "audit_log", "pbp_leases", "pbp_watch_state"}
 
 
 def _tables(url: str) -> set[str]:
@@ -25,10 +25,10 @@ def _tables(url: str) -> set[str]:
 
 def test_upgrade_head_on_an_empty_database(empty_url):
     upgrade(empty_url)
-    assert current_revision(empty_url) == "0003"
+    assert current_revision(empty_url) == "0004"
     assert _tables(empty_url) == TABLES
     upgrade(empty_url)                    # again: nothing to do
-    assert current_revision(empty_url) == "0003"
+    assert current_revision(empty_url) == "0004"
 
 
 def test_migrations_match_the_models(empty_url):
@@ -55,7 +55,7 @@ def test_downgrade_step_by_step_and_up_again(empty_url):
     downgrade(empty_url, "base")
     assert current_revision(empty_url) is None and _tables(empty_url) == set()
     upgrade(empty_url)
-    assert current_revision(empty_url) == "0003" and _tables(empty_url) == TABLES
+    assert current_revision(empty_url) == "0004" and _tables(empty_url) == TABLES
 
 
 def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
@@ -66,8 +66,8 @@ def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
 
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PBP_DATABASE_URL": empty_url}
-    for args, rev in ((["upgrade", "head"], "0003"), (["downgrade", "-1"], "0002"),
-                      (["upgrade", "head"], "0003")):
+    for args, rev in ((["upgrade", "head"], "0004"), (["downgrade", "-1"], "0003"),
+                      (["upgrade", "head"], "0004")):
         done = subprocess.run([sys.executable, "-m", "alembic", "-c", str(root / "alembic.ini"),
                                *args], cwd=root, env=env, capture_output=True, text=True, check=False,
                               timeout=120)
@@ -113,5 +113,21 @@ def test_the_database_refuses_to_change_a_roll_until_migrated_down(empty_url):
         downgrade(empty_url, "0002")
         with engine.begin() as conn:
             conn.execute(text("UPDATE rolls SET total = 20"))
+    finally:
+        engine.dispose()
+
+
+def test_0004_adopts_worker_tables_made_before_it(empty_url):
+    """Workers used to create their lease and watch tables on first use: 0004 keeps them."""
+    from workers.locks import DatabaseLease
+
+    upgrade(empty_url, "0003")
+    engine = make_engine(empty_url)
+    try:
+        lease = DatabaseLease(engine).acquire("poll:1", ttl=60)
+        assert lease and "pbp_leases" in inspect(engine).get_table_names()
+        upgrade(empty_url)
+        assert current_revision(empty_url) == "0004" and _tables(empty_url) == TABLES
+        assert not DatabaseLease(engine).acquire("poll:1", ttl=60)  # the row survived
     finally:
         engine.dispose()

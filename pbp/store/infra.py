@@ -1,0 +1,34 @@
+"""Infrastructure tables of the workers: leases and topic-list watch state.
+
+Why here and not in ``workers/``: every table of the database is described by one
+metadata (``Base.metadata``) and created by the Alembic migrations, so
+``alembic upgrade head`` gives workers what they need and the drift test covers these
+tables too. They hold nothing a narrator would miss: a lost lease row is an expired
+lease, a lost watch row costs one full walk of a forum's topic list. Workers still call
+``create_all(checkfirst=True)`` on them, so a bare engine (tests, doctests) works.
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from .models import Base
+
+#: One row per held lease (``poll:<thread id>``, ``watch:<listing url>``).
+leases_table = sa.Table(
+    "pbp_leases", Base.metadata,
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("holder", sa.String(64), nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),  # unix time, seconds
+)
+
+#: One row per watched topic list: its last-post-per-topic state and ETag, next check.
+watch_table = sa.Table(
+    "pbp_watch_state", Base.metadata,
+    sa.Column("key", sa.String(500), primary_key=True),
+    sa.Column("state", sa.Text, nullable=False, default="{}"),
+    sa.Column("next_check", sa.Float, nullable=False, default=0.0),
+    sa.Column("last_check", sa.Float),
+    sa.Column("last_error", sa.Text),
+    sa.Column("error_count", sa.Integer, nullable=False, default=0),
+)
