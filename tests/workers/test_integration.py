@@ -278,8 +278,9 @@ def _panel_shows_the_round(base: str) -> None:
     if token is not None:
         data["csrf_token"] = token["value"]
     web.post(base + "/login", data=data, timeout=30)
-    page = web.get(base + "/encounters/1", timeout=30)
+    # Round 1 by number: the demo opens round 2 right after resolving round 1.
+    page = web.get(base + "/encounters/1?round=1", timeout=30)
     assert page.status_code == 200 and "/login" not in page.url, page.url
     assert "Brienne" in page.text and "Tomas" in page.text
-    live = web.get(base + "/encounters/1/live", headers={"Accept": "application/json"}, timeout=30).json()
+    live = web.get(base + "/encounters/1/live?round=1", headers={"Accept": "application/json"}, timeout=30).json()
     assert {p["author"] for p in live.get("posts", [])} >= {"Brienne", "Tomas"}, live.keys()
