@@ -8,6 +8,12 @@ everywhere) keeps tests able to run several configurations side by side.
 >>> s = load_settings(env={"PBP_DATA_DIR": "/tmp/x", "PBP_POLL_INTERVAL": "30"})
 >>> s.database_url, s.poll_interval
 ('sqlite:////tmp/x/pbp.sqlite', 30)
+
+Worker knobs are settings like any other (``PBP_RETRY_MAX`` -> ``retry_max``):
+
+>>> s = load_settings(env={"PBP_RETRY_MAX": "3", "PBP_BROKER_KEYPREFIX": "run1:"})
+>>> s.retry_max, s.broker_keyprefix, s.final_poll_grace
+(3, 'run1:', 600.0)
 """
 
 from __future__ import annotations
@@ -47,6 +53,15 @@ class Settings:
     approval_mode: bool = False
     panel_host: str = "127.0.0.1"
     panel_port: int = 5000
+    # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)
+    broker_polling_interval: float = 0.1
+    broker_keyprefix: str = ""
+    lock_url: str = ""
+    poll_lease_ttl: float = 120.0
+    final_poll_grace: float = 600.0
+    retry_max: int = 8
+    retry_base: float = 2.0
+    retry_cap: float = 600.0
 
     @property
     def data_path(self) -> Path:

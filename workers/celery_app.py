@@ -21,7 +21,6 @@ their own settings. What the configuration guarantees, and why:
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 from typing import Any
 
@@ -45,9 +44,10 @@ ROUTES = {
     "pbp.resolve_round": {"queue": "pbp.rounds"},
     "pbp.deliver_reply": {"queue": "pbp.deliver"},
 }
-#: Seconds between two polls of the SQLite broker. 1 s (kombu's default) makes a round
-#: trip ~0.6 s; 0.1 s keeps it near 0.1 s for a few ms of CPU a second (docs/operations.md).
-DEFAULT_SQLITE_POLLING = 0.1
+#: Seconds between two polls of the SQLite broker (setting ``broker_polling_interval``).
+#: 1 s (kombu's default) makes a round trip ~0.6 s; 0.1 s keeps it near 0.1 s for a few ms
+#: of CPU a second (docs/operations.md).
+DEFAULT_SQLITE_POLLING = Settings.broker_polling_interval
 
 
 def _embedded_broker(url: str) -> bool:
@@ -103,14 +103,13 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
         # Longer than the longest retry countdown, or Redis would hand a waiting retry out twice.
         conf["broker_transport_options"] = {"visibility_timeout": 3600, "socket_timeout": 10,
                                             "socket_connect_timeout": 5}
-        prefix = os.environ.get("PBP_BROKER_KEYPREFIX")
+        prefix = settings.broker_keyprefix
         if prefix:  # several deployments (or test runs) sharing one Redis never see each other's tasks
             conf["broker_transport_options"]["global_keyprefix"] = prefix
     if _embedded_broker(broker):
         import kombu.transport.sqlalchemy as sqla_transport
 
-        sqla_transport.Transport.polling_interval = float(
-            os.environ.get("PBP_BROKER_POLLING_INTERVAL", DEFAULT_SQLITE_POLLING))
+        sqla_transport.Transport.polling_interval = settings.broker_polling_interval
     settings.data_path.mkdir(parents=True, exist_ok=True)  # broker file, beat schedule
     conf.update(overrides)
     app.conf.update(conf)

@@ -120,12 +120,11 @@ class DatabaseLease:
                                 .values(expires_at=self.clock() + ttl)).rowcount == 1
 
 
-def lease_backend(lock_url: str | None, engine: Engine) -> LeaseBackend:
-    """Redis when *lock_url* is a Redis URL (usually the broker's), else the database."""
+def lease_backend(lock_url: str | None, engine: Engine, *, prefix: str = "") -> LeaseBackend:
+    """Redis when *lock_url* is a Redis URL (usually the broker's), else the database.
+    *prefix* is the settings' ``broker_keyprefix`` (deployments sharing one Redis)."""
     if lock_url and lock_url.split("://", 1)[0] in {"redis", "rediss"}:
-        import os
-
-        return RedisLease(lock_url, prefix=os.environ.get("PBP_BROKER_KEYPREFIX", "") + "pbp:lease:")
+        return RedisLease(lock_url, prefix=prefix + "pbp:lease:")
     return DatabaseLease(engine)
 
 

@@ -20,12 +20,8 @@ from pbp.store.db import make_engine
 
 from .locks import LeaseBackend, lease_backend
 
-#: Retry policy for platform errors (env overrides exist for tests and operators).
-RETRY_MAX = int(os.environ.get("PBP_RETRY_MAX", "8"))
-RETRY_BASE = float(os.environ.get("PBP_RETRY_BASE", "2"))
-RETRY_CAP = float(os.environ.get("PBP_RETRY_CAP", "600"))
-#: How long one poll may hold its thread's lease (a killed worker's lease expires then).
-POLL_LEASE_TTL = float(os.environ.get("PBP_POLL_LEASE_TTL", "120"))
+# The retry policy (retry_max, retry_base, retry_cap) and the lease TTL (poll_lease_ttl)
+# are settings: ``runtime().settings``.
 #: +- this fraction of a thread's interval is added at random to its next poll time.
 POLL_JITTER = 0.1
 
@@ -35,6 +31,10 @@ class Runtime:
     settings: Settings
     engine: Engine
     leases: LeaseBackend
+
+    def backoff(self, retries: int, retry_after: float | None = None) -> float:
+        """:func:`backoff` with this process's ``retry_base`` and ``retry_cap``."""
+        return backoff(retries, retry_after, base=self.settings.retry_base, cap=self.settings.retry_cap)
 
 
 _cache: dict[tuple[int, Settings], Runtime] = {}
@@ -46,8 +46,8 @@ def runtime(settings: Settings | None = None) -> Runtime:
     rt = _cache.get(key)
     if rt is None:
         engine = make_engine(settings.database_url)
-        lock_url = os.environ.get("PBP_LOCK_URL") or settings.broker_url
-        rt = Runtime(settings, engine, lease_backend(lock_url, engine))
+        lock_url = settings.lock_url or settings.broker_url
+        rt = Runtime(settings, engine, lease_backend(lock_url, engine, prefix=settings.broker_keyprefix))
         _cache[key] = rt
     return rt
 
@@ -55,15 +55,16 @@ def runtime(settings: Settings | None = None) -> Runtime:
 def backoff(retries: int, retry_after: float | None = None, *, base: float | None = None,
             cap: float | None = None, rng: random.Random | None = None) -> float:
     """Seconds before retry number *retries* + 1: exponential with "equal jitter"
-    (half fixed, half random), never below the platform's ``retry_after``.
+    (half fixed, half random), never below the platform's ``retry_after``. *base* and
+    *cap* default to the settings' defaults; workers pass their ``retry_base``/``retry_cap``.
 
     >>> backoff(0, rng=random.Random(1)) <= 2 and backoff(3, rng=random.Random(1)) >= 8
     True
     >>> backoff(0, retry_after=30.0, rng=random.Random(1)) >= 30
     True
     """
-    base = RETRY_BASE if base is None else base
-    cap = RETRY_CAP if cap is None else cap
+    base = Settings.retry_base if base is None else base
+    cap = Settings.retry_cap if cap is None else cap
     rng = rng or random
     step = min(cap, base * (2 ** retries))
     delay = step / 2 + rng.uniform(0, step / 2)

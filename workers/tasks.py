@@ -21,7 +21,7 @@ deliver_reply       no         NOT harmless if the platform is slow to show the 
 ==================  =========  ===============================================================
 
 Platform errors (:class:`~pbp.sources.base.SourceError` with ``retryable``) retry with
-exponential backoff and jitter, honouring ``retry_after``; after ``RETRY_MAX`` tries the
+exponential backoff and jitter, honouring ``retry_after``; after ``retry_max`` tries (a setting) the
 thread or reply shows the cause (``last_error``) to the narrator. Nothing is dropped:
 a failed reply stays in the outbox until a narrator re-queues or cancels it.
 """
@@ -47,7 +47,7 @@ from pbp.store.models import Reply, Round, Thread
 
 from . import runtime as rtm
 from . import watch
-from .runtime import backoff, enqueue_after_commit, jittered
+from .runtime import enqueue_after_commit, jittered
 
 log = logging.getLogger("workers.tasks")
 
@@ -120,7 +120,7 @@ def watch_forum(self: Any, listing_url: str) -> int:
     """Read a forum's topic list; poll only the watched threads whose last post changed."""
     rt = _rt(self)
     with log_context(listing=listing_url, task=self.request.id):
-        lease = rt.leases.acquire(f"watch:{listing_url}", rtm.POLL_LEASE_TTL)
+        lease = rt.leases.acquire(f"watch:{listing_url}", rt.settings.poll_lease_ttl)
         if not lease:
             return 0
         try:
@@ -143,7 +143,7 @@ def watch_forum(self: Any, listing_url: str) -> int:
             try:
                 result = watch.watcher_for(listing_url, options, rt.settings).changed(state or None)
             except SourceError as exc:
-                delay = max(interval, backoff(min(self.request.retries, 6), exc.retry_after))
+                delay = max(interval, rt.backoff(min(self.request.retries, 6), exc.retry_after))
                 with rt.engine.begin() as conn:
                     watch.save_state(conn, listing_url, next_check=time.time() + delay,
                                      error=f"{type(exc).__name__}: {exc}"[:2000])
@@ -215,7 +215,7 @@ def _fetch_and_store(rt: rtm.Runtime, thread_id: int) -> tuple[FetchResult, int]
     """Fetch what is new in one thread and store it with the new cursor, under its lease.
     None when the thread is gone or inactive; raises :class:`_Busy` when leased elsewhere
     and the source's errors as they are."""
-    lease = rt.leases.acquire(f"poll:{thread_id}", rtm.POLL_LEASE_TTL)
+    lease = rt.leases.acquire(f"poll:{thread_id}", rt.settings.poll_lease_ttl)
     if not lease:
         raise _Busy(thread_id)
     try:
@@ -263,15 +263,15 @@ def poll_thread(self: Any, thread_id: int) -> int:
 
 def _retry_or_give_up(task: Any, rt: rtm.Runtime, thread_id: int, exc: SourceError) -> int:
     retries = task.request.retries
-    if exc.retryable and retries < rtm.RETRY_MAX:
-        delay = backoff(retries, exc.retry_after)
+    if exc.retryable and retries < rt.settings.retry_max:
+        delay = rt.backoff(retries, exc.retry_after)
         _record_thread_error(rt, thread_id, exc, delay)
         log.warning("poll failed; retrying", extra={"error": str(exc), "retry_in": round(delay, 1),
                                                     "attempt": retries + 1})
-        raise task.retry(countdown=delay, exc=exc, max_retries=rtm.RETRY_MAX)
+        raise task.retry(countdown=delay, exc=exc, max_retries=rt.settings.retry_max)
     # Not retryable (404, login refused, layout changed) or out of tries: visible, and the
     # thread keeps its schedule (the next poll tries again after a long pause).
-    _record_thread_error(rt, thread_id, exc, backoff(rtm.RETRY_MAX, exc.retry_after))
+    _record_thread_error(rt, thread_id, exc, rt.backoff(rt.settings.retry_max, exc.retry_after))
     log.error("poll failed", extra={"error": str(exc), "retryable": exc.retryable})
     return 0
 
@@ -352,16 +352,12 @@ def resolve_round(self: Any, round_id: int) -> None:
         log.info("round resolved")
 
 
-#: how long past its deadline a resolution waits for its thread to answer a last poll
-FINAL_POLL_GRACE = float(__import__("os").environ.get("PBP_FINAL_POLL_GRACE", "600"))
-
-
 def _final_poll(task: Any, rt: rtm.Runtime, round_id: int, thread_id: int) -> bool:
     """Read the thread once more before resolving, so a post made before the deadline but
     not yet polled (a worker backlog, a broker or platform outage) still counts.
 
     Returns False when the resolution is deferred: the platform failed and the round is
-    less than ``FINAL_POLL_GRACE`` past its deadline. Nothing is scheduled: the round stays
+    less than the ``final_poll_grace`` setting past its deadline. Nothing is scheduled: the round stays
     due, so the next sweep tries again (a per-message retry count would restart with every
     sweep); past the grace it is resolved with what is stored.
     """
@@ -381,7 +377,7 @@ def _final_poll(task: Any, rt: rtm.Runtime, round_id: int, thread_id: int) -> bo
             return True
         _record_thread_error(rt, thread_id, exc, None)
         reason = str(exc)
-    if overdue >= FINAL_POLL_GRACE:
+    if overdue >= rt.settings.final_poll_grace:
         log.warning("final poll failed past the grace; resolving with what is stored",
                     extra={"error": reason})
         return True
@@ -404,7 +400,7 @@ def deliver_reply(self: Any, reply_id: int) -> str | None:
         thread_id, round_id = thread.id, reply.round_id
         kind, url, options = thread.kind, thread.url, dict(thread.options or {})
     with log_context(thread_id=thread_id, round_id=round_id, reply_id=reply_id, task=self.request.id):
-        lease = rt.leases.acquire(f"reply:{reply_id}", rtm.POLL_LEASE_TTL)
+        lease = rt.leases.acquire(f"reply:{reply_id}", rt.settings.poll_lease_ttl)
         if not lease:
             log.info("delivery skipped: another worker is delivering this reply")
             return None
@@ -423,8 +419,8 @@ def deliver_reply(self: Any, reply_id: int) -> str | None:
 
 def _delivery_failed(task: Any, rt: rtm.Runtime, reply_id: int, exc: SourceError) -> None:
     retries = task.request.retries
-    retry = exc.retryable and retries < rtm.RETRY_MAX
-    delay = backoff(retries, exc.retry_after) if retry else None
+    retry = exc.retryable and retries < rt.settings.retry_max
+    delay = rt.backoff(retries, exc.retry_after) if retry else None
     with session_scope(rt.engine) as s:
         reply = s.get(Reply, reply_id)
         reply.attempts = (reply.attempts or 0) + 1
@@ -437,6 +433,6 @@ def _delivery_failed(task: Any, rt: rtm.Runtime, reply_id: int, exc: SourceError
     if retry:
         log.warning("delivery failed; retrying", extra={"error": str(exc), "retry_in": round(delay, 1),
                                                         "attempt": retries + 1})
-        raise task.retry(countdown=delay, exc=exc, max_retries=rtm.RETRY_MAX)
+        raise task.retry(countdown=delay, exc=exc, max_retries=rt.settings.retry_max)
     log.error("delivery failed; held for the narrator", extra={"error": str(exc)})
     return None
