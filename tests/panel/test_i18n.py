@@ -25,13 +25,15 @@ def _extracted() -> set[str]:
 
 
 def test_template_catalog_is_current() -> None:
-    pot = {m.id for m in read_po((TRANSLATIONS / "messages.pot").open("rb")) if m.id}
+    with (TRANSLATIONS / "messages.pot").open("rb") as f:
+        pot = {m.id for m in read_po(f) if m.id}
     assert _extracted() <= pot, "run the pybabel extract in pbp/panel/babel.cfg, then update the .po files"
 
 
 @pytest.mark.parametrize("lang", ["pt", "ru"])
 def test_every_message_is_translated(lang: str) -> None:
-    po = read_po((TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po").open("rb"))
+    with (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        po = read_po(f)
     untranslated = [m.id for m in po if m.id and not m.string]
     assert not untranslated
     assert _extracted() <= {m.id for m in po if m.id}
