@@ -42,6 +42,8 @@ def test_every_message_is_translated(lang: str) -> None:
 @pytest.mark.parametrize("lang", ["en", "pt", "ru"])
 def test_mo_matches_po(lang: str) -> None:
     folder = TRANSLATIONS / lang / "LC_MESSAGES"
-    po = {m.id: m.string for m in read_po((folder / "messages.po").open("rb")) if m.id and m.string}
-    mo = {m.id: m.string for m in read_mo((folder / "messages.mo").open("rb")) if m.id and m.string}
+    with (folder / "messages.po").open("rb") as f:
+        po = {m.id: m.string for m in read_po(f) if m.id and m.string}
+    with (folder / "messages.mo").open("rb") as f:
+        mo = {m.id: m.string for m in read_mo(f) if m.id and m.string}
     assert po == mo, "compile: pybabel compile -d pbp/panel/translations"
