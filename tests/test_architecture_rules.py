@@ -125,3 +125,67 @@ def test_the_check_lets_pure_imports_pass() -> None:
     source = ("from ..dice import DiceBox\nfrom ..errors import PbpError\n"
               "from . import conditions as C\nimport dataclasses\n")
     assert offences(source, "pbp.rules.example") == []
+
+
+def _edges(modules: list[str]) -> dict[str, set[str]]:
+    """Module -> the project modules it imports at its top level (``TYPE_CHECKING`` too)."""
+    sources = _sources()
+    out: dict[str, set[str]] = {}
+    for module in modules:
+        path = sources[module]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        out[module] = {name for _line, name in _imports(tree, module, path.name == "__init__.py")
+                       if name in sources and name != module}
+    return out
+
+
+def _cycle(edges: dict[str, set[str]]) -> list[str] | None:
+    """One import cycle among *edges*, or None (depth-first search)."""
+    state: dict[str, int] = {}   # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(m: str) -> list[str] | None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(edges.get(m, ())):
+            if state.get(n) == 1:
+                return stack[stack.index(n):] + [n]
+            if n not in state and (found := visit(n)):
+                return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    for m in sorted(edges):
+        if m not in state and (found := visit(m)):
+            return found
+    return None
+
+
+def test_no_import_cycle_in_the_rules_and_what_they_use() -> None:
+    assert _cycle(_edges(reached_from_rules())) is None
+
+
+def test_the_cycle_check_finds_a_cycle() -> None:
+    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _cycle({"a": {"b"}, "b": set()}) is None
+
+
+def inner_imports(source: str) -> list[int]:
+    """Lines of imports that are not at a module's top (inside a function or class)."""
+    tree = ast.parse(source)
+    top = {id(n) for n in tree.body}
+    top |= {id(n) for stmt in tree.body if isinstance(stmt, (ast.If, ast.Try))
+            for n in ast.walk(stmt)}
+    return [n.lineno for n in ast.walk(tree)
+            if isinstance(n, (ast.Import, ast.ImportFrom)) and id(n) not in top]
+
+
+@pytest.mark.parametrize("module", reached_from_rules())
+def test_rules_modules_import_at_their_top(module: str) -> None:
+    """No import hidden inside a function (the way a cycle used to be dodged)."""
+    assert inner_imports(_sources()[module].read_text(encoding="utf-8")) == []
+
+
+def test_the_inner_import_check_sees_one() -> None:
+    assert inner_imports("import re\n\ndef f():\n    from .x import y\n") == [4]

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from ..dice import DiceBox
 from .context import Budget, RoundContext
-from .model import Encounter, Declaration
+from .model import Declaration, Encounter
 from .setup import round_number, ruleset_for
 
 
