@@ -356,10 +356,6 @@ def _latency(ctx: RoundContext, rs: Ruleset, c: Combatant, decl: Declaration) ->
     return rs.latency(ctx, c, decl)
 
 
-def combatant_keys(encounter: Encounter) -> list[str]:
-    return [c.key for c in encounter.combatants]
-
-
 __all__ = ["Combatant", "SpeechVerdict", "actions_left", "fight_over", "known_conditions",
            "normalise_condition", "resolve", "roll_initiative", "round_number", "ruleset_for",
            "speech_verdict", "validate"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import check_keys, deep_merge
+from .houserule_tables import check_keys, deep_merge
 from .registry import ruleset_class
 
 

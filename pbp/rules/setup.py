@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Ruleset, deep_merge
+from .base import Ruleset
+from .houserule_tables import deep_merge
 from .model import Encounter
 from .registry import get as get_ruleset
 

@@ -138,7 +138,8 @@ def test_event_sentences_are_english_here_and_translated_by_the_catalogs() -> No
 
 @pytest.mark.parametrize("module", ["pbp.rules.stats", "pbp.rules.objects", "pbp.rules.economy",
                                     "pbp.rules.conditions", "pbp.rules.registry",
-                                    "pbp.rules.speech", "pbp.rules.condition_names"])
+                                    "pbp.rules.speech", "pbp.rules.condition_names",
+                                    "pbp.rules.houserule_tables"])
 def test_docstring_examples(module: str) -> None:
     import doctest
     import importlib
