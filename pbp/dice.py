@@ -117,7 +117,7 @@ class _RandomProxy:
         return gen.randrange(start, stop, step)
 
 
-_d20_expression.random = _RandomProxy()  # type: ignore[assignment]
+_d20_expression.random = _RandomProxy()
 
 
 @dataclass(frozen=True)
