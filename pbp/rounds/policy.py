@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..houserule_files import load as load_houserules
+
 #: speech over the limit: "drop" (PBP-3 default: not part of the round) or "warn" (kept)
 SPEECH_OVERFLOW = ("drop", "warn")
 
@@ -56,13 +58,9 @@ def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dic
 
 
 def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The ruleset file's houserules with *overrides* on top (validated when the
-    engine's :mod:`pbp.rules.houserules` is present)."""
-    try:
-        from ..rules import houserules as hr
-    except ImportError:  # pragma: no cover - engine not installed yet
-        return dict(overrides)
-    return hr.load(ruleset, overrides)
+    """The ruleset file's houserules with *overrides* on top, checked against the
+    ruleset's known keys (:func:`pbp.houserule_files.load`)."""
+    return load_houserules(ruleset, overrides)
 
 
 def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float = 24.0,

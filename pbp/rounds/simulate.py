@@ -43,6 +43,7 @@ from sqlalchemy import select
 from sqlalchemy.pool import StaticPool
 
 from ..errors import UnreadableInput
+from ..scenario_files import loads
 from ..sources.base import PostRecord
 from ..store import models as m
 from ..store.db import make_engine, session_scope
@@ -121,8 +122,6 @@ def is_thread_scenario(path: str | Path) -> bool:
 
 
 def load_thread(path: str | Path) -> ThreadScript:
-    from ..rules.scenario import loads
-
     path = str(path)
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))

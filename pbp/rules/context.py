@@ -12,15 +12,24 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from . import messages
 from .model import Action, Combatant, Condition, Declaration, Encounter, Event
 from .stats import resolve_name
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .base import Ruleset
+
+class RuleBook(Protocol):
+    """What the context and the round loop ask of the ruleset they were given.
+
+    Why a protocol: :class:`~pbp.rules.base.Ruleset` builds on this module (its hooks take
+    a context), so the context names only the few things it needs and stays below it.
+    """
+
+    def rule_ref(self, step: str) -> str | None: ...
+
+    def setting(self, path: str, default: Any = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -131,7 +140,7 @@ class Defense:
 class RoundContext:
     """State of the round being resolved, plus the event log. See the module docstring."""
 
-    def __init__(self, encounter: Encounter, ruleset: Ruleset, dice: DiceBox,
+    def __init__(self, encounter: Encounter, ruleset: RuleBook, dice: DiceBox,
                  round_number: int, surprise_round: bool) -> None:
         self.encounter = encounter
         self.ruleset = ruleset

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .base import Ruleset
-from .context import Budget, Modifier, Problem, RoundContext
+from .context import Budget, Defense, Modifier, Problem, RoundContext
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
 from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
@@ -352,7 +352,5 @@ class Dnd5e(Ruleset):
 
     def defense(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
                 action: Action, weapon: Weapon, attack: Any) -> Any:
-        from .context import Defense
-
         ac = target.stat("armor", target.stat("ac", int(self.setting("attack.default_ac", 10))))
         return Defense(ac, "AC")
