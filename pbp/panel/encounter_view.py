@@ -20,7 +20,10 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
+from ..rounds import overrides as ov
+from ..rounds import service
 from ..rules.model import ActionKind
+from ..store import queries
 from ..store.models import (
     AuditEntry,
     Campaign,
@@ -34,8 +37,7 @@ from ..store.models import (
     RollRecord,
     Round,
 )
-from . import economy
-from . import overrides as ov
+from .economy import remaining as actions_remaining
 
 log = logging.getLogger(__name__)
 #: (database, round id, page version) -> preview text; small, per process.
@@ -64,23 +66,6 @@ class PostView:
     post: Post
     declarations: list[Declaration] = field(default_factory=list)
     rolls: list[RollRecord] = field(default_factory=list)
-
-
-@functools.cache
-def _round_statement(numbered: bool) -> Any:
-    """Built once per shape (the live poll runs it every few seconds per open page)."""
-    # the resolution snapshots (the whole encounter, twice) are not shown: not read either
-    q = select(Round).options(defer(Round.state_before), defer(Round.state_after)) \
-        .where(Round.encounter_id == bindparam("eid"))
-    if numbered:
-        q = q.where(Round.number == bindparam("number"))
-    return q.order_by(Round.number.desc()).limit(1)
-
-
-def current_round(session: Session, encounter: Encounter, number: int | None = None) -> Round | None:
-    """The encounter's latest round, or round *number*."""
-    return session.scalars(_round_statement(number is not None),
-                           {"eid": encounter.id, "number": number}).first()
 
 
 def ordered_combatants(encounter: Encounter, rnd: Round | None) -> list[Combatant]:
@@ -128,10 +113,10 @@ def pending_marks(session: Session, rnd: Round) -> list[str]:
     """Overrides made after the round's reply was rendered: not in the stored reply yet."""
     if rnd.state == "open" or rnd.resolved_at is None:
         return []
-    rows = session.scalars(select(Override).where(Override.round_id == rnd.id,
-                                                  Override.created_at > rnd.resolved_at)
-                           .order_by(Override.id))
-    return [ov.describe(o) for o in rows if o.kind in ov.MARKED and o.kind != "round.reresolve"]
+    enc = rnd.encounter
+    rows = [o for o in queries.round_overrides(session, rnd.id)
+            if o.created_at > rnd.resolved_at and o.kind != "round.reresolve"]
+    return ov.marks(rows, enc.campaign.language, {c.key: c.name for c in enc.combatants})
 
 
 def preview(session: Session, rnd: Round | None) -> str:
@@ -140,8 +125,6 @@ def preview(session: Session, rnd: Round | None) -> str:
     if rnd is None:
         return ""
     try:
-        from ..rounds import service
-
         text = service.preview_reply(session, rnd.id)
     except Exception as exc:  # the preview must never take the page down
         log.exception("preview of round %s failed", rnd.id)
@@ -219,7 +202,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     """Everything the page shows. *rnd* and *page_version*, when the caller already has
     them (the live endpoint), save their queries."""
     if rnd is False:
-        rnd = current_round(session, encounter, number)
+        rnd = queries.current_round(session, encounter.id, number)
     assert rnd is not True
     if page_version is None:
         page_version = version(session, encounter, rnd)
@@ -232,7 +215,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
         preview_text = _keep(_PREVIEWS, key, preview(session, rnd))
         # the preview expired the session: reload what was loaded before it
         encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
-        rnd = current_round(session, encounter, number)
+        rnd = queries.current_round(session, encounter.id, number)
     # read only from here on: nothing to flush before each query (the declarations' views
     # below would otherwise make the unit of work scan the session every time)
     with session.no_autoflush:
@@ -262,10 +245,8 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
         decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
                                                                Declaration.superseded.is_(False))
                                      .order_by(Declaration.id)))
-        rolls = list(session.scalars(select(RollRecord).where(RollRecord.round_id == rnd.id)
-                                     .order_by(RollRecord.roll_index)))
-        events = list(session.scalars(select(EventRecord).where(EventRecord.round_id == rnd.id)
-                                      .order_by(EventRecord.seq)))
+        rolls = queries.round_rolls(session, rnd.id)
+        events = queries.round_events(session, rnd.id)
         replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id).order_by(Reply.id)))
         views = {p.id: PostView(p) for p in post_rows}
         for d in decls:
@@ -280,26 +261,22 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
                 views[r.post_id].rolls.append(r)
         posts = list(views.values())
         orphans = [d for d in decls if d.post_id not in views]
-        overrides = list(session.scalars(select(Override).where(Override.round_id == rnd.id)
-                                         .order_by(Override.id)))
-    declared = {d.combatant_id for d in decls if not d.deleted}
-    missing = [c for c in combatants if c.player and not c.down and c.id not in declared]
+        overrides = queries.round_overrides(session, rnd.id)
+    missing = queries.missing_among(combatants, decls)
     # the ruleset planning every declaration again costs more than the page's queries:
     # like the preview, kept per page version (which changes with every input of it)
     remaining = _REMAINING.get(key) if key is not None else None
     if remaining is None:
-        remaining = economy.remaining(session, encounter, rnd, decls)
+        remaining = actions_remaining(session, encounter, rnd, decls)
         if key is not None:
             _keep(_REMAINING, key, remaining)
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
     # from the overrides just loaded (ov.roll_totals' query, without running it again)
-    roll_totals = {int(o.payload["roll_index"]): int(o.payload["after"]) for o in overrides if o.kind == "roll"}
+    roll_totals = ov.totals(overrides)
     rounds = list(session.execute(select(Round.number, Round.state).where(Round.encounter_id == encounter.id)
                                   .order_by(Round.number)))
-    held = list(session.execute(select(Reply, Round.number).join(Round, Round.id == Reply.round_id)
-                                .where(Round.encounter_id == encounter.id, Reply.state == "held")
-                                .order_by(Round.number)))
+    held = queries.held_replies(session, encounter.id)
     return {
         "encounter": encounter, "round": rnd, "combatants": combatants, "posts": posts,
         "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,

@@ -16,6 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..rounds import service
 from ..rules.model import Combatant, Weapon
 from ..sources.base import PostRecord
 from ..store import models as m
@@ -61,8 +62,6 @@ def _post(i: int, author: str, at: datetime, body: str, **kw: Any) -> PostRecord
 def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime | None = None,
          approval: bool = True) -> dict[str, Any]:
     """Seed the sample; *posts* > 0 adds that many more posts to the open round (bench)."""
-    from ..rounds import service
-
     now = now or datetime.now(UTC)
     alice = m.Narrator(username="alice", display_name="Alice", language="en", password_hash=_hash(PASSWORD))
     bob = m.Narrator(username="bob", display_name="Bob", language="en", password_hash=_hash(PASSWORD))

@@ -12,21 +12,17 @@ a ``rounds`` table; everything else goes to the engine untouched.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ConfigError
+from ..rules import houserules as hr
+from ..rules import registry
+from ..rules.base import deep_merge
+
 #: speech over the limit: "drop" (PBP-3 default: not part of the round) or "warn" (kept)
 SPEECH_OVERFLOW = ("drop", "warn")
-
-
-def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(base))
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) \
-            else copy.deepcopy(v)
-    return out
 
 
 @dataclass(frozen=True)
@@ -56,12 +52,8 @@ def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dic
 
 
 def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The ruleset file's houserules with *overrides* on top (validated when the
-    engine's :mod:`pbp.rules.houserules` is present)."""
-    try:
-        from ..rules import houserules as hr
-    except ImportError:  # pragma: no cover - engine not installed yet
-        return dict(overrides)
+    """The ruleset file's houserules with *overrides* on top, checked against the
+    ruleset's known keys."""
     return hr.load(ruleset, overrides)
 
 
@@ -70,25 +62,14 @@ def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: flo
                 timezone: str = "UTC", language: str = "en") -> RoundPolicy:
     engine_over, rounds = split_houserules(houserules)
     merged = engine_houserules(ruleset, engine_over)
-    limit: int | None = None
-    overflow = "drop"
-    latency_enabled = True
-    try:
-        from ..rules import registry
-
-        rs = registry.get(ruleset, merged)
-        limit = rs.speech_limit
-        overflow = str(rs.setting("speech_overflow", overflow))
-        latency_enabled = bool(rs.setting("latency.enabled", True))
-    except ImportError:  # pragma: no cover
-        raw = int(merged.get("speech_limit", 0) or 0)
-        limit = raw or None
+    rs = registry.get(ruleset, merged)
+    limit: int | None = rs.speech_limit
+    overflow = str(rs.setting("speech_overflow", "drop"))
+    latency_enabled = bool(rs.setting("latency.enabled", True))
     if "speech_limit" in rounds:
         limit = int(rounds["speech_limit"]) or None
     overflow = str(rounds.get("speech_overflow", overflow))
     if overflow not in SPEECH_OVERFLOW:
-        from ..errors import ConfigError
-
         raise ConfigError(f"speech_overflow must be one of {', '.join(SPEECH_OVERFLOW)}, "
                           f"not {overflow!r}")
     return RoundPolicy(
@@ -102,7 +83,7 @@ def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: flo
 
 def policy_for(campaign: Any, encounter: Any) -> RoundPolicy:
     """The policy of *encounter* (a row) in *campaign* (a row)."""
-    houserules = _merge(campaign.houserules or {}, encounter.houserules or {})
+    houserules = deep_merge(campaign.houserules or {}, encounter.houserules or {})
     return make_policy(encounter.ruleset or campaign.ruleset, houserules,
                        round_hours=campaign.round_hours,
                        reminder_hours=tuple(campaign.reminder_hours or ()),
