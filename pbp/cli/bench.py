@@ -18,7 +18,8 @@ import click
 from ..dice import force_faces
 from ..errors import DiceError
 from ..rules.model import Encounter, Event
-from ..rules.scenario import RoundResult, Scenario, load, run
+from ..rules.scenario import RoundResult, Scenario, run
+from ..scenario_files import load
 
 SCHEMA_VERSION = 1
 

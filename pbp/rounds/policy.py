@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
-from ..rules import houserules as hr
+from ..houserule_files import load as load_houserules
 from ..rules import registry
 from ..rules.base import deep_merge
 
@@ -53,8 +53,8 @@ def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dic
 
 def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
     """The ruleset file's houserules with *overrides* on top, checked against the
-    ruleset's known keys."""
-    return hr.load(ruleset, overrides)
+    ruleset's known keys (:func:`pbp.houserule_files.load`)."""
+    return load_houserules(ruleset, overrides)
 
 
 def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float = 24.0,

@@ -43,7 +43,7 @@ from sqlalchemy import select
 from sqlalchemy.pool import StaticPool
 
 from ..errors import UnreadableInput
-from ..rules.scenario import loads
+from ..scenario_files import loads
 from ..sources.base import PostRecord
 from ..store import models as m
 from ..store.db import make_engine, session_scope
