@@ -22,7 +22,9 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from ..rounds import overrides as ov
 from ..rounds import service
+from ..rules import engine
 from ..rules.model import ActionKind
+from ..rules.speech import verdict as speech_verdict_of
 from ..store import queries
 from ..store.models import (
     AuditEntry,
@@ -95,7 +97,7 @@ def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Viol
         who = d.combatant.name
         if d.late:
             out.append(Violation("PBP-2", "late", str(_l("posted after the deadline")), who))
-        if d.speech_limit is not None and d.speech_count > d.speech_limit:
+        if not speech_verdict_of(d.speech_limit, d.speech_count).within:   # PBP-3, as stored
             out.append(Violation("PBP-3", "speech", str(_l("%(count)s speech lines, limit %(limit)s",
                                                              count=d.speech_count, limit=d.speech_limit)), who))
         if d.edited_after_roll:
@@ -286,4 +288,6 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
         "rounds": rounds, "held": held, "kinds": _KINDS, "kind_options": kind_options,
         "orphans": orphans, "loose_rolls": [r for r in rolls if r.post_id is None],
+        # the names the ruleset's rules read: the condition form suggests only these
+        "condition_names": engine.known_conditions(encounter.ruleset),
     }

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session
 
+from ..errors import UnreadableInput
 from ..rounds import service
 from ..rounds.overrides import (
     KINDS,
@@ -32,6 +33,7 @@ from ..rounds.overrides import (
     set_penalty,
     set_roll,
 )
+from ..rules import engine
 from ..rules.model import ActionKind
 from ..store import queries
 from ..store.models import Combatant, Declaration, Encounter, Narrator, Override, Reply, Round
@@ -47,6 +49,16 @@ def _open_round(session: Session, encounter: Encounter) -> Round | None:
     return queries.current_round(session, encounter.id)
 
 
+def _stored_name(ruleset: str, name: str | None) -> str:
+    """The name a condition is stored under: the ruleset's canonical key, or (a name it
+    does not know, perhaps stored before names were normalised) the name lower-cased."""
+    text = (name or "").strip()
+    try:
+        return engine.normalise_condition(ruleset, text)
+    except UnreadableInput:
+        return text.lower()
+
+
 # --- combatants ---------------------------------------------------------------------------
 
 
@@ -58,29 +70,30 @@ def set_hp(session: Session, combatant_id: int, hp: int, reason: str,
     enc = c.encounter
     rnd = _open_round(session, enc)
     return record(session, encounter=enc, round_id=rnd.id if rnd else None, kind="hp", target=c.key,
-                   before=before, after=c.hp, reason=reason, narrator=narrator,
-                   entity="combatant", entity_id=c.id, extra={"name": c.name})
+                  before=before, after=c.hp, reason=reason, narrator=narrator,
+                  entity="combatant", entity_id=c.id, extra={"name": c.name})
 
 
 def add_condition(session: Session, combatant_id: int, name: str, rounds: int | None, reason: str,
                   narrator: Narrator | int | None) -> Override:
     """Add condition *name* for *rounds* rounds (None: until removed), from this round."""
     reason = reason_or_fail(reason)
-    name = (name or "").strip().lower()
+    name = (name or "").strip()
     if not name:
         raise OverrideError("a condition needs a name")
     if rounds is not None and rounds < 1:
         raise OverrideError("a duration is at least one round")
     c = get_row(session, Combatant, combatant_id, "combatant")
     enc = c.encounter
+    name = engine.normalise_condition(enc.ruleset, name)   # unknown: UnreadableInput, named
     before = [dict(x) for x in c.conditions]
     cond = {"name": name, "rounds": rounds, "started_round": enc.round_number, "started_count": None,
             "source": None, "value": 0}
     c.conditions = [x for x in before if x.get("name") != name] + [cond]
     rnd = _open_round(session, enc)
     return record(session, encounter=enc, round_id=rnd.id if rnd else None, kind="condition.add",
-                   target=c.key, before=before, after=c.conditions, reason=reason, narrator=narrator,
-                   entity="combatant", entity_id=c.id, extra={"name": c.name, "condition": name,
+                  target=c.key, before=before, after=c.conditions, reason=reason, narrator=narrator,
+                  entity="combatant", entity_id=c.id, extra={"name": c.name, "condition": name,
                                                               "rounds": rounds})
 
 
@@ -88,7 +101,7 @@ def remove_condition(session: Session, combatant_id: int, name: str, reason: str
                      narrator: Narrator | int | None) -> Override:
     reason = reason_or_fail(reason)
     c = get_row(session, Combatant, combatant_id, "combatant")
-    name = (name or "").strip().lower()
+    name = _stored_name(c.encounter.ruleset, name)
     before = [dict(x) for x in c.conditions]
     if not any(x.get("name") == name for x in before):
         raise OverrideError(f"{c.name} has no condition {name!r}")
@@ -96,8 +109,8 @@ def remove_condition(session: Session, combatant_id: int, name: str, reason: str
     enc = c.encounter
     rnd = _open_round(session, enc)
     return record(session, encounter=enc, round_id=rnd.id if rnd else None, kind="condition.remove",
-                   target=c.key, before=before, after=c.conditions, reason=reason, narrator=narrator,
-                   entity="combatant", entity_id=c.id, extra={"name": c.name, "condition": name})
+                  target=c.key, before=before, after=c.conditions, reason=reason, narrator=narrator,
+                  entity="combatant", entity_id=c.id, extra={"name": c.name, "condition": name})
 
 
 def reorder_initiative(session: Session, encounter_id: int, order: list[str], reason: str,
@@ -122,8 +135,8 @@ def reorder_initiative(session: Session, encounter_id: int, order: list[str], re
     if rnd is not None and rnd.state == "open":
         rnd.order = order
     return record(session, encounter=enc, round_id=rnd.id if rnd else None, kind="initiative",
-                   target=None, before=before, after=order, reason=reason, narrator=narrator,
-                   entity="encounter", entity_id=enc.id)
+                  target=None, before=before, after=order, reason=reason, narrator=narrator,
+                  entity="encounter", entity_id=enc.id)
 
 
 # --- declarations -------------------------------------------------------------------------
@@ -162,9 +175,9 @@ def judge_action(session: Session, declaration_id: int, index: int, verdict: str
     d.updated_at = now_utc()
     enc = d.combatant.encounter
     return record(session, encounter=enc, round_id=d.round_id, kind=f"action.{verdict}",
-                   target=d.combatant.key, before=before, after=after, reason=reason,
-                   narrator=narrator, entity="declaration", entity_id=d.id,
-                   extra={"index": index, "name": d.combatant.name})
+                  target=d.combatant.key, before=before, after=after, reason=reason,
+                  narrator=narrator, entity="declaration", entity_id=d.id,
+                  extra={"index": index, "name": d.combatant.name})
 
 
 # --- the round ----------------------------------------------------------------------------
@@ -184,8 +197,8 @@ def set_deadline(session: Session, round_id: int, deadline: datetime, reason: st
     before = rnd.deadline.isoformat()
     rnd.deadline = deadline.astimezone(UTC)
     return record(session, encounter=rnd.encounter, round_id=rnd.id, kind="deadline", target=None,
-                   before=before, after=rnd.deadline.isoformat(), reason=reason, narrator=narrator,
-                   entity="round", entity_id=rnd.id)
+                  before=before, after=rnd.deadline.isoformat(), reason=reason, narrator=narrator,
+                  entity="round", entity_id=rnd.id)
 
 
 def set_reply(session: Session, reply_id: int, approve: bool, reason: str,
@@ -205,9 +218,9 @@ def set_reply(session: Session, reply_id: int, approve: bool, reason: str,
     else:
         reply.state, reply.approved_by, reply.approved_at = "held", None, None
     return record(session, encounter=rnd.encounter, round_id=rnd.id,
-                   kind="reply.approve" if approve else "reply.hold", target=str(reply.id),
-                   before=before, after=reply.state, reason=reason, narrator=narrator,
-                   entity="reply", entity_id=reply.id)
+                  kind="reply.approve" if approve else "reply.hold", target=str(reply.id),
+                  before=before, after=reply.state, reason=reason, narrator=narrator,
+                  entity="reply", entity_id=reply.id)
 
 
 def reresolve_round(session: Session, round_id: int, reason: str, narrator: Narrator | int | None,
@@ -220,5 +233,5 @@ def reresolve_round(session: Session, round_id: int, reason: str, narrator: Narr
     before = rnd.state
     service.reresolve_round(session, rnd.id, now or now_utc())
     return record(session, encounter=rnd.encounter, round_id=rnd.id, kind="round.reresolve",
-                   target=str(rnd.number), before=before, after=rnd.state, reason=reason,
-                   narrator=narrator, entity="round", entity_id=rnd.id)
+                  target=str(rnd.number), before=before, after=rnd.state, reason=reason,
+                  narrator=narrator, entity="round", entity_id=rnd.id)

@@ -181,9 +181,10 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
 
     actions = _attach_rolls(reading.actions, tag_rolls)
     speech = list(reading.speech)
-    within, over = policy.speech_verdict(len(speech))
+    verdict = policy.speech(len(speech))
+    over = verdict.over
     _drop_note(decl, "speech-over-limit")
-    if not within:
+    if not verdict.within:
         _note(decl, "speech-over-limit", count=len(speech), limit=policy.speech_limit,
               over=over, policy=policy.speech_overflow)
         if policy.speech_overflow == "drop":

@@ -97,7 +97,7 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
                              before={"state": "open"}, after={"state": "resolved",
                                                               "events": len(result.events)}))
     session.flush()
-    if finished(result.encounter):
+    if engine.fight_over(result.encounter):
         enc.status = "finished"
     elif not reresolve:
         open_round(session, enc.id, now)
@@ -178,12 +178,6 @@ def _store_state(rnd: m.Round, rows: Sequence[m.Combatant], before: Encounter, n
     rnd.closed_at = rnd.closed_at or now
     rnd.resolved_at = now
     rnd.seed_revealed = True
-
-
-def finished(encounter: Encounter) -> bool:
-    """True when at most one side still has someone standing."""
-    sides = {c.side for c in encounter.combatants if not c.down and not c.is_object}
-    return len(sides) <= 1
 
 
 def reresolve_round(session: Session, round_id: int, now: datetime) -> int | None:
