@@ -227,67 +227,88 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     return ctx
 
 
-def _read(session: Session, encounter: Encounter, rnd: Round | None,
-          key: tuple[Any, ...] | None = None) -> dict[str, Any]:
-    """The page's rows; *key* (database, round, page version) keeps the actions left."""
-    combatants = ordered_combatants(encounter, rnd)
-    by_id = {c.id: c for c in combatants}
-    posts: list[PostView] = []
-    orphans: list[Declaration] = []
-    decls: list[Declaration] = []
-    rolls: list[RollRecord] = []
-    events: list[EventRecord] = []
-    replies: list[Reply] = []
-    overrides: list[Override] = []
-    if rnd is not None:
-        # the platform's markup is not shown (the text is): a forum page's HTML left unread
-        post_rows = list(session.scalars(select(Post).options(defer(Post.body))
-                                         .where(Post.round_id == rnd.id, Post.is_ours.is_(False))
-                                         .order_by(Post.posted_at, Post.id)))
-        decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
+@dataclass
+class _RoundRows:
+    """The selected round's rows, each loaded by one query."""
+
+    posts: list[PostView] = field(default_factory=list)
+    orphans: list[Declaration] = field(default_factory=list)   # declarations with no post shown
+    decls: list[Declaration] = field(default_factory=list)
+    rolls: list[RollRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    overrides: list[Override] = field(default_factory=list)
+
+
+def _round_rows(session: Session, rnd: Round | None, by_id: dict[int, Combatant]) -> _RoundRows:
+    out = _RoundRows()
+    if rnd is None:
+        return out
+    # the platform's markup is not shown (the text is): a forum page's HTML left unread
+    post_rows = list(session.scalars(select(Post).options(defer(Post.body))
+                                     .where(Post.round_id == rnd.id, Post.is_ours.is_(False))
+                                     .order_by(Post.posted_at, Post.id)))
+    out.decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
                                                                Declaration.superseded.is_(False))
                                      .order_by(Declaration.id)))
-        rolls = queries.round_rolls(session, rnd.id)
-        events = queries.round_events(session, rnd.id)
-        replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id).order_by(Reply.id)))
-        views = {p.id: PostView(p) for p in post_rows}
-        for d in decls:
-            c = by_id.get(d.combatant_id)
-            if c is not None:  # known already: no lookup, and the row stays clean
-                set_committed_value(d, "combatant", c)
-            d.views = [action_view(a) for a in d.actions]  # type: ignore[attr-defined]
-            if d.post_id in views:
-                views[d.post_id].declarations.append(d)
-        for r in rolls:
-            if r.post_id in views:
-                views[r.post_id].rolls.append(r)
-        posts = list(views.values())
-        orphans = [d for d in decls if d.post_id not in views]
-        overrides = queries.round_overrides(session, rnd.id)
-    missing = queries.missing_among(combatants, decls)
-    # the ruleset planning every declaration again costs more than the page's queries:
-    # like the preview, kept per page version (which changes with every input of it)
+    out.rolls = queries.round_rolls(session, rnd.id)
+    out.events = queries.round_events(session, rnd.id)
+    out.replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id)
+                                       .order_by(Reply.id)))
+    views = {p.id: PostView(p) for p in post_rows}
+    for d in out.decls:
+        c = by_id.get(d.combatant_id)
+        if c is not None:  # known already: no lookup, and the row stays clean
+            set_committed_value(d, "combatant", c)
+        d.views = [action_view(a) for a in d.actions]  # type: ignore[attr-defined]
+        if d.post_id in views:
+            views[d.post_id].declarations.append(d)
+    for r in out.rolls:
+        if r.post_id in views:
+            views[r.post_id].rolls.append(r)
+    out.posts = list(views.values())
+    out.orphans = [d for d in out.decls if d.post_id not in views]
+    out.overrides = queries.round_overrides(session, rnd.id)
+    return out
+
+
+def _actions_left(session: Session, encounter: Encounter, rnd: Round | None,
+                  decls: list[Declaration], key: tuple[Any, ...] | None) -> dict[str, dict[str, int]]:
+    """The ruleset planning every declaration again costs more than the page's queries:
+    like the preview, kept per page version (which changes with every input of it)."""
     remaining = _REMAINING.get(key) if key is not None else None
     if remaining is None:
         remaining = actions_remaining(session, encounter, rnd, decls)
         if key is not None:
             _keep(_REMAINING, key, remaining)
+    return remaining
+
+
+def _read(session: Session, encounter: Encounter, rnd: Round | None,
+          key: tuple[Any, ...] | None = None) -> dict[str, Any]:
+    """The page's rows; *key* (database, round, page version) keeps the actions left."""
+    combatants = ordered_combatants(encounter, rnd)
+    rows = _round_rows(session, rnd, {c.id: c for c in combatants})
+    decls = rows.decls
+    remaining = _actions_left(session, encounter, rnd, decls, key)
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
-    # from the overrides just loaded (ov.roll_totals' query, without running it again)
-    roll_totals = ov.totals(overrides)
     rounds = list(session.execute(select(Round.number, Round.state).where(Round.encounter_id == encounter.id)
                                   .order_by(Round.number)))
-    held = queries.held_replies(session, encounter.id)
     return {
-        "encounter": encounter, "round": rnd, "combatants": combatants, "posts": posts,
-        "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,
-        "violations": violations(decls, events), "missing": missing, "remaining": remaining,
-        "replies": replies, "reply": next((r for r in reversed(replies) if r.kind == "resolution"), None),
-        "overrides": overrides, "audit": audit,
+        "encounter": encounter, "round": rnd, "combatants": combatants, "posts": rows.posts,
+        "declarations": decls, "rolls": rows.rolls, "events": rows.events,
+        # from the overrides just loaded (ov.roll_totals' query, without running it again)
+        "roll_totals": ov.totals(rows.overrides),
+        "violations": violations(decls, rows.events),
+        "missing": queries.missing_among(combatants, decls), "remaining": remaining,
+        "replies": rows.replies,
+        "reply": next((r for r in reversed(rows.replies) if r.kind == "resolution"), None),
+        "overrides": rows.overrides, "audit": audit,
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
-        "rounds": rounds, "held": held, "kinds": _KINDS, "kind_options": kind_options,
-        "orphans": orphans, "loose_rolls": [r for r in rolls if r.post_id is None],
+        "rounds": rounds, "held": queries.held_replies(session, encounter.id),
+        "kinds": _KINDS, "kind_options": kind_options,
+        "orphans": rows.orphans, "loose_rolls": [r for r in rows.rolls if r.post_id is None],
         # the names the ruleset's rules read: the condition form suggests only these
         "condition_names": engine.known_conditions(encounter.ruleset),
     }

@@ -130,11 +130,19 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
     *keep_fixed* (round 1): a combatant given a fixed ``initiative:`` keeps it; no
     ``.ri`` is rolled for it and the engine places it without a roll.
     """
+    values: dict[str, float] = {c.key: float(c.initiative) for c in enc.combatants
+                                if keep_fixed and c.initiative is not None}
+    given = _setup_commands(session, enc, rnd, policy, values, parse=parse)
+    _place(session, enc, rnd, policy, given, values)
+
+
+def _setup_commands(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundPolicy,
+                    values: dict[str, float], *, parse: ParseFn | None) -> dict[str, Action]:
+    """The setup posts' ``.ri`` commands: a value goes into *values*, a roll is made once
+    (bound to its post tag) and returned as the actor's initiative action."""
     combatants = list(enc.combatants)
     by_key = {c.key: c for c in combatants}
     given: dict[str, Action] = {}
-    values: dict[str, float] = {c.key: float(c.initiative) for c in combatants
-                                if keep_fixed and c.initiative is not None}
     narrators = narrator_names(session, enc.campaign, enc.thread)
     roster = [codec.combatant_to_model(c) for c in combatants]
     posts = session.scalars(
@@ -167,13 +175,20 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
                     continue
                 given[actor] = Action(ActionKind.OTHER, text=spec.written, rolled=codec.roll_from_record(rec),
                                       options={"initiative": True, "post": post.platform_id})
+    return given
+
+
+def _place(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundPolicy,
+           given: dict[str, Action], values: dict[str, float]) -> None:
+    """The engine's own initiative step (rolls, ties, roll-offs, groups), run at opening so
+    the opening reply can announce the order; resolution then finds everyone placed."""
+    combatants = list(enc.combatants)
+    by_key = {c.key: c for c in combatants}
     model = codec.encounter_to_model(enc, combatants, houserules=policy.houserules,
                                      round_number=rnd.number, surprise_round=rnd.surprise)
     model = dataclasses.replace(model, order=(), combatants=tuple(
         dataclasses.replace(c, initiative=values.get(c.key)) for c in model.combatants))
     box = DiceBox(seed=rnd.seed, start_index=next_index(session, rnd.id))
-    # The engine's own initiative step (rolls, ties, roll-offs, groups), run at opening so
-    # the opening reply can announce the order; resolution then finds everyone placed.
     placed = engine.roll_initiative(
         model, [Declaration(actor=k, actions=(a,)) for k, a in given.items()], box)
     for roll in box.rolls:
