@@ -20,8 +20,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session
 
 from ..errors import PbpError
@@ -129,6 +130,11 @@ def _declarations(rnd: m.Round, rows: Sequence[m.Combatant], choice: queries.Cho
     return decls
 
 
+def _table(model: type[m.Base]) -> Table:
+    """The Core table of *model*, for executemany inserts."""
+    return cast(Table, model.__table__)
+
+
 def _store_rolls(session: Session, rnd: m.Round, box: OverridingBox,
                  events: Sequence[Event]) -> None:
     """Every roll the engine made, as the seed gave it."""
@@ -137,7 +143,7 @@ def _store_rolls(session: Session, rnd: m.Round, box: OverridingBox,
     actors = {r.index: ev.actor for ev in events for r in ev.rolls}
     # Core executemany: hundreds of rows a round with 50 combatants (the ORM's bulk insert
     # would split the batch wherever a column is NULL in some rows only)
-    session.execute(insert(m.RollRecord.__table__), [
+    session.execute(insert(_table(m.RollRecord)), [
         codec.roll_row(roll, round_id=rnd.id, kind="engine", actor=actors.get(roll.index))
         for roll in box.raw])
 
@@ -149,7 +155,7 @@ def _store_events(session: Session, rnd: m.Round, events: Sequence[Event]) -> No
     seq = session.scalar(select(m.EventRecord.seq).where(m.EventRecord.round_id == rnd.id)
                          .order_by(m.EventRecord.seq.desc()).limit(1))
     seq = -1 if seq is None else seq
-    session.execute(insert(m.EventRecord.__table__), [
+    session.execute(insert(_table(m.EventRecord)), [
         {"round_id": rnd.id, "seq": seq + 1 + i, "code": ev.code, "actor": ev.actor,
          "target": ev.target, "rule": ev.rule, "message": ev.message,
          "params": codec._plain(dict(ev.params)),
