@@ -310,11 +310,12 @@ class PbpPoller:
             s.add_all(rows)
             s.flush()
             self.ids = [r.id for r in rows]
-        from workers import tasks, watch
+        from pbp.jobs import threads
+        from workers import tasks
 
         self.tasks = tasks
         self.listing = opts.get("listing_url")
-        self.recheck = watch.RECHECK_FACTOR
+        self.recheck = threads.RECHECK_FACTOR
         self.passes = 0
 
     def cycle(self) -> None:
