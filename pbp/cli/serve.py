@@ -108,7 +108,11 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
             except subprocess.TimeoutExpired:
                 child.kill()
 
-    signal.signal(signal.SIGTERM, lambda *_: (stop(), sys.exit(0)))
+    def terminate(*_: object) -> None:
+        stop()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
         if no_panel:
             while all(c.poll() is None for c in children):
