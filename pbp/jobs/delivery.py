@@ -63,7 +63,7 @@ def record_delivery_failure(session: Session, reply_id: int, exc: BaseException,
                             retry_in: float | None, now: datetime) -> None:
     """Count the attempt and show its cause: pending again after *retry_in* seconds, or
     ``failed`` (kept in the outbox, cause shown; a narrator re-queues it) when None."""
-    reply = session.get(Reply, reply_id)
+    reply = session.get_one(Reply, reply_id)
     reply.attempts = (reply.attempts or 0) + 1
     reply.last_error = error_note(exc, now)
     if retry_in is not None:
@@ -91,7 +91,7 @@ def deliver(res: Resources, reply_id: int, retries: int = 0) -> DeliveryOutcome:
         reply = s.get(Reply, reply_id)
         if reply is None or reply.state not in DELIVERABLE:
             return DeliveryOutcome()
-        thread = s.get(Thread, reply.thread_id)
+        thread = s.get_one(Thread, reply.thread_id)
         thread_id, round_id = thread.id, reply.round_id
         kind, url, options = thread.kind, thread.url, dict(thread.options or {})
     with log_context(thread_id=thread_id, round_id=round_id, reply_id=reply_id):

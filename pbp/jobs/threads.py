@@ -83,7 +83,7 @@ def poll_target(session: Session, thread_id: int) -> Target | None:
 def store_poll(session: Session, thread_id: int, result: FetchResult, now: datetime) -> list[int]:
     """Store a fetch's posts with its cursor; a good poll clears the thread's errors."""
     post_ids = service.ingest_posts(session, thread_id, list(result.posts)) if result.posts else []
-    t = session.get(Thread, thread_id)
+    t = session.get_one(Thread, thread_id)
     t.cursor = dict(result.cursor)
     t.last_poll = now
     t.error_count = 0
