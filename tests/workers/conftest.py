@@ -219,7 +219,6 @@ def redis_pg_stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[S
 
 
 def _make_stack(request: pytest.FixtureRequest, tmp_path: Path, backend: str) -> Iterator[Stack]:
-    pytest.importorskip("pbp.rounds.service")
     data = tmp_path / "data"
     env = dict(os.environ, **FAST_ENV, PBP_DATA_DIR=str(data), PYTHONPATH=str(ROOT))
     env.pop("PBP_CONFIG", None)

@@ -234,7 +234,6 @@ def _free_port() -> int:
 
 
 def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None:
-    pytest.importorskip("pbp.rounds.service")
     port = _free_port()
     env = dict(os.environ, PBP_DATA_DIR=str(tmp_path / "var"), PYTHONPATH=str(ROOT),
                PBP_BROKER_POLLING_INTERVAL="0.1",
