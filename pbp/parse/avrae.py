@@ -3,7 +3,7 @@
 ``!a``/``!attack``, ``!cast``, ``!c``/``!check``, ``!s``/``!save``, ``!i``/``!init`` with its
 subcommands, ``!mc``/``!ms``/``!ma``/``!mcast``; ``-t`` targets matched against the roster
 (prefix and near-miss allowed, an ambiguous one reported), ``adv``/``dis`` and the other
-arguments kept in ``options``. Attacks, casts, checks and saves are also actions.
+arguments kept in ``options`` (other ``-flags`` under ``options.flags``). Attacks, casts, checks and saves are also actions.
 """
 
 from __future__ import annotations
@@ -91,9 +91,10 @@ def command(word: str, rest: str, line: str, pos: int, lex: Lexicon, roster: Ros
     adv = 1 if "adv" in extra else (-1 if "dis" in extra else 0)
     if adv:
         options["advantage"] = adv
-    for flag, values in flags.items():
-        if flag != "-t":
-            options[flag.lstrip("-")] = values[-1] if len(values) == 1 else values
+    other = {flag.lstrip("-"): values[-1] if len(values) == 1 else values
+             for flag, values in flags.items() if flag != "-t"}
+    if other:
+        options["flags"] = other
     keywords = [w for w in extra if w not in ("adv", "dis")]
     if keywords:
         options["args"] = keywords

@@ -8,16 +8,31 @@ optional target and weapon (docs/parse.md)::
 
 and structured lines: ``Action: attack goblin``, ``Ação: ataque ao lobo``,
 ``Movimento: até a porta``, ``Действие: атака гоблин мечом``, ``Move: none``.
+
+A ``#`` line may end with the action's options as a JSON object (``#move {"distance": 6}``):
+that is the notation of an action (:func:`render` writes it, :func:`read` reads it back),
+the way python-chess writes a move in UCI. An option the kind does not take is reported
+(``action.option``) and the line's other options dropped.
+
+>>> render(Action(ActionKind.ATTACK, target="gob", weapon="Sword", options={"bonus": 2}))
+'#attack gob with Sword {"bonus": 2}'
+>>> a = read('#attack gob with Sword {"bonus": 2}', roster=[{"key": "gob", "name": "Goblin"}])
+>>> (a.kind.value, a.target, a.options.bonus)
+('attack', 'gob', 2)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from ..rules.model import ActionKind
+from ..errors import UnreadableInput
+from ..rules.model import Action, ActionKind
+from ..rules.options import accepted
 from .actions import (
     _ARMED,
     _SPLIT,
@@ -63,11 +78,18 @@ def explicit(lines: Sequence[tuple[int, str, str]], lex: Lexicon, roster: Roster
             out.issues.append(("action.unknown", pos, {"text": word, "assumed": near[0]}))
         kind = ActionKind(kind_name)
         text = f"#{word}{rest}".rstrip()
+        rest, given = _split_options(rest)
         target, target_text, candidates, weapon, spell = _read_rest(rest, pos + 1 + len(word), lex,
                                                                     roster, actor, out)
         options: dict[str, object] = {}
         if spell and kind is ActionKind.CAST:
             options["spell"] = spell
+        if given:
+            wrong = next((k for k in given if k not in accepted(kind) or k in PROVENANCE), None)
+            if wrong is None:
+                options.update(given)
+            else:
+                out.issues.append(("action.option", pos, {"text": word, "option": wrong}))
         out.actions.append(ParsedAction(
             kind=kind, position=pos, text=text, target=target, target_text=target_text,
             candidates=candidates, weapon=weapon, explicit=True, confidence=confidence,
@@ -209,3 +231,57 @@ def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor:
     return None
 
 
+
+
+#: Options the reader sets itself (where the action came from): never written in the notation.
+PROVENANCE = frozenset(("source", "verb", "roll_index", "roll_indices", "candidates",
+                        "target_text"))
+_WORDS = {ActionKind.FULL_ROUND: "full-round"}
+
+
+def _split_options(rest: str) -> tuple[str, Mapping[str, Any] | None]:
+    """A trailing JSON object (the options) split from the rest of a ``#`` line."""
+    end = rest.rstrip()
+    if not end.endswith("}"):
+        return rest, None
+    at = end.find("{")
+    while at >= 0:
+        try:
+            value = json.loads(end[at:])
+        except ValueError:
+            at = end.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            return rest[:at], value
+        break
+    return rest, None
+
+
+def render(action: Action) -> str:
+    """*action* in the explicit notation: ``#kind target with weapon {options}``; the
+    options are those given, less where the action came from (:data:`PROVENANCE`)."""
+    parts = [f"#{_WORDS.get(action.kind, action.kind.value)}"]
+    if action.target:
+        parts.append(action.target)
+    if action.weapon:
+        parts += ["with", action.weapon]
+    given = {k: v for k, v in action.options.to_dict().items() if k not in PROVENANCE}
+    if given:
+        parts.append(json.dumps(given, ensure_ascii=False, sort_keys=True))
+    return " ".join(parts)
+
+
+def read(line: str, *, roster: Any = None, lang: str = "en") -> Action:
+    """The action a ``#`` line declares (the inverse of :func:`render`); a line that
+    declares none, or a problem with it, is :class:`~pbp.errors.UnreadableInput`."""
+    lex = get(lang)
+    stripped = line.strip()
+    word, _, rest = stripped[1:].partition(" ") if stripped.startswith("#") else ("", "", "")
+    out = ActionScan()
+    if word:
+        explicit([(0, word, " " + rest if rest else "")], lex, Roster.of(roster), None, out)
+    if out.issues or len(out.actions) != 1:
+        code, pos, params = out.issues[0] if out.issues else ("action.unknown", 0,
+                                                             {"text": word or stripped})
+        raise UnreadableInput(lex.message(code, position=pos, **params))
+    return out.actions[0].to_action()

@@ -12,6 +12,7 @@ Nothing here touches the database or rolls dice.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -144,14 +145,14 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
             if tag.purpose == "initiative" and tag.actor == actor and tag.tag_index >= tag_base:
                 reading.initiative.append(tag)
         for a in parsed.to_actions():
-            options = dict(a.options)
-            if "roll_index" in options:
-                options["roll_index"] = tag_base + int(options["roll_index"])
-                options["roll_indices"] = [tag_base + int(i) for i in options.get("roll_indices", [])]
-            reading.actions.append(Action(
-                kind=a.kind, target=a.target, weapon=a.weapon, text=a.text, explicit=a.explicit,
-                confidence=a.confidence, rolled=None,
-                position=None if a.position is None else offset + a.position, options=options))
+            options = a.options
+            if options.roll_index is not None:
+                options = dataclasses.replace(
+                    options, roll_index=tag_base + options.roll_index,
+                    roll_indices=tuple(tag_base + i for i in options.roll_indices))
+            reading.actions.append(dataclasses.replace(
+                a, rolled=None, options=options,
+                position=None if a.position is None else offset + a.position))
         for u in parsed.speech:
             reading.speech.append(u.text)
             reading.speech_spans.append((offset + u.position, offset + u.position + len(u.text) + 2))

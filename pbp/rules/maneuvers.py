@@ -33,7 +33,7 @@ SYNONYMS: dict[str, str] = {
 
 
 def name_of(action: Action) -> str | None:
-    raw = str(action.options.get("maneuver", "") or "").casefold()
+    raw = str(action.options.maneuver or "").casefold()
     name = SYNONYMS.get(raw, raw)
     return name if name in MANEUVERS else None
 
@@ -87,7 +87,7 @@ def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> Non
                           source=c.key)
     elif name == "disarm":
         current = ctx.get(target.key)
-        item = action.options.get("item")
+        item = action.options.item
         dropped = current.weapon(item if isinstance(item, str) else None)
         if dropped is not None:
             ctx.put(dataclasses.replace(current, weapons=tuple(
@@ -104,7 +104,7 @@ def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> Non
         ctx.emit("maneuver.push", actor=c.key, target=target.key, rule=RULE,
                  distance=distance, margin=margin)
     elif name == "sunder":
-        item = action.options.get("item")
+        item = action.options.item
         weapon = rs.weapon_for(c, action)
         droll = ctx.roll(weapon.damage, who=c, label="sunder")
         if isinstance(item, str) and item in ctx.combatants and ctx.get(item).is_object:

@@ -98,14 +98,14 @@ def test_initiative_commands(line, name):
     ('!cast "fire bolt" -t sh', ActionKind.CAST, "sh1", None, ("spell", "fire bolt")),
     ("!c acrobatics", ActionKind.OTHER, None, None, ("check", "acrobatics")),
     ("!s wis", ActionKind.OTHER, None, None, ("save", "wis")),
-    ("!cast Magic Missile -l 2 -t SH1", ActionKind.CAST, "sh1", None, ("l", "2")),
+    ("!cast Magic Missile -l 2 -t SH1", ActionKind.CAST, "sh1", None, ("flags", {"l": "2"})),
 ])
 def test_avrae_commands(line, kind, target, weapon, option):
     post = parse_post(line, fmt="markdown", roster=ROSTER, actor="ana")
     (action,) = post.actions
     assert (action.kind, action.target, action.weapon, action.explicit) == (kind, target, weapon, True)
     if option:
-        assert action.options[option[0]] == option[1]
+        assert action.to_action().options.named(option[0]) == option[1]
 
 
 def test_avrae_ambiguous_target_is_reported_not_guessed():
@@ -234,7 +234,7 @@ def test_to_actions_gives_engine_actions():
     assert isinstance(action, Action)
     assert (action.kind, action.target, action.weapon, action.explicit) == (
         ActionKind.ATTACK, "goblin-1", "Longsword", True)
-    assert action.options["roll_index"] == 0 and action.rolled is None
+    assert action.options.roll_index == 0 and action.rolled is None
     assert post.to_declaration_actions() == post.to_actions()
 
 
