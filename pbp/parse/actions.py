@@ -23,9 +23,9 @@ from itertools import accumulate, compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from ..rules.model import ActionKind
+from ..rules.model import Action, ActionKind
 from .lexicon import Lexicon
-from .model import IssueList, ParsedAction
+from .model import IssueList, declared
 from .roster import WORD, Roster
 
 _SPLIT = re.compile(f"({WORD.pattern})").split
@@ -44,10 +44,10 @@ _ARMED = (ActionKind.ATTACK, ActionKind.DEFEND, ActionKind.QUICK, ActionKind.REA
 
 @dataclass(slots=True, init=False)
 class ActionScan:
-    actions: list[ParsedAction]
+    actions: list[Action]
     issues: IssueList
 
-    def __init__(self, actions: list[ParsedAction] | None = None) -> None:
+    def __init__(self, actions: list[Action] | None = None) -> None:
         self.actions = [] if actions is None else actions
         self.issues = IssueList()
 
@@ -217,7 +217,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
             weapon = _first_weapon(weapons, weapon_pos, pos, clause_end)
             if weapon is None and kind is ActionKind.ATTACK:
                 weapon = _first_weapon(weapons, weapon_pos, s_start, s_end)
-        if out.actions and out.actions[-1].source == "prose":
+        if out.actions and out.actions[-1].options.source == "prose":
             last = out.actions[-1]
             if last.kind is kind and sentence(last.position)[0] == s_start and (
                     target_m is None or (target_m.keys and target_m.keys[0] == last.target)):
@@ -237,7 +237,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
         snippet = masked[s_start:s_end].strip(" .!?;…\n\t*_")
         # positional, in field order (kind, position, text, target, target_text,
         # candidates, weapon, explicit, confidence, source, verb): a cheaper call
-        out.actions.append(ParsedAction(
+        out.actions.append(declared(
             kind, pos, " ".join(snippet.split())[:200], target, target_text, candidates,
             weapon, False, conf, "prose", verb))
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ..rules.model import ActionKind
+from ..rules.model import Action, ActionKind
 from .lexicon import Lexicon, fold
-from .model import Command, ParsedAction
+from .model import Command, declared
 from .roster import Roster
 
 if TYPE_CHECKING:
@@ -147,7 +147,7 @@ def command(word: str, rest: str, line: str, pos: int, lex: Lexicon, roster: Ros
         options["via"] = "init"
     out.commands.append(Command(name, line, "avrae", pos, args=tuple(args),
                                 targets=tuple(targets), options=dict(options)))
-    out.actions.append(ParsedAction(
+    out.actions.append(declared(
         kind=kind, position=pos, text=line, target=targets[0] if targets else None,
         target_text=targets_text[0] if targets_text else None, candidates=candidates,
         weapon=weapon, explicit=True, confidence=1.0, source="command", verb=name,

@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..rules.model import Action
 from . import avrae, dicexpr, initiative
 from .lexicon import Lexicon, fold
-from .model import Command, IssueList, ParsedAction
+from .model import Command, IssueList
 from .roster import Roster
 from .tags import FoundRoll, split_advantage
 
@@ -44,7 +45,7 @@ _LABEL = re.compile(r"(?m)^[ \t*_>]{0,8}(?P<label>[^\W\d_][^\W\d_ -]{0,30}(?: [^
 class CommandScan:
     rolls: list[FoundRoll]
     commands: list[Command]
-    actions: list[ParsedAction]
+    actions: list[Action]
     explicit: list[tuple[int, str, str]]          # (pos, keyword, rest)
     labelled: list[tuple[int, str, str, int]]     # (pos, kind, rest, at)
     spans: list[tuple[int, int]]

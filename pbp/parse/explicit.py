@@ -32,7 +32,7 @@ from rapidfuzz import fuzz, process
 
 from ..errors import UnreadableInput
 from ..rules.model import Action, ActionKind
-from ..rules.options import accepted
+from ..rules.options import PROVENANCE, accepted
 from .actions import (
     _ARMED,
     _SPLIT,
@@ -44,7 +44,7 @@ from .actions import (
     _mentions,
 )
 from .lexicon import Lexicon, fold, get
-from .model import ParsedAction
+from .model import declared
 from .roster import WORD, Roster
 
 _EXPLICIT: dict[str, str] | None = None
@@ -90,7 +90,7 @@ def explicit(lines: Sequence[tuple[int, str, str]], lex: Lexicon, roster: Roster
                 options.update(given)
             else:
                 out.issues.append(("action.option", pos, {"text": word, "option": wrong}))
-        out.actions.append(ParsedAction(
+        out.actions.append(declared(
             kind=kind, position=pos, text=text, target=target, target_text=target_text,
             candidates=candidates, weapon=weapon, explicit=True, confidence=confidence,
             source="explicit", verb=f, options=options))
@@ -135,7 +135,7 @@ def labelled(lines: Sequence[tuple[int, str, str, int]], lex: Lexicon, roster: R
         options: dict[str, object] = {}
         if spell and kind is ActionKind.CAST:
             options["spell"] = spell
-        out.actions.append(ParsedAction(
+        out.actions.append(declared(
             kind=kind, position=pos, text=" ".join(rest.split())[:200], target=target,
             target_text=target_text, candidates=candidates,
             weapon=weapon if kind in _ARMED else None, explicit=True, confidence=confidence,
@@ -232,10 +232,6 @@ def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor:
 
 
 
-
-#: Options the reader sets itself (where the action came from): never written in the notation.
-PROVENANCE = frozenset(("source", "verb", "roll_index", "roll_indices", "candidates",
-                        "target_text"))
 _WORDS = {ActionKind.FULL_ROUND: "full-round"}
 
 
@@ -284,4 +280,4 @@ def read(line: str, *, roster: Any = None, lang: str = "en") -> Action:
         code, pos, params = out.issues[0] if out.issues else ("action.unknown", 0,
                                                              {"text": word or stripped})
         raise UnreadableInput(lex.message(code, position=pos, **params))
-    return out.actions[0].to_action()
+    return out.actions[0]

@@ -19,7 +19,7 @@ from bisect import bisect_left, insort
 from operator import attrgetter
 from typing import Any
 
-from ..rules.model import ActionKind
+from ..rules.model import Action, ActionKind
 from . import actions as actions_mod
 from . import commands as commands_mod
 from . import explicit as explicit_mod
@@ -27,7 +27,7 @@ from . import regions as regions_mod
 from . import speech as speech_mod
 from . import tags as tags_mod
 from .lexicon import Lexicon, detect, fold, get
-from .model import IssueList, ParsedAction, ParsedPost, ParseIssue, RollTag
+from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
 from .regions import mask_pairs
 from .roster import WORD, Roster
@@ -57,7 +57,7 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
     ...                " — Morra, criatura!", lang="pt", roster=[{"key": "gob", "name": "Goblin"}])
     >>> [(a.kind.value, a.target, a.weapon) for a in p.actions], p.rolls[0].expression
     ([('move', 'gob', None), ('attack', 'gob', 'espada')], '1d20+5')
-    >>> p.speech_count, p.actions[1].roll_index
+    >>> p.speech_count, p.actions[1].options.roll_index
     (1, 0)
     """
     if not isinstance(text, str):
@@ -187,8 +187,8 @@ def _read_purpose(label: str, lex: Lexicon) -> str | None:
     return None
 
 
-def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: Lexicon,
-            roster: Roster | None, actor: str | None) -> tuple[list[RollTag], list[ParsedAction]]:
+def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon,
+            roster: Roster | None, actor: str | None) -> tuple[list[RollTag], list[Action]]:
     """Give each roll to an action (*actions* in position order): same line, else same
     paragraph, else the nearest before.
 
@@ -211,13 +211,13 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     def para(pos: int) -> int:
         return bisect_left(blank_pos, pos + 1) if blank_pos else 0
 
-    by_line: dict[int, list[ParsedAction]] = {}
-    by_para: dict[int, list[ParsedAction]] = {}
-    armed: list[ParsedAction] = []          # attacks, casts, maneuvers, in position order
+    by_line: dict[int, list[Action]] = {}
+    by_para: dict[int, list[Action]] = {}
+    armed: list[Action] = []          # attacks, casts, maneuvers, in position order
 
     armed_kinds = _ROLL_PURPOSE_KINDS["attack"]
 
-    def index(a: ParsedAction) -> None:
+    def index(a: Action) -> None:
         insort(by_line.setdefault(line_start(a.position), []), a, key=_position)
         insort(by_para.setdefault(para(a.position), []), a, key=_position)
         if a.kind in armed_kinds:
@@ -230,7 +230,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
         if a.kind in armed_kinds:
             armed.append(a)
     owner: dict[int, list[int]] = {}
-    created: list[ParsedAction] = []
+    created: list[Action] = []
     for r in rolls:
         purpose = r.purpose
         if purpose in ("initiative", "check", "defense"):
@@ -257,11 +257,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     for n, a in enumerate(final):
         idx = owner.get(id(a))
         if idx:
-            # still private to this call: set the fields rather than copy the frozen value
-            # (the model's values keep their fields in __dict__: see model._quick_init)
-            fields = a.__dict__
-            fields["roll_index"] = idx[0]
-            fields["roll_indices"] = tuple(idx)
+            final[n] = with_rolls(a, idx)
             for ri in idx:
                 action_of[ri] = n
     if action_of:
@@ -274,12 +270,12 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
 _position = attrgetter("position")
 
 
-def _nearest_any(actions: list[ParsedAction], pos: int) -> ParsedAction:
+def _nearest_any(actions: list[Action], pos: int) -> Action:
     k = bisect_left(actions, pos + 1, key=_position) - 1
     return actions[k] if k >= 0 else actions[0]
 
 
-def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
+def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> Action | None:
     """The action of *pool* (sorted by position) nearest before *pos*, else the first after;
     with *want*, only one of those kinds. Looks at most 64 actions each way."""
     if not pool:
@@ -297,7 +293,7 @@ def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction 
 
 
 def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
-                  actor: str | None) -> ParsedAction:
+                  actor: str | None) -> Action:
     target = target_text = None
     candidates: tuple[str, ...] = ()
     if roster is not None and r.label:
@@ -308,7 +304,7 @@ def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
                 target = found[0].keys[0]
             else:
                 candidates = found[0].keys
-    return ParsedAction(kind=ActionKind.ATTACK, position=r.position, text=r.label or "",
+    return declared(kind=ActionKind.ATTACK, position=r.position, text=r.label or "",
                         target=target, target_text=target_text, candidates=candidates,
                         explicit=False, confidence=0.6, source="label", verb=r.label)
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..parse import ParsedPost, Roster, parse_post
 from ..rules.model import Action, Combatant
 
 
@@ -48,12 +49,11 @@ class Reading:
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
-ParseFn = Callable[..., Any]
+ParseFn = Callable[..., ParsedPost]
+"""``parse_post`` or a stand-in with its signature: (part, fmt=, lang=, roster=, actor=)."""
 
 
 def default_parser() -> ParseFn:
-    from ..parse import parse_post
-
     return parse_post
 
 
@@ -85,22 +85,18 @@ def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str
     return parts
 
 
-def parser_roster(roster: Sequence[Combatant]) -> Any:
+def parser_roster(roster: Sequence[Combatant]) -> Roster | None:
     """The parser's own roster (it caches its name index), built once for many posts."""
-    try:
-        from ..parse import Roster
-    except ImportError:  # pragma: no cover
-        return tuple(roster)
     return Roster.of(tuple(roster))
 
 
 def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combatant],
               controlled: Sequence[Combatant], *, parse: ParseFn | None = None,
-              indexed: Any = None) -> list[Reading]:
+              indexed: Roster | None = None) -> list[Reading]:
     """Read a post for every combatant its author controls (see the module docstring).
     *indexed* is :func:`parser_roster` of *roster*, when the caller reads many posts."""
     parse = parse or default_parser()
-    indexed = indexed if indexed is not None else tuple(roster)
+    indexed = indexed if indexed is not None else parser_roster(roster)
     if not controlled:
         return []
     if len(controlled) == 1:
@@ -115,9 +111,9 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
         reading = readings.setdefault(actor, Reading(actor=actor))
         tag_count = 0
         for tag in parsed.rolls:
-            if getattr(tag, "in_quote", False):
+            if tag.in_quote:
                 continue
-            expr = tag.dice_expression() if hasattr(tag, "dice_expression") else tag.expression
+            expr = tag.dice_expression()
             reading.tags.append(TagSpec(
                 tag_index=tag_base + tag.index, expression=expr, written=tag.text or tag.expression,
                 label=tag.label, position=offset + tag.position, purpose=tag.purpose, actor=actor))
@@ -159,6 +155,6 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
         for e in parsed.errors:
             reading.errors.append({"code": e.code, "message": e.message,
                                    "position": offset + e.position,
-                                   "severity": getattr(e, "severity", "error")})
+                                   "severity": e.severity})
         tag_base += tag_count
     return list(readings.values())

@@ -38,7 +38,7 @@ from .kinds import ActionKind
 __all__ = [
     "AttackOptions", "BonusOptions", "CastOptions", "DefendOptions", "DelayOptions",
     "FreeOptions", "FullRoundOptions", "ManeuverOptions", "MoveOptions", "OPTION_TYPES",
-    "Options", "OtherOptions", "QuickOptions", "ReactionOptions", "ReadyOptions",
+    "Options", "OtherOptions", "PROVENANCE", "QuickOptions", "ReactionOptions", "ReadyOptions",
     "accepted", "options_for",
 ]
 
@@ -56,7 +56,7 @@ class Options:
     roll_index: int | None = None         # the post's roll tag it owns (PBP-4)
     roll_indices: tuple[int, ...] = ()    # every tag it owns, the first included
     candidates: tuple[str, ...] = ()      # several combatants matched the target: reported
-    target_text: str | None = None        # the words that named an unresolved target
+    target_text: str | None = None        # the words that named the target
     # -- bot command lines (Avrae, dice bots) and narrator commands ----------------------
     command: str | None = None            # the command line; "init" / "init-clear" (BEY-4)
     advantage: int = 0                    # +1 adv, -1 dis
@@ -164,6 +164,10 @@ class Options:
         """A copy with *names* back at their defaults."""
         return dataclasses.replace(self, **{n: _DEFAULTS[n] for n in names})
 
+
+#: Options the parser sets itself (where the action came from), never written by a player.
+PROVENANCE = frozenset(("source", "verb", "roll_index", "roll_indices", "candidates",
+                        "target_text"))
 
 _NAMES: tuple[str, ...] = tuple(f.name for f in fields(Options))
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Options)}

@@ -105,13 +105,13 @@ def test_avrae_commands(line, kind, target, weapon, option):
     (action,) = post.actions
     assert (action.kind, action.target, action.weapon, action.explicit) == (kind, target, weapon, True)
     if option:
-        assert action.to_action().options.named(option[0]) == option[1]
+        assert action.options.named(option[0]) == option[1]
 
 
 def test_avrae_ambiguous_target_is_reported_not_guessed():
     post = parse_post("!a longsword -t goblin", roster=ROSTER)
     assert post.actions[0].target is None
-    assert post.actions[0].candidates == ("goblin-1", "goblin-2")
+    assert post.actions[0].options.candidates == ("goblin-1", "goblin-2")
     assert [e.code for e in post.errors] == ["target.ambiguous"]
 
 
@@ -157,7 +157,7 @@ def test_russian_inflection_finds_the_roster_name():
     post = parse_post("Бью гоблина 2 мечом", lang="ru", roster=ROSTER)
     assert (post.actions[0].target, post.actions[0].weapon) == ("goblin-2", "меч")
     post = parse_post("Бью гоблина", lang="ru", roster=ROSTER)
-    assert post.actions[0].target is None and post.actions[0].candidates == ("goblin-1", "goblin-2")
+    assert post.actions[0].target is None and post.actions[0].options.candidates == ("goblin-1", "goblin-2")
     assert post.errors[0].code == "target.ambiguous" and "уточните" in post.errors[0].message
 
 
@@ -213,7 +213,7 @@ def test_same_parse_for_every_input_form():
     html = parse_post("<p>I <b>attack</b> goblin 1 [roll]1d20+5[/roll]</p>", fmt="html", roster=ROSTER)
     md = parse_post("I **attack** goblin 1 [roll]1d20+5[/roll]", fmt="markdown", roster=ROSTER)
     for post in (plain, html, md):
-        assert [(a.kind, a.target, a.roll_index) for a in post.actions] == [(ActionKind.ATTACK, "goblin-1", 0)]
+        assert [(a.kind, a.target, a.options.roll_index) for a in post.actions] == [(ActionKind.ATTACK, "goblin-1", 0)]
         assert [r.expression for r in post.rolls] == ["1d20+5"]
 
 
@@ -222,8 +222,8 @@ def test_rolls_attach_to_their_action():
             "Ataco o goblin 2 com a espada curta.\n[roll=Ataque]1d20+5[/roll] [roll=Dano]1d6+2[/roll]")
     post = parse_post(text, lang="pt", roster=ROSTER, actor="ana")
     move, attack = post.actions
-    assert move.roll_index is None                      # an initiative roll belongs to no action
-    assert (attack.roll_index, attack.roll_indices) == (1, (1, 2))
+    assert move.options.roll_index is None                      # an initiative roll belongs to no action
+    assert (attack.options.roll_index, attack.options.roll_indices) == (1, (1, 2))
     assert [r.action_index for r in post.rolls] == [None, 1, 1]
     assert [r.purpose for r in post.rolls] == ["initiative", "attack", "damage"]
 
@@ -286,7 +286,7 @@ def test_reddit_escaped_brackets():
                       roster=ROSTER)
     assert [(r.expression, r.label, r.syntax) for r in post.rolls] == [
         ("1d20+5", "Attack", "[roll=]"), ("1d6", None, "[[]]")]
-    assert post.actions[0].roll_indices == (0, 1)
+    assert post.actions[0].options.roll_indices == (0, 1)
 
 
 def test_roll_keys_survive_an_edit():

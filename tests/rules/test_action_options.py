@@ -15,10 +15,17 @@ from hypothesis import strategies as st
 
 from pbp.errors import UnreadableInput
 from pbp.parse import parse_post
-from pbp.parse.explicit import PROVENANCE, read, render
+from pbp.parse.explicit import read, render
 from pbp.rounds import codec
 from pbp.rules.model import Action, ActionKind, Combatant, Weapon
-from pbp.rules.options import OPTION_TYPES, MoveOptions, Options, accepted, options_for
+from pbp.rules.options import (
+    OPTION_TYPES,
+    PROVENANCE,
+    MoveOptions,
+    Options,
+    accepted,
+    options_for,
+)
 
 ROSTER = (Combatant(key="gob", name="Goblin", weapons=(Weapon("Axe"),)),
           Combatant(key="ana", name="Ana", weapons=(Weapon("Rapier"), Weapon("Long Bow"))),
@@ -120,7 +127,7 @@ def test_an_option_of_another_kind_is_refused_when_built_directly() -> None:
 def test_a_post_with_a_wrong_option_is_reported_never_raised() -> None:
     post = parse_post('#move {"distance": 6}\n#move {"until": 3}', roster=ROSTER)
     assert [a.kind for a in post.actions] == [ActionKind.MOVE, ActionKind.MOVE]
-    first, second = (a.to_action() for a in post.actions)
+    first, second = post.actions
     assert (first.options.distance, second.options.distance) == (6, None)
     assert [(e.code, e.params["option"]) for e in post.errors] == [("action.option", "until")]
 
