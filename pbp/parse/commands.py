@@ -23,11 +23,11 @@ import re
 from dataclasses import dataclass
 
 from ..rules.model import Action
-from . import avrae, dicexpr, initiative
+from . import avrae, initiative
 from .lexicon import Lexicon, fold
 from .model import Command, IssueList
 from .roster import Roster
-from .tags import FoundRoll, split_advantage
+from .tags import FoundRoll, read_expression, split_advantage
 
 ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))
 LINE = re.compile(
@@ -122,7 +122,7 @@ def _dispatch(low: str, cmd: str, rest: str, line: str, pos: int, lex: Lexicon,
 
 def _roll_line(syntax: str, rest: str, pos: int, lex: Lexicon, out: CommandScan,
                *, hidden: bool) -> None:
-    expr = dicexpr.read(rest)
+    expr = read_expression(rest)
     if expr.problem or expr.expression is None:
         shown = rest.strip()[:60]
         out.issues.append((expr.problem or "dice.syntax", pos, {

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pbp.parse import parse_post
+from pbp.parse.tags import read_expression
 from pbp.rules.model import Action, ActionKind
 
 ROSTER = [{"key": "goblin-1", "name": "Goblin 1", "aliases": ["goblin"]},
@@ -303,3 +304,19 @@ def test_to_declaration():
     decl = post.to_declaration("ana", post_id="t1-p9")
     assert (decl.actor, decl.post_id, decl.speech_count) == ("ana", "t1-p9", 1)
     assert [a.kind for a in decl.actions] == [ActionKind.ATTACK]
+
+
+@pytest.mark.parametrize("text, expression, rest, problem", [
+    ("(1d20+5)*2 fogo", "(1d20+5)*2", "fogo", None),
+    ("1d20+Luta ataque", "1d20+Luta", "ataque", None),
+    ("1к20 + 3", "1d20 + 3", "", None),
+    ("1d20+5) x", "1d20+5", ") x", None),
+    ("10d6>=3", "10d6>=3", "", None),
+    ("4dF", None, "4dF", "dice.syntax"),          # d20 cannot roll fudge dice
+    ("Dex", None, "Dex", "dice.syntax"),          # a stat alone is no roll
+    ("1d0", None, "", "dice.zero_sided"),
+])
+def test_expressions_are_read_with_d20s_grammar(text, expression, rest, problem):
+    """Issue 10: one dice grammar, d20's (pbp.dice.expression_end), no second one."""
+    got = read_expression(text)
+    assert (got.expression, got.rest, got.problem) == (expression, rest, problem)
