@@ -9,15 +9,13 @@ arguments kept in ``options`` (other ``-flags`` under ``options.flags``). Attack
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..rules.model import Action, ActionKind
 from .lexicon import Lexicon, fold
 from .model import Command, declared
 from .roster import Roster
-
-if TYPE_CHECKING:
-    from .commands import CommandScan
+from .scans import CommandScan
 
 _ARG = re.compile(r'"([^"\n]*)"|“([^”\n]*)”|«([^»\n]*)»|(\S+)')
 

@@ -8,15 +8,12 @@ expression), ``.ri adv Name``, batch ``.ri Ana, +2 Boris``; ``.init`` (show), ``
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from .lexicon import Lexicon
 from .model import Command, InitiativeEntry
 from .roster import Roster
+from .scans import CommandScan
 from .tags import read_expression, split_advantage
-
-if TYPE_CHECKING:
-    from .commands import CommandScan
 
 _RI_ITEM = re.compile(r"^(?P<mod>[+\-−]\s*[^\s,]+)?\s*(?:=\s*(?P<expr>\S+))?\s*"
                       r"(?:(?P<value>\d{1,4}(?:\.\d{1,2})?)(?=\s|$))?\s*(?P<name>.*)$")

@@ -20,12 +20,17 @@ from operator import attrgetter
 from typing import Any
 
 from ..rules.model import Action, ActionKind
-from . import actions as actions_mod
-from . import commands as commands_mod
-from . import explicit as explicit_mod
-from . import regions as regions_mod
-from . import speech as speech_mod
-from . import tags as tags_mod
+from .actions import ActionScan, infer, mentions_in
+from .commands import EMPTY as NO_COMMANDS
+from .commands import scan as scan_commands
+from .explicit import explicit, labelled
+from .regions import EMPTY as NO_REGIONS
+from .regions import Lines
+from .regions import scan as scan_regions
+from .speech import EMPTY as NO_SPEECH
+from .speech import scan as scan_speech
+from .tags import EMPTY as NO_TAGS
+from .tags import scan as scan_tags
 from .lexicon import Lexicon, detect, fold, get
 from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
@@ -88,40 +93,40 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     # and a stage with nothing to blank leaves the text as it is: a plain post costs a
     # few C-level searches before inference.
     text = normalise(raw, fmt)
-    reg = regions_mod.scan(text, fmt)
+    reg = scan_regions(text, fmt)
     masked = text
-    if reg is not regions_mod.EMPTY:
+    if reg is not NO_REGIONS:
         issues.extend(reg.issues)
         if reg.spans:
             masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
 
-    found = tags_mod.scan(masked, lex)
-    if found is not tags_mod.EMPTY:
+    found = scan_tags(masked, lex)
+    if found is not NO_TAGS:
         issues.extend(found.issues)
         if found.spans:
             masked = mask_pairs(masked, found.spans)
 
-    cmds = commands_mod.scan(masked, lex, roster)
-    if cmds is not commands_mod.EMPTY:
+    cmds = scan_commands(masked, lex, roster)
+    if cmds is not NO_COMMANDS:
         issues.extend(cmds.issues)
         if cmds.spans:
             masked = mask_pairs(masked, cmds.spans)
 
-    said = speech_mod.scan(masked, text, lang)
-    if said is not speech_mod.EMPTY:
+    said = scan_speech(masked, text, lang)
+    if said is not NO_SPEECH:
         issues.extend(said.issues)
         if said.spans:
             masked = mask_pairs(masked, said.spans)
 
     acts = None                       # explicit actions: commands, # lines, label lines
     if cmds.explicit or cmds.labelled:
-        acts = actions_mod.ActionScan(list(cmds.actions))
+        acts = ActionScan(list(cmds.actions))
         if cmds.explicit:
-            explicit_mod.explicit(cmds.explicit, lex, roster, actor, acts)
+            explicit(cmds.explicit, lex, roster, actor, acts)
         if cmds.labelled:
-            explicit_mod.labelled(cmds.labelled, lex, roster, actor, acts)
-    prose = actions_mod.ActionScan()
-    actions_mod.infer(masked, lex, roster, actor, prose)
+            labelled(cmds.labelled, lex, roster, actor, acts)
+    prose = ActionScan()
+    infer(masked, lex, roster, actor, prose)
     actions = acts.actions if acts is not None else list(cmds.actions)
     if actions:
         declared = {a.kind for a in actions}
@@ -204,7 +209,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon
         def line_start(pos: int) -> int:
             return rfind("\n", 0, pos) + 1
     else:
-        line_start = regions_mod.Lines(text).line_start
+        line_start = Lines(text).line_start
     blank_pos = [m.start() + 1 for m in _BLANK_LINE.finditer(text)] if "\n\n" in text or \
         "\n " in text or "\n\t" in text else []
 
@@ -297,7 +302,7 @@ def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
     target = target_text = None
     candidates: tuple[str, ...] = ()
     if roster is not None and r.label:
-        found = actions_mod.mentions_in(r.label, r.position, lex, roster, actor)
+        found = mentions_in(r.label, r.position, lex, roster, actor)
         if found:
             target_text = found[0].text
             if len(found[0].keys) == 1:
