@@ -9,13 +9,14 @@ tag (tag identity = post id + :attr:`RollTag.index`).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from ..rules.model import Action, ActionKind, Declaration
-from ..rules.options import OPTION_TYPES, PROVENANCE, options_for
+from ..rules.options import PROVENANCE, options_for
 
 _T = TypeVar("_T")
 
@@ -169,19 +170,20 @@ def declared(kind: ActionKind, position: int, text: str = "", target: str | None
     (the engine's own value, ``rolled`` None), where it came from kept in its options
     (``source``: prose | explicit | command | label, ``verb``, ``candidates`` when several
     combatants matched the target, ``target_text``). The one shape from post to engine."""
-    if options:
-        opts = options_for(kind, {**options, "source": source, "verb": verb,
-                                  "candidates": candidates, "target_text": target_text})
-    else:
-        opts = OPTION_TYPES[kind](source=source, verb=verb, candidates=candidates,
-                                  target_text=target_text)
+    opts = options_for(kind).evolve(**(options or {}), source=source, verb=verb,
+                                    candidates=candidates, target_text=target_text)
     return Action(kind, target, weapon, text, explicit, confidence, None, position, opts)
 
 
 def with_rolls(action: Action, indices: Sequence[int]) -> Action:
-    """*action* owning the post's roll tags *indices* (the first is its own, PBP-4)."""
-    return dataclasses.replace(action, options=dataclasses.replace(
-        action.options, roll_index=indices[0], roll_indices=tuple(indices)))
+    """*action* owning the post's roll tags *indices* (the first is its own, PBP-4).
+
+    A copy of the frozen action with the new options set on it (``replace`` would run
+    ``__post_init__`` again for nothing)."""
+    options = action.options.evolve(roll_index=indices[0], roll_indices=tuple(indices))
+    new = copy.copy(action)
+    new.__dict__["options"] = options
+    return new
 
 
 @_quick_init

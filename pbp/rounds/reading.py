@@ -143,8 +143,8 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
         for a in parsed.to_actions():
             options = a.options
             if options.roll_index is not None:
-                options = dataclasses.replace(
-                    options, roll_index=tag_base + options.roll_index,
+                options = options.evolve(
+                    roll_index=tag_base + options.roll_index,
                     roll_indices=tuple(tag_base + i for i in options.roll_indices))
             reading.actions.append(dataclasses.replace(
                 a, rolled=None, options=options,

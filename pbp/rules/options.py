@@ -26,6 +26,7 @@ pbp.errors.UnreadableInput: 'until' is not an option of a move action (it belong
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 from collections.abc import Mapping
@@ -159,6 +160,19 @@ class Options:
         """The options given, as plain JSON types (the stored form)."""
         return {n: _jsonable(getattr(self, n)) for n in _NAMES
                 if getattr(self, n) != _DEFAULTS[n]}
+
+    def evolve(self, **changes: Any) -> Options:
+        """A copy with *changes*, each checked against the kind's options (lists kept as
+        tuples). Cheaper than ``dataclasses.replace``, which rebuilds every field."""
+        accepts = type(self).ACCEPTS
+        for name, value in changes.items():
+            if name not in accepts:
+                raise UnreadableInput(_not_an_option(name, self.KIND))
+            if name in _TUPLES and isinstance(value, list):
+                changes[name] = tuple(value)
+        new = copy.copy(self)
+        new.__dict__.update(changes)
+        return new
 
     def without(self, *names: str) -> Options:
         """A copy with *names* back at their defaults."""
@@ -301,21 +315,15 @@ def options_for(kind: ActionKind, given: Mapping[str, Any] | Options | None = No
         if type(given) is cls:
             return given
         given = {n: getattr(given, n) for n in _NAMES if getattr(given, n) != _DEFAULTS[n]}
+    empty = _EMPTY.get(kind)
+    if empty is None:
+        empty = _EMPTY[kind] = cls()
     if not given:
-        empty = _EMPTY.get(kind)
-        if empty is None:
-            empty = _EMPTY[kind] = cls()
         return empty
     if not isinstance(given, Mapping):
         raise UnreadableInput(f"the options of a {kind.value} action must be a mapping, "
                               f"not {type(given).__name__}")
-    kwargs: dict[str, Any] = {}
-    for name, value in given.items():
-        key = str(name)
-        if key not in cls.ACCEPTS:
-            raise UnreadableInput(_not_an_option(key, kind))
-        kwargs[key] = tuple(value) if key in _TUPLES and isinstance(value, list) else value
-    return cls(**kwargs)
+    return empty.evolve(**{str(k): v for k, v in given.items()})
 
 
 def _jsonable(value: Any) -> Any:
