@@ -212,7 +212,7 @@ class _Prose:
     def keep(self, v: _Verb) -> bool:
         """What follows the verb, the name before it and the verb before it: whether the
         verb is the actor's (kept verbs are remembered for the next one)."""
-        i, verb, kind, _, s_start, s_end = v
+        i, verb, _, _, s_start, s_end = v
         folded, lex, mentions = self.folded, self.lex, self.mentions
         if i + 1 < len(folded) and self.positions[i + 1] < s_end:
             nxt = folded[i + 1]
@@ -246,7 +246,7 @@ class _Prose:
                     weapon = _first_weapon(self.weapons, self.weapon_pos, s_start, s_end)
             if out.actions and out.actions[-1].options.source == "prose":
                 last = out.actions[-1]
-                if last.kind is kind and self.sentence(last.position)[0] == s_start and (
+                if last.kind is kind and self.sentence(last.position or 0)[0] == s_start and (
                         target_m is None or (target_m.keys and target_m.keys[0] == last.target)):
                     continue                          # "ataco o goblin, golpeando": one attack
             target, target_text, candidates = _resolved(target_m, out)

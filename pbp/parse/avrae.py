@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..rules.model import Action, ActionKind
+from ..rules.model import ActionKind
 from .lexicon import Lexicon, fold
 from .model import Command, declared
 from .roster import Roster

@@ -25,8 +25,8 @@ from .avrae import command as avrae_command
 from .initiative import init as init_command
 from .initiative import ri as ri_command
 from .lexicon import Lexicon, fold, get
-from .scans import CommandScan
 from .roster import Roster
+from .scans import CommandScan
 from .tags import FoundRoll, read_expression, split_advantage
 
 ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))

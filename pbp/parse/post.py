@@ -24,21 +24,20 @@ from .actions import ActionScan, infer, mentions_in
 from .commands import EMPTY as NO_COMMANDS
 from .commands import scan as scan_commands
 from .explicit import explicit, labelled
+from .lexicon import Lexicon, detect, fold, get
+from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
+from .normalise import FORMATS, normalise
 from .regions import EMPTY as NO_REGIONS
-from .regions import Lines, Regions
+from .regions import Lines, Regions, mask_pairs
 from .regions import scan as scan_regions
+from .roster import WORD, Roster
+from .scans import CommandScan
 from .speech import EMPTY as NO_SPEECH
 from .speech import SpeechScan
 from .speech import scan as scan_speech
 from .tags import EMPTY as NO_TAGS
 from .tags import FoundRoll, TagScan
 from .tags import scan as scan_tags
-from .lexicon import Lexicon, detect, fold, get
-from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
-from .normalise import FORMATS, normalise
-from .regions import mask_pairs
-from .roster import WORD, Roster
-from .scans import CommandScan
 
 #: At most this many problems are listed; one more item says how many were left out.
 MAX_ISSUES = 100
@@ -112,7 +111,8 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
     dropped = 0                   # a scanner only drops problems past its cap of 200 kept
     if len(issues) >= IssueList.cap:
-        dropped = reg.issues.dropped + sum(s.issues.dropped for s in (found, cmds, said, *scans))
+        dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
+                   + said.issues.dropped + sum(s.issues.dropped for s in scans))
     return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
                       tuple(said.utterances), tuple(reg.ooc),
                       _issues(issues, lex, dropped) if issues or dropped else (),
@@ -262,7 +262,7 @@ class _Layout:
         self.by_para: dict[int, list[Action]] = {}
         self.armed: list[Action] = []          # attacks, casts, maneuvers, in position order
         for a in actions:               # already in position order: appending keeps it
-            pos = a.position
+            pos = a.position or 0           # the parser's actions always have one
             self.by_line.setdefault(self.line_start(pos), []).append(a)
             self.by_para.setdefault(self.para(pos), []).append(a)
             if a.kind in _ARMED_KINDS:
@@ -272,8 +272,9 @@ class _Layout:
         return bisect_left(self.blank_pos, pos + 1) if self.blank_pos else 0
 
     def add(self, a: Action) -> None:
-        insort(self.by_line.setdefault(self.line_start(a.position), []), a, key=_position)
-        insort(self.by_para.setdefault(self.para(a.position), []), a, key=_position)
+        pos = a.position or 0
+        insort(self.by_line.setdefault(self.line_start(pos), []), a, key=_position)
+        insort(self.by_para.setdefault(self.para(pos), []), a, key=_position)
         if a.kind in _ARMED_KINDS:
             insort(self.armed, a, key=_position)
 

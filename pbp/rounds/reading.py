@@ -130,16 +130,16 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
                                            "message": f"'{entry.name}' is not yours to roll for",
                                            "position": offset + cmd.position})
                     continue
-                expr = entry.expression
+                expr = entry.expression or ""
                 if expr and entry.advantage:
                     expr = expr.replace("1d20", "2d20kh1" if entry.advantage > 0 else "2d20kl1", 1)
                 reading.initiative.append(TagSpec(
-                    tag_index=-init_base, expression=expr or "", written=cmd.text,
+                    tag_index=-init_base, expression=expr, written=cmd.text,
                     label="initiative", position=offset + cmd.position, purpose="initiative",
                     actor=who, value=entry.value))
-        for tag in list(reading.tags):
-            if tag.purpose == "initiative" and tag.actor == actor and tag.tag_index >= tag_base:
-                reading.initiative.append(tag)
+        for spec in list(reading.tags):
+            if spec.purpose == "initiative" and spec.actor == actor and spec.tag_index >= tag_base:
+                reading.initiative.append(spec)
         for a in parsed.to_actions():
             options = a.options
             if options.roll_index is not None:

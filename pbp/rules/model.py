@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from ..dice import Roll
 from ..errors import UnreadableInput
-from .kinds import ActionKind
+from .kinds import ActionKind as ActionKind  # re-exported: the contract names it here
 from .options import Options, options_for
 
 

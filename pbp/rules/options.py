@@ -37,10 +37,24 @@ from ..errors import UnreadableInput
 from .kinds import ActionKind
 
 __all__ = [
-    "AttackOptions", "BonusOptions", "CastOptions", "DefendOptions", "DelayOptions",
-    "FreeOptions", "FullRoundOptions", "ManeuverOptions", "MoveOptions", "OPTION_TYPES",
-    "Options", "OtherOptions", "PROVENANCE", "QuickOptions", "ReactionOptions", "ReadyOptions",
-    "accepted", "options_for",
+    "OPTION_TYPES",
+    "PROVENANCE",
+    "AttackOptions",
+    "BonusOptions",
+    "CastOptions",
+    "DefendOptions",
+    "DelayOptions",
+    "FreeOptions",
+    "FullRoundOptions",
+    "ManeuverOptions",
+    "MoveOptions",
+    "Options",
+    "OtherOptions",
+    "QuickOptions",
+    "ReactionOptions",
+    "ReadyOptions",
+    "accepted",
+    "options_for",
 ]
 
 Json = Any  # a value as a post or a scenario wrote it (str, number, bool, list, mapping)
@@ -297,7 +311,8 @@ def accepted(kind: ActionKind) -> frozenset[str]:
 
 
 def _not_an_option(name: str, kind: ActionKind | None) -> str:
-    what = f"a {kind.value} action" if kind is not None else "an action"
+    what = "an action" if kind is None else \
+        f"{'an' if kind.value[0] in 'aeiou' else 'a'} {kind.value} action"
     if name not in _DEFAULTS:
         return f"unknown option '{name}' for {what}"
     owners = [k.value for k, t in OPTION_TYPES.items() if name in t.ACCEPTS]

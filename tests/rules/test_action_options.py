@@ -6,6 +6,7 @@ notation (``pbp.parse.explicit.render`` / ``read``)."""
 from __future__ import annotations
 
 import dataclasses
+import doctest
 import json
 from typing import Any
 
@@ -14,9 +15,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbp.errors import UnreadableInput
+from pbp.parse import explicit as explicit_notation
 from pbp.parse import parse_post
 from pbp.parse.explicit import read, render
 from pbp.rounds import codec
+from pbp.rules import options as options_module
 from pbp.rules.model import Action, ActionKind, Combatant, Weapon
 from pbp.rules.options import (
     OPTION_TYPES,
@@ -26,6 +29,7 @@ from pbp.rules.options import (
     accepted,
     options_for,
 )
+from pbp.rules.scenario import loads
 
 ROSTER = (Combatant(key="gob", name="Goblin", weapons=(Weapon("Axe"),)),
           Combatant(key="ana", name="Ana", weapons=(Weapon("Rapier"), Weapon("Long Bow"))),
@@ -104,7 +108,7 @@ def test_each_kind_has_its_own_frozen_options_type() -> None:
 @pytest.mark.parametrize("kind, given, named", [
     (ActionKind.MOVE, {"distnace": 6}, "unknown option 'distnace' for a move action"),
     (ActionKind.MOVE, {"until": 3}, "'until' is not an option of a move action"),
-    (ActionKind.ATTACK, {"trigger": {"actor": "gob"}}, "'trigger' is not an option of a attack"),
+    (ActionKind.ATTACK, {"trigger": {"actor": "gob"}}, "'trigger' is not an option of an attack action"),
     (ActionKind.DELAY, {"items": ["body"]}, "'items' is not an option of a delay action"),
 ])
 def test_an_unknown_option_is_an_error_naming_it_and_the_kind(kind: ActionKind,
@@ -136,3 +140,18 @@ def test_the_stored_form_lists_only_the_options_given() -> None:
     a = Action(ActionKind.ATTACK, "gob", options={"bonus": 2, "touch": False})
     assert a.to_dict()["options"] == {"bonus": 2}
     assert repr(a.options) == "AttackOptions(bonus=2)"
+
+
+def test_a_scenario_with_an_option_of_another_kind_says_where() -> None:
+    text = ("ruleset: forum-d20\ncombatants:\n  - key: a\n  - key: b\n    side: foes\n"
+            "rounds:\n  - declarations:\n      - actor: a\n        actions:\n"
+            "          - {kind: move, until: 3}\n")
+    with pytest.raises(UnreadableInput) as err:
+        loads(text)
+    assert "'until' is not an option of a move action" in str(err.value)
+    assert "actions[0]" in str(err.value)
+
+
+@pytest.mark.parametrize("module", [options_module, explicit_notation])
+def test_the_examples_in_the_docstrings_hold(module: Any) -> None:
+    assert doctest.testmod(module).failed == 0
