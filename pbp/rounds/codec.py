@@ -105,9 +105,20 @@ def action_to_dict(action: Action) -> dict[str, Any]:
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:
     """:meth:`Action.from_dict` of a stored action; top-level keys the model no longer has
-    are left out (old rows), an unknown option is an error naming it."""
+    are left out (old rows), an unknown option is an error naming it. Rows stored before
+    typed options kept an Avrae line's ``-flags`` beside its options: they move under
+    ``options.flags``, where the parser now puts them."""
     names = _field_names(Action)
-    return Action.from_dict({k: v for k, v in data.items() if k in names})
+    d = {k: v for k, v in data.items() if k in names}
+    options = d.get("options")
+    if isinstance(options, Mapping) and options.get("command") and not options.keys() <= _OPTIONS:
+        flags = {k: v for k, v in options.items() if k not in _OPTIONS}
+        d["options"] = {**{k: v for k, v in options.items() if k in _OPTIONS},
+                        "flags": {**(options.get("flags") or {}), **flags}}
+    return Action.from_dict(d)
+
+
+_OPTIONS = frozenset(f.name for f in dataclasses.fields(Options))
 
 
 # --- combatants ------------------------------------------------------------------------------

@@ -155,3 +155,14 @@ def test_a_scenario_with_an_option_of_another_kind_says_where() -> None:
 @pytest.mark.parametrize("module", [options_module, explicit_notation])
 def test_the_examples_in_the_docstrings_hold(module: Any) -> None:
     assert doctest.testmod(module).failed == 0
+
+
+def test_a_row_stored_before_typed_options_keeps_its_avrae_flags() -> None:
+    old = {"kind": "cast", "target": "gob", "weapon": None, "text": "!cast Fireball -l 3",
+           "explicit": True, "confidence": 1.0, "rolled": None, "position": 0,
+           "options": {"command": "!cast Fireball -l 3", "spell": "Fireball", "l": "3",
+                       "source": "command", "verb": "cast"}}
+    action = codec.action_from_dict(old)
+    assert (action.options.spell, action.options.flags) == ("Fireball", {"l": "3"})
+    with pytest.raises(UnreadableInput, match="unknown option 'l' for a cast action"):
+        Action.from_dict(old)
