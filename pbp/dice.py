@@ -192,6 +192,30 @@ def check_expression(expression: str) -> str:
     return text
 
 
+def expression_end(text: str, *, tries: int = 8) -> int:
+    """How much of the start of *text* d20's grammar reads as one expression, the rest
+    being a comment (``1d20+5 ataque`` -> 6): the post parser tells a roll from its label
+    with d20's own grammar, never a second one. 0 when no prefix reads (after *tries*
+    shortenings at the place d20 stopped)."""
+    end = len(text)
+    for _ in range(tries):
+        head = text[:end]
+        if not head.strip():
+            return 0
+        try:
+            parsed = d20.parse(head, allow_comments=True)
+        except d20.RollSyntaxError as exc:
+            stop = int(exc.col) - 1
+            end = stop if 0 < stop < end else end - 1
+            continue
+        except (d20.RollError, RecursionError):
+            return 0
+        if parsed.comment:
+            return max(0, head.rfind(parsed.comment))
+        return end
+    return 0
+
+
 _TOKEN = re.compile(
     r"(?P<dice>\d*d(?:\d+|%)(?:(?:kh|kl|ph|pl|rr|ro|ra|mi|ma|e|k|p)[<>]?\d+)*)"
     r"|(?P<stat>[^\W\d_]+)",

@@ -2,7 +2,7 @@
 
 >>> post = parse_post("#attack Goblin with longsword [roll]1d20+5[/roll]",
 ...                   roster=[{"key": "goblin", "name": "Goblin"}])
->>> [(a.kind.value, a.target, a.weapon, a.roll_index) for a in post.actions]
+>>> [(a.kind.value, a.target, a.weapon, a.options.roll_index) for a in post.actions]
 [('attack', 'goblin', 'sword', 0)]
 
 See docs/parse.md for the forms read and the JSON schema of ``pbp parse``.
@@ -15,7 +15,6 @@ from .model import (
                     Command,
                     InitiativeEntry,
                     OocNote,
-                    ParsedAction,
                     ParsedPost,
                     ParseIssue,
                     RollTag,
@@ -30,7 +29,6 @@ __all__ = [
                     "InitiativeEntry",
                     "OocNote",
                     "ParseIssue",
-                    "ParsedAction",
                     "ParsedPost",
                     "RollTag",
                     "Roster",

@@ -23,9 +23,9 @@ from itertools import accumulate, compress
 from operator import attrgetter, itemgetter
 from typing import Any
 
-from ..rules.model import ActionKind
+from ..rules.model import Action, ActionKind
 from .lexicon import Lexicon
-from .model import IssueList, ParsedAction
+from .model import IssueList, declared
 from .roster import WORD, Roster
 
 _SPLIT = re.compile(f"({WORD.pattern})").split
@@ -44,10 +44,10 @@ _ARMED = (ActionKind.ATTACK, ActionKind.DEFEND, ActionKind.QUICK, ActionKind.REA
 
 @dataclass(slots=True, init=False)
 class ActionScan:
-    actions: list[ParsedAction]
+    actions: list[Action]
     issues: IssueList
 
-    def __init__(self, actions: list[ParsedAction] | None = None) -> None:
+    def __init__(self, actions: list[Action] | None = None) -> None:
         self.actions = [] if actions is None else actions
         self.issues = IssueList()
 
@@ -114,23 +114,45 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     verb_at = list(compress(range(len(infos)), map(_FIRST, infos)))
     if not verb_at:
         return
-    generic: list[tuple[int, str]] = [
-        (i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
-    folded = list(map(_THIRD, infos))
-    positions = list(accumulate(map(len, parts)))[0:-1:2]
-    bounds = list(map(re.Match.start, _BOUNDARY.finditer(masked)))
+    prose = _Prose(masked, parts, plain, infos, lex, roster, actor)
+    for i in verb_at:
+        v = prose.verb(i)
+        if v is not None:
+            prose.keep(v)
+    prose.declare(prose.kept, out)
 
-    def sentence(pos: int) -> tuple[int, int]:
-        k = bisect_left(bounds, pos)
-        start = bounds[k - 1] if k > 0 else 0
-        end = bounds[k] if k < len(bounds) else len(masked)
-        return start, end
 
-    mentions: list[_Mention] = []
-    weapons: list[tuple[int, str]] = []
-    if roster is not None:
+# a kept verb: (word index, verb, kind, confidence, its sentence's start and end)
+_Verb = tuple[int, str, str, float, int, int]
+
+
+class _Prose:
+    """The words of the prose, where they are, the names and weapons among them: what the
+    steps of :func:`infer` share (built once per post)."""
+
+    def __init__(self, masked: str, parts: list[str], plain: list[str], infos: list[Any],
+                 lex: Lexicon, roster: Roster | None, actor: str | None) -> None:
+        self.masked, self.plain, self.infos = masked, plain, infos
+        self.lex, self.actor = lex, actor
+        self.folded: list[str] = list(map(_THIRD, infos))
+        self.positions: list[int] = list(accumulate(map(len, parts)))[0:-1:2]
+        self.bounds: list[int] = list(map(re.Match.start, _BOUNDARY.finditer(masked)))
+        generic = [(i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
+        self.mentions, self.weapons = self._names(roster, generic)
+        self.mention_pos = list(map(_POS, self.mentions))
+        self.weapon_pos = list(map(_FIRST, self.weapons))
+        self.kept: list[_Verb] = []
+
+    def _names(self, roster: Roster | None, generic: list[tuple[int, str]]
+               ) -> tuple[list[_Mention], list[tuple[int, str]]]:
+        """Roster names, and weapons: the sheets' own names, then the lexicon's generic
+        words not already inside one (a generic word takes the actor's sheet weapon)."""
+        positions, plain, lex = self.positions, self.plain, self.lex
+        if roster is None:
+            return [], [(positions[i], canon) for i, canon in generic]
         hits = roster.start_hits(plain, lex)
-        mentions = _mentions(plain, positions, lex, roster, actor, hits)
+        mentions = _mentions(plain, positions, lex, roster, self.actor, hits)
+        weapons: list[tuple[int, str]] = []
         taken = -1
         for i in compress(range(len(hits)), map(_SECOND, hits)):
             if i <= taken:
@@ -145,101 +167,122 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
             for i, canon in generic:
                 if not named or positions[i] not in named and not any(
                         p <= positions[i] < p + 40 for p in named):
-                    weapons.append((positions[i], sheet_of(canon, lex, actor) or canon))
+                    weapons.append((positions[i], sheet_of(canon, lex, self.actor) or canon))
             weapons.sort()
-    else:
-        weapons = [(positions[i], canon) for i, canon in generic]
-    mention_pos = list(map(_POS, mentions))
-    weapon_pos = list(map(_FIRST, weapons))
-    kept: list[tuple[int, str, str, float, int, int]] = []  # + the verb's sentence
-    determiners, negations, objects_before = lex.determiners, lex.negations, lex.objects_before
-    conditionals, temporals, blockers = lex.conditionals, lex.temporals, lex.blockers
-    n_words, n_bounds = len(folded), len(bounds)
-    for i in verb_at:
-        inf = infos[i]                                # (verb hit, weapon, folded, confidence)
+        return mentions, weapons
+
+    def sentence(self, pos: int) -> tuple[int, int]:
+        bounds = self.bounds
+        k = bisect_left(bounds, pos)
+        start = bounds[k - 1] if k > 0 else 0
+        end = bounds[k] if k < len(bounds) else len(self.masked)
+        return start, end
+
+    def verb(self, i: int) -> _Verb | None:
+        """The verb at word *i* with its sentence, None when what precedes it in the
+        sentence says it is not declared (a determiner, a negation, a condition...)."""
+        inf = self.infos[i]                           # (verb hit, weapon, folded, confidence)
         verb, kind = inf[0][0], inf[0][1]
-        conf = inf[3]
-        pos = positions[i]
-        k = bisect_left(bounds, pos)                  # the sentence: as sentence(pos)
-        s_start = bounds[k - 1] if k > 0 else 0
-        s_end = bounds[k] if k < n_bounds else len(masked)
-        first = bisect_left(positions, s_start, 0, i)   # the sentence's first word
-        before = folded[first:i]
+        s_start, s_end = self.sentence(self.positions[i])
+        first = bisect_left(self.positions, s_start, 0, i)   # the sentence's first word
+        before = self.folded[first:i]
         last_word = before[-1] if before else None
-        if last_word in determiners:
-            continue                                  # "a strike", "nice hit": a noun
-        if not blockers.isdisjoint(before):          # a negation, "if" or "when" before it
-            if not negations.isdisjoint(before[-2:]):
-                continue                              # "não ataco", "I don't attack"
-            if not conditionals.isdisjoint(before) and any(
-                    p in conditionals and not _reflexive(p, plain, first + k + 1, lex)
-                    for k, p in enumerate(before)):
-                continue                              # "if it moves, I shoot": a trigger
-            if not temporals.isdisjoint(before) and any(
-                    p in temporals and not _clause_break(masked, positions[first + k], pos)
-                    for k, p in enumerate(before)):
-                continue                              # "until it lands": not declared
-        if kind not in ("move", "defend") and last_word in objects_before:
-            continue                                  # "o goblin me ataca"
-        if i + 1 < n_words and positions[i + 1] < s_end:
+        lex = self.lex
+        if last_word in lex.determiners:
+            return None                               # "a strike", "nice hit": a noun
+        if not lex.blockers.isdisjoint(before) and self._blocked(before, first, i):
+            return None
+        if kind not in ("move", "defend") and last_word in lex.objects_before:
+            return None                               # "o goblin me ataca"
+        return i, verb, kind, inf[3], s_start, s_end
+
+    def _blocked(self, before: list[str], first: int, i: int) -> bool:
+        """A negation, "if" or "when" before the verb in its sentence."""
+        lex, plain, pos = self.lex, self.plain, self.positions[i]
+        if not lex.negations.isdisjoint(before[-2:]):
+            return True                               # "não ataco", "I don't attack"
+        if not lex.conditionals.isdisjoint(before) and any(
+                p in lex.conditionals and not _reflexive(p, plain, first + k + 1, lex)
+                for k, p in enumerate(before)):
+            return True                               # "if it moves, I shoot": a trigger
+        return not lex.temporals.isdisjoint(before) and any(
+            p in lex.temporals and not _clause_break(self.masked, self.positions[first + k], pos)
+            for k, p in enumerate(before))            # "until it lands": not declared
+
+    def keep(self, v: _Verb) -> bool:
+        """What follows the verb, the name before it and the verb before it: whether the
+        verb is the actor's (kept verbs are remembered for the next one)."""
+        i, verb, _, _, s_start, s_end = v
+        folded, lex, mentions = self.folded, self.lex, self.mentions
+        if i + 1 < len(folded) and self.positions[i + 1] < s_end:
             nxt = folded[i + 1]
             if nxt in lex.objects_after or nxt in lex.unless_next.get(verb, ()):
-                continue                              # "it attacks me", "ready to"
-        if actor is not None and mentions:
-            k = bisect_left(mention_pos, pos) - 1
+                return False                          # "it attacks me", "ready to"
+        if self.actor is not None and mentions:
+            k = bisect_left(self.mention_pos, self.positions[i]) - 1
             if k >= 0 and mentions[k].j == i and mentions[k].pos >= s_start and \
-                    mentions[k].keys != (actor,) and (
+                    mentions[k].keys != (self.actor,) and (
                         mentions[k].i == 0 or folded[mentions[k].i - 1] not in _PREPOSITIONS):
-                continue                              # "the goblin attacks": its subject
-        if kept and kept[-1][0] == i - 1 and kept[-1][2] in ("ready", "delay"):
-            continue                                  # "готовлюсь ударить": what is readied
-        kept.append((i, verb, kind, conf, s_start, s_end))
-    n_kept = len(kept)
-    for n, (i, verb, kind_name, conf, s_start, s_end) in enumerate(kept):
-        pos = positions[i]
-        clause_end = s_end                            # up to the next verb of the sentence
-        if n + 1 < n_kept and positions[kept[n + 1][0]] < s_end:
-            clause_end = positions[kept[n + 1][0]]
-        kind = _KIND[kind_name]
-        target_m = None
+                return False                          # "the goblin attacks": its subject
+        if self.kept and self.kept[-1][0] == i - 1 and self.kept[-1][2] in ("ready", "delay"):
+            return False                              # "готовлюсь ударить": what is readied
+        self.kept.append(v)
+        return True
+
+    def declare(self, kept: list[_Verb], out: ActionScan) -> None:
+        """One action per kept verb, with its target and weapon; a second verb of the same
+        kind in the sentence, on the same target, is the same action."""
+        for n, (i, verb, kind_name, conf, s_start, s_end) in enumerate(kept):
+            pos = self.positions[i]
+            clause_end = s_end                        # up to the next verb of the sentence
+            if n + 1 < len(kept) and self.positions[kept[n + 1][0]] < s_end:
+                clause_end = self.positions[kept[n + 1][0]]
+            kind = _KIND[kind_name]
+            target_m = self._target(kind, i, pos, clause_end, s_start, s_end)
+            weapon = None
+            if kind in _ARMED:
+                weapon = _first_weapon(self.weapons, self.weapon_pos, pos, clause_end)
+                if weapon is None and kind is ActionKind.ATTACK:
+                    weapon = _first_weapon(self.weapons, self.weapon_pos, s_start, s_end)
+            if out.actions and out.actions[-1].options.source == "prose":
+                last = out.actions[-1]
+                if last.kind is kind and self.sentence(last.position or 0)[0] == s_start and (
+                        target_m is None or (target_m.keys and target_m.keys[0] == last.target)):
+                    continue                          # "ataco o goblin, golpeando": one attack
+            target, target_text, candidates = _resolved(target_m, out)
+            snippet = self.masked[s_start:s_end].strip(" .!?;…\n\t*_")
+            # positional, in the order of declared(): a cheaper call
+            out.actions.append(declared(
+                kind, pos, " ".join(snippet.split())[:200], target, target_text, candidates,
+                weapon, False, conf, "prose", verb))
+
+    def _target(self, kind: ActionKind, i: int, pos: int, clause_end: int, s_start: int,
+                s_end: int) -> _Mention | None:
+        """Attacks, casts and maneuvers: the first name in the clause, else the sentence,
+        else the last clear name before; a move: a name after a destination word."""
+        mentions, at = self.mentions, self.mention_pos
         if kind in _TARGETED:
-            target_m = _first_in(mentions, mention_pos, pos, clause_end) or \
-                _first_in(mentions, mention_pos, pos, s_end) or \
-                _last_in(mentions, mention_pos, s_start, pos) or \
-                _last_clear(mentions, mention_pos, pos)
-        elif kind is ActionKind.MOVE:
-            m = _first_in(mentions, mention_pos, pos, clause_end)
-            if m is not None and any(folded[k] in lex.destinations
+            return _first_in(mentions, at, pos, clause_end) or \
+                _first_in(mentions, at, pos, s_end) or \
+                _last_in(mentions, at, s_start, pos) or _last_clear(mentions, at, pos)
+        if kind is ActionKind.MOVE:
+            m = _first_in(mentions, at, pos, clause_end)
+            if m is not None and any(self.folded[k] in self.lex.destinations
                                      for k in range(max(i + 1, m.i - 3), m.i)):
-                target_m = m
-        weapon = None
-        if kind in _ARMED:
-            weapon = _first_weapon(weapons, weapon_pos, pos, clause_end)
-            if weapon is None and kind is ActionKind.ATTACK:
-                weapon = _first_weapon(weapons, weapon_pos, s_start, s_end)
-        if out.actions and out.actions[-1].source == "prose":
-            last = out.actions[-1]
-            if last.kind is kind and sentence(last.position)[0] == s_start and (
-                    target_m is None or (target_m.keys and target_m.keys[0] == last.target)):
-                continue                              # "ataco o goblin, golpeando": one attack
-        target = None
-        candidates: tuple[str, ...] = ()
-        target_text = None
-        if target_m is not None:
-            target_text = target_m.text
-            if len(target_m.keys) == 1:
-                target = target_m.keys[0]
-            else:
-                candidates = target_m.keys
-                out.issues.append(("target.ambiguous", target_m.pos, {
-                    "text": target_m.text, "candidates": ", ".join(target_m.keys),
-                    "keys": list(target_m.keys)}))
-        snippet = masked[s_start:s_end].strip(" .!?;…\n\t*_")
-        # positional, in field order (kind, position, text, target, target_text,
-        # candidates, weapon, explicit, confidence, source, verb): a cheaper call
-        out.actions.append(ParsedAction(
-            kind, pos, " ".join(snippet.split())[:200], target, target_text, candidates,
-            weapon, False, conf, "prose", verb))
+                return m
+        return None
+
+
+def _resolved(m: _Mention | None, out: ActionScan
+              ) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """(target, target_text, candidates) of a name: one key, or several reported."""
+    if m is None:
+        return None, None, ()
+    if len(m.keys) == 1:
+        return m.keys[0], m.text, ()
+    out.issues.append(("target.ambiguous", m.pos, {
+        "text": m.text, "candidates": ", ".join(m.keys), "keys": list(m.keys)}))
+    return None, m.text, m.keys
 
 
 def _clause_break(text: str, lo: int, hi: int) -> bool:

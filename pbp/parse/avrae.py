@@ -3,21 +3,19 @@
 ``!a``/``!attack``, ``!cast``, ``!c``/``!check``, ``!s``/``!save``, ``!i``/``!init`` with its
 subcommands, ``!mc``/``!ms``/``!ma``/``!mcast``; ``-t`` targets matched against the roster
 (prefix and near-miss allowed, an ambiguous one reported), ``adv``/``dis`` and the other
-arguments kept in ``options``. Attacks, casts, checks and saves are also actions.
+arguments kept in ``options`` (other ``-flags`` under ``options.flags``). Attacks, casts, checks and saves are also actions.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..rules.model import ActionKind
 from .lexicon import Lexicon, fold
-from .model import Command, ParsedAction
+from .model import Command, declared
 from .roster import Roster
-
-if TYPE_CHECKING:
-    from .commands import CommandScan
+from .scans import CommandScan
 
 _ARG = re.compile(r'"([^"\n]*)"|“([^”\n]*)”|«([^»\n]*)»|(\S+)')
 
@@ -58,42 +56,60 @@ def split_args(rest: str) -> list[str]:
 
 
 def command(word: str, rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
-           out: CommandScan) -> None:
-    syntax = "!" + word
+            out: CommandScan) -> None:
+    """One ``!word rest`` line: a command, and an action for attacks, casts, checks, saves."""
     args = split_args(rest)
     name = _TOP.get(word)
     if name is None:
-        if word in _KNOWN_OTHER:
-            out.commands.append(Command("other", line, "avrae", pos, args=tuple(args)))
-        else:
-            out.commands.append(Command("other", line, "avrae", pos, args=tuple(args)))
-            out.issues.append(("command.unknown", pos, {"text": syntax}))
+        out.commands.append(Command("other", line, "avrae", pos, args=tuple(args)))
+        if word not in _KNOWN_OTHER:
+            out.issues.append(("command.unknown", pos, {"text": "!" + word}))
         return
-    via_init = False
+    via = None
     if name == "init":
         sub = args[0].lower() if args else "list"
-        name = _INIT_SUB.get(sub, f"initiative.{sub}")
-        args = args[1:]
-        via_init = True
+        name, args = _INIT_SUB.get(sub, f"initiative.{sub}"), args[1:]
         if name.startswith("initiative."):
             out.commands.append(Command(name, line, "avrae", pos, args=tuple(args)))
             return
-        if sub == "aoo":
-            via_init = "aoo"  # type: ignore[assignment]
+        via = "aoo" if sub == "aoo" else "init"
     actor = None
     if name.startswith("monster."):
-        actor = args[0] if args else None
-        args = args[1:]
+        actor, args = (args[0] if args else None), args[1:]
     positional, flags, extra = _split_flags(args, lex)
+    options = _options(line, flags, extra, actor, lex, roster)
     targets_text = flags.get("-t", [])
-    subject = " ".join(positional) if positional else None
+    targets, candidates = _targets(targets_text, pos, lex, roster, options, out)
+    kind = _KINDS.get(name, ActionKind.OTHER) if via != "aoo" else ActionKind.REACTION
+    weapon = _subject(kind, name, " ".join(positional) if positional else None, lex, roster,
+                      options)
+    if via:
+        options["via"] = "init"
+    out.commands.append(Command(name, line, "avrae", pos, args=tuple(args),
+                                targets=tuple(targets), options=dict(options)))
+    out.actions.append(declared(
+        kind=kind, position=pos, text=line, target=targets[0] if targets else None,
+        target_text=targets_text[0] if targets_text else None, candidates=candidates,
+        weapon=weapon, explicit=True, confidence=1.0, source="command", verb=name,
+        options=options))
+
+
+_KINDS = {"attack": ActionKind.ATTACK, "cast": ActionKind.CAST,
+          "monster.attack": ActionKind.ATTACK, "monster.cast": ActionKind.CAST}
+
+
+def _options(line: str, flags: dict[str, list[str]], extra: list[str], actor: str | None,
+             lex: Lexicon, roster: Roster | None) -> dict[str, Any]:
+    """The line's options: the line, advantage, the other ``-flags``, keyword arguments and
+    the monster named by ``!ma``/``!mc``."""
     options: dict[str, Any] = {"command": line}
     adv = 1 if "adv" in extra else (-1 if "dis" in extra else 0)
     if adv:
         options["advantage"] = adv
-    for flag, values in flags.items():
-        if flag != "-t":
-            options[flag.lstrip("-")] = values[-1] if len(values) == 1 else values
+    other = {flag.lstrip("-"): values[-1] if len(values) == 1 else values
+             for flag, values in flags.items() if flag != "-t"}
+    if other:
+        options["flags"] = other
     keywords = [w for w in extra if w not in ("adv", "dis")]
     if keywords:
         options["args"] = keywords
@@ -103,54 +119,52 @@ def command(word: str, rest: str, line: str, pos: int, lex: Lexicon, roster: Ros
             keys = roster.resolve(actor, lex)
             if len(keys) == 1:
                 options["actor"] = keys[0]
+    return options
+
+
+def _targets(written: list[str], pos: int, lex: Lexicon, roster: Roster | None,
+             options: dict[str, Any], out: CommandScan) -> tuple[list[str], tuple[str, ...]]:
+    """The ``-t`` names matched against the roster (an ambiguous or unknown one reported);
+    every match beyond the first and every name left unmatched go into *options*."""
     targets: list[str] = []
     candidates: tuple[str, ...] = ()
     unresolved: list[str] = []
-    for t in targets_text:
-        if roster is None:
-            unresolved.append(t)
-            continue
-        keys = roster.resolve(t, lex)
+    for t in written:
+        keys = roster.resolve(t, lex) if roster is not None else ()
         if len(keys) == 1:
             targets.append(keys[0])
-        elif len(keys) > 1:
+            continue
+        unresolved.append(t)
+        if len(keys) > 1:
             candidates = keys
-            unresolved.append(t)
             out.issues.append(("target.ambiguous", pos, {"text": t, "candidates": ", ".join(keys),
                                                          "keys": list(keys)}))
-        else:
-            unresolved.append(t)
+        elif roster is not None:
             out.issues.append(("target.unknown", pos, {"text": t}))
     if len(targets) > 1:
         options["targets"] = targets
     if unresolved:
         options["targets_text"] = unresolved
-    kind = {"attack": ActionKind.ATTACK, "cast": ActionKind.CAST, "monster.attack": ActionKind.ATTACK,
-            "monster.cast": ActionKind.CAST}.get(name, ActionKind.OTHER)
-    if via_init == "aoo":
-        kind = ActionKind.REACTION
-    weapon = None
+    return targets, candidates
+
+
+def _subject(kind: ActionKind, name: str, subject: str | None, lex: Lexicon,
+             roster: Roster | None, options: dict[str, Any]) -> str | None:
+    """What the positional words name: the weapon of an attack (matched on the sheets), the
+    spell of a cast, the skill of a check or the save (into *options*)."""
     if kind is ActionKind.ATTACK or kind is ActionKind.REACTION:
-        weapon = subject
         if subject and roster is not None:
             length, names = roster.match_at(subject.split(), 0, lex, weapons=True)
             if length and len(names) == 1:
-                weapon = names[0]
-    elif kind is ActionKind.CAST:
+                return names[0]
+        return subject
+    if kind is ActionKind.CAST:
         options["spell"] = subject
     elif name.endswith("check"):
         options["check"] = subject
     elif name.endswith("save"):
         options["save"] = subject
-    if via_init:
-        options["via"] = "init"
-    out.commands.append(Command(name, line, "avrae", pos, args=tuple(args),
-                                targets=tuple(targets), options=dict(options)))
-    out.actions.append(ParsedAction(
-        kind=kind, position=pos, text=line, target=targets[0] if targets else None,
-        target_text=targets_text[0] if targets_text else None, candidates=candidates,
-        weapon=weapon, explicit=True, confidence=1.0, source="command", verb=name,
-        options=options))
+    return None
 
 
 def _split_flags(args: list[str], lex: Lexicon) -> tuple[list[str], dict[str, list[str]], list[str]]:

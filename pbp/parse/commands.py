@@ -20,13 +20,14 @@ against the roster (prefix and near-miss allowed) and an ambiguous one is report
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from . import avrae, dicexpr, initiative
-from .lexicon import Lexicon, fold
-from .model import Command, IssueList, ParsedAction
+from .avrae import command as avrae_command
+from .initiative import init as init_command
+from .initiative import ri as ri_command
+from .lexicon import Lexicon, fold, get
 from .roster import Roster
-from .tags import FoundRoll, split_advantage
+from .scans import CommandScan
+from .tags import FoundRoll, read_expression, split_advantage
 
 ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))
 LINE = re.compile(
@@ -40,19 +41,6 @@ _FIRST_START = re.compile(_LINE_HEAD)
 _START = re.compile("\n" + _LINE_HEAD)
 _LABEL = re.compile(r"(?m)^[ \t*_>]{0,8}(?P<label>[^\W\d_][^\W\d_ -]{0,30}(?: [^\W\d_]{1,15}){0,2})"
                     r"[ \t*_]{0,4}:[ \t*_]{0,4}(?P<rest>[^\n]*)")
-@dataclass(slots=True, init=False)
-class CommandScan:
-    rolls: list[FoundRoll]
-    commands: list[Command]
-    actions: list[ParsedAction]
-    explicit: list[tuple[int, str, str]]          # (pos, keyword, rest)
-    labelled: list[tuple[int, str, str, int]]     # (pos, kind, rest, at)
-    spans: list[tuple[int, int]]
-    issues: IssueList
-
-    def __init__(self) -> None:         # plain lists: cheaper than dataclass default factories
-        self.rolls, self.commands, self.actions, self.explicit = [], [], [], []
-        self.labelled, self.spans, self.issues = [], [], IssueList()
 
 
 #: The result for a post with no command line (shared: never mutate a scan result).
@@ -88,8 +76,6 @@ def scan(text: str, lex: Lexicon, roster: Roster | None) -> CommandScan:
 
 
 def _en() -> Lexicon:
-    from .lexicon import get
-
     return get("en")
 
 
@@ -106,22 +92,22 @@ def _dispatch(low: str, cmd: str, rest: str, line: str, pos: int, lex: Lexicon,
     if low == ".ri":
         if first.isalpha():
             return False
-        initiative.ri(rest, line, pos, lex, roster, out)
+        ri_command(rest, line, pos, lex, roster, out)
         return True
     if low == ".init":
         if rest and not first.isspace():
             return False
-        initiative.init(rest, line, pos, lex, roster, out)
+        init_command(rest, line, pos, lex, roster, out)
         return True
     if low[0] == "!":
-        avrae.command(low[1:], rest, line, pos, lex, roster, out)
+        avrae_command(low[1:], rest, line, pos, lex, roster, out)
         return True
     return False
 
 
 def _roll_line(syntax: str, rest: str, pos: int, lex: Lexicon, out: CommandScan,
                *, hidden: bool) -> None:
-    expr = dicexpr.read(rest)
+    expr = read_expression(rest)
     if expr.problem or expr.expression is None:
         shown = rest.strip()[:60]
         out.issues.append((expr.problem or "dice.syntax", pos, {

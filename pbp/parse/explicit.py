@@ -8,16 +8,31 @@ optional target and weapon (docs/parse.md)::
 
 and structured lines: ``Action: attack goblin``, ``Ação: ataque ao lobo``,
 ``Movimento: até a porta``, ``Действие: атака гоблин мечом``, ``Move: none``.
+
+A ``#`` line may end with the action's options as a JSON object (``#move {"distance": 6}``):
+that is the notation of an action (:func:`render` writes it, :func:`read` reads it back),
+the way python-chess writes a move in UCI. An option the kind does not take is reported
+(``action.option``) and the line's other options dropped.
+
+>>> render(Action(ActionKind.ATTACK, target="gob", weapon="Sword", options={"bonus": 2}))
+'#attack gob with Sword {"bonus": 2}'
+>>> a = read('#attack gob with Sword {"bonus": 2}', roster=[{"key": "gob", "name": "Goblin"}])
+>>> (a.kind.value, a.target, a.options.bonus)
+('attack', 'gob', 2)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from itertools import accumulate
+from typing import Any
 
 from rapidfuzz import fuzz, process
 
-from ..rules.model import ActionKind
+from ..errors import UnreadableInput
+from ..rules.model import Action, ActionKind
+from ..rules.options import PROVENANCE, accepted
 from .actions import (
     _ARMED,
     _SPLIT,
@@ -29,7 +44,7 @@ from .actions import (
     _mentions,
 )
 from .lexicon import Lexicon, fold, get
-from .model import ParsedAction
+from .model import declared
 from .roster import WORD, Roster
 
 _EXPLICIT: dict[str, str] | None = None
@@ -63,12 +78,19 @@ def explicit(lines: Sequence[tuple[int, str, str]], lex: Lexicon, roster: Roster
             out.issues.append(("action.unknown", pos, {"text": word, "assumed": near[0]}))
         kind = ActionKind(kind_name)
         text = f"#{word}{rest}".rstrip()
+        rest, given = _split_options(rest)
         target, target_text, candidates, weapon, spell = _read_rest(rest, pos + 1 + len(word), lex,
                                                                     roster, actor, out)
         options: dict[str, object] = {}
         if spell and kind is ActionKind.CAST:
             options["spell"] = spell
-        out.actions.append(ParsedAction(
+        if given:
+            wrong = next((k for k in given if k not in accepted(kind) or k in PROVENANCE), None)
+            if wrong is None:
+                options.update(given)
+            else:
+                out.issues.append(("action.option", pos, {"text": word, "option": wrong}))
+        out.actions.append(declared(
             kind=kind, position=pos, text=text, target=target, target_text=target_text,
             candidates=candidates, weapon=weapon, explicit=True, confidence=confidence,
             source="explicit", verb=f, options=options))
@@ -113,80 +135,87 @@ def labelled(lines: Sequence[tuple[int, str, str, int]], lex: Lexicon, roster: R
         options: dict[str, object] = {}
         if spell and kind is ActionKind.CAST:
             options["spell"] = spell
-        out.actions.append(ParsedAction(
+        out.actions.append(declared(
             kind=kind, position=pos, text=" ".join(rest.split())[:200], target=target,
             target_text=target_text, candidates=candidates,
             weapon=weapon if kind in _ARMED else None, explicit=True, confidence=confidence,
             source="explicit", verb=verb, options=options))
 
 
+_Rest = tuple[str | None, str | None, tuple[str, ...], str | None, str | None]
+_AT = ("at", "on", "em", "no", "na", "в", "на", "against", "contra")
+
+
 def _read_rest(rest: str, offset: int, lex: Lexicon, roster: Roster | None, actor: str | None,
-               out: ActionScan, report_unknown: bool = True
-               ) -> tuple[str | None, str | None, tuple[str, ...], str | None, str | None]:
+               out: ActionScan, report_unknown: bool = True) -> _Rest:
+    """What follows the action word: (target, target_text, candidates, weapon, spell).
+    Words after ``with`` name the weapon; a roster name before them the target, and words
+    before the name the spell."""
     parts = _SPLIT(rest)                     # [gap, word, gap, ..., word, gap], as in infer
     plain = parts[1::2]
     if not plain:
         return None, None, (), None, None
     starts = list(accumulate(map(len, parts), initial=offset))[1:-1:2]
     folded = list(map(fold, plain))
+    w_at = next((i for i, f in enumerate(folded) if f in _WEAPON_CONNECT), len(plain))
     weapon = None
-    w_at = len(plain)
-    for i, f in enumerate(folded):
-        if f in _WEAPON_CONNECT:
-            w_at = i
-            break
     if w_at < len(plain):
         weapon_words = plain[w_at + 1:]
         weapon = _weapon_of(weapon_words, lex, roster, actor) or (" ".join(
             w for w in weapon_words if fold(w) not in _TARGET_CONNECT) or None)
-    head = list(range(w_at))
     mentions = _mentions(plain[:w_at], starts[:w_at], lex, roster, actor) if roster else []
     if weapon is None:
         weapon = _weapon_of(plain[:w_at], lex, roster, actor, skip_names=mentions)
-    target = None
-    candidates: tuple[str, ...] = ()
-    target_text = None
-    spell = None
     if mentions:
-        m = mentions[0]
-        target_text = m.text
-        if len(m.keys) == 1:
-            target = m.keys[0]
-        else:
-            candidates = m.keys
-            out.issues.append(("target.ambiguous", m.pos, {"text": m.text,
-                                                          "candidates": ", ".join(m.keys),
-                                                          "keys": list(m.keys)}))
-        spell_words = [plain[i] for i in head if i < m.i and folded[i] not in _TARGET_CONNECT]
-        spell = " ".join(spell_words) or None
-    else:
-        # "Fireball at goblin": what follows a target word is the target
-        t_at = next((i for i in head if folded[i] in ("at", "on", "em", "no", "na", "в", "на",
-                                                      "against", "contra")), None)
-        if t_at is not None:
-            spell = " ".join(plain[:t_at]) or None
-            cand = [w for w in plain[t_at + 1:w_at] if fold(w) not in _TARGET_CONNECT]
-        else:
-            cand = [plain[i] for i in head if folded[i] not in _TARGET_CONNECT]
-        text = " ".join(cand)
-        if text and lex.weapon(cand[-1]) and weapon is not None:
-            text = " ".join(cand[:-1])
-        if text:
-            if roster is not None:
-                keys = roster.resolve(text, lex)
-                if len(keys) == 1:
-                    target, target_text = keys[0], text
-                elif len(keys) > 1:
-                    candidates, target_text = keys, text
-                    out.issues.append(("target.ambiguous", offset, {
-                        "text": text, "candidates": ", ".join(keys), "keys": list(keys)}))
-                else:
-                    target_text = text
-                    if report_unknown and (t_at is not None or not spell):
-                        out.issues.append(("target.unknown", offset, {"text": text}))
-            else:
-                target_text = text
+        return (*_named_target(mentions[0], out), weapon,
+                " ".join(plain[i] for i in range(w_at)
+                         if i < mentions[0].i and folded[i] not in _TARGET_CONNECT) or None)
+    target, target_text, candidates, spell = _written_target(
+        plain, folded, w_at, weapon, offset, lex, roster, out, report_unknown)
     return target, target_text, candidates, weapon, spell
+
+
+def _named_target(m: _Mention, out: ActionScan) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """The target a roster name gives: one key, or several reported as ambiguous."""
+    if len(m.keys) == 1:
+        return m.keys[0], m.text, ()
+    out.issues.append(("target.ambiguous", m.pos, {"text": m.text,
+                                                  "candidates": ", ".join(m.keys),
+                                                  "keys": list(m.keys)}))
+    return None, m.text, m.keys
+
+
+def _written_target(plain: Sequence[str], folded: Sequence[str], w_at: int,
+                    weapon: str | None, offset: int, lex: Lexicon, roster: Roster | None,
+                    out: ActionScan, report_unknown: bool
+                    ) -> tuple[str | None, str | None, tuple[str, ...], str | None]:
+    """No roster name: the words (after ``at``/``em``/``на``..., else all of them) resolved
+    as a whole; "Fireball at goblin": what precedes ``at`` is the spell."""
+    head = range(w_at)
+    spell = None
+    t_at = next((i for i in head if folded[i] in _AT), None)
+    if t_at is not None:
+        spell = " ".join(plain[:t_at]) or None
+        cand = [w for w in plain[t_at + 1:w_at] if fold(w) not in _TARGET_CONNECT]
+    else:
+        cand = [plain[i] for i in head if folded[i] not in _TARGET_CONNECT]
+    text = " ".join(cand)
+    if text and lex.weapon(cand[-1]) and weapon is not None:
+        text = " ".join(cand[:-1])
+    if not text:
+        return None, None, (), spell
+    if roster is None:
+        return None, text, (), spell
+    keys = roster.resolve(text, lex)
+    if len(keys) == 1:
+        return keys[0], text, (), spell
+    if len(keys) > 1:
+        out.issues.append(("target.ambiguous", offset, {
+            "text": text, "candidates": ", ".join(keys), "keys": list(keys)}))
+        return None, text, keys, spell
+    if report_unknown and (t_at is not None or not spell):
+        out.issues.append(("target.unknown", offset, {"text": text}))
+    return None, text, (), spell
 
 
 def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor: str | None,
@@ -209,3 +238,53 @@ def _weapon_of(words: Sequence[str], lex: Lexicon, roster: Roster | None, actor:
     return None
 
 
+
+_WORDS = {ActionKind.FULL_ROUND: "full-round"}
+
+
+def _split_options(rest: str) -> tuple[str, Mapping[str, Any] | None]:
+    """A trailing JSON object (the options) split from the rest of a ``#`` line."""
+    end = rest.rstrip()
+    if not end.endswith("}"):
+        return rest, None
+    at = end.find("{")
+    while at >= 0:
+        try:
+            value = json.loads(end[at:])
+        except ValueError:
+            at = end.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            return rest[:at], value
+        break
+    return rest, None
+
+
+def render(action: Action) -> str:
+    """*action* in the explicit notation: ``#kind target with weapon {options}``; the
+    options are those given, less where the action came from (:data:`PROVENANCE`)."""
+    parts = [f"#{_WORDS.get(action.kind, action.kind.value)}"]
+    if action.target:
+        parts.append(action.target)
+    if action.weapon:
+        parts += ["with", action.weapon]
+    given = {k: v for k, v in action.options.to_dict().items() if k not in PROVENANCE}
+    if given:
+        parts.append(json.dumps(given, ensure_ascii=False, sort_keys=True))
+    return " ".join(parts)
+
+
+def read(line: str, *, roster: Any = None, lang: str = "en") -> Action:
+    """The action a ``#`` line declares (the inverse of :func:`render`); a line that
+    declares none, or a problem with it, is :class:`~pbp.errors.UnreadableInput`."""
+    lex = get(lang)
+    stripped = line.strip()
+    word, _, rest = stripped[1:].partition(" ") if stripped.startswith("#") else ("", "", "")
+    out = ActionScan()
+    if word:
+        explicit([(0, word, " " + rest if rest else "")], lex, Roster.of(roster), None, out)
+    if out.issues or len(out.actions) != 1:
+        code, pos, params = out.issues[0] if out.issues else ("action.unknown", 0,
+                                                             {"text": word or stripped})
+        raise UnreadableInput(lex.message(code, position=pos, **params))
+    return out.actions[0]

@@ -8,16 +8,12 @@ expression), ``.ri adv Name``, batch ``.ri Ana, +2 Boris``; ``.init`` (show), ``
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
-from . import dicexpr
 from .lexicon import Lexicon
 from .model import Command, InitiativeEntry
 from .roster import Roster
-from .tags import split_advantage
-
-if TYPE_CHECKING:
-    from .commands import CommandScan
+from .scans import CommandScan
+from .tags import read_expression, split_advantage
 
 _RI_ITEM = re.compile(r"^(?P<mod>[+\-−]\s*[^\s,]+)?\s*(?:=\s*(?P<expr>\S+))?\s*"
                       r"(?:(?P<value>\d{1,4}(?:\.\d{1,2})?)(?=\s|$))?\s*(?P<name>.*)$")
@@ -41,7 +37,7 @@ def ri(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
         name = m.group("name").strip() or None
         expression = value = None
         if m.group("expr"):
-            e = dicexpr.read(m.group("expr"), allow_leading_word=True)
+            e = read_expression(m.group("expr"), allow_leading_word=True)
             if e.expression is None or e.rest:
                 out.issues.append((e.problem or "dice.syntax", pos, {"text": m.group("expr")}))
                 continue
@@ -51,7 +47,7 @@ def ri(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
         else:
             mod = (m.group("mod") or "").replace(" ", "").replace("−", "-")
             if mod:
-                e = dicexpr.read("1d20" + mod)
+                e = read_expression("1d20" + mod)
                 if e.expression is None or e.rest:
                     out.issues.append((e.problem or "dice.syntax", pos, {"text": mod}))
                     continue
@@ -79,7 +75,7 @@ def init(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
         out.commands.append(Command("initiative.show", line, ".init", pos))
     elif sub == "set" and len(args) >= 3:
         name = " ".join(args[1:-1])
-        e = dicexpr.read(args[-1].lstrip("="), allow_leading_word=True)
+        e = read_expression(args[-1].lstrip("="), allow_leading_word=True)
         if e.expression is None or e.rest:
             out.issues.append((e.problem or "dice.syntax", pos, {"text": args[-1]}))
             return

@@ -9,12 +9,14 @@ tag (tag identity = post id + :attr:`RollTag.index`).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, TypeVar
 
 from ..rules.model import Action, ActionKind, Declaration
+from ..rules.options import PROVENANCE, options_for
 
 _T = TypeVar("_T")
 
@@ -159,41 +161,29 @@ class Command:
     options: Mapping[str, Any] = field(default_factory=dict)
 
 
-@_quick_init
-@dataclass(frozen=True)
-class ParsedAction:
-    """One declared action, explicit (command, ``#attack`` line) or inferred from prose."""
+def declared(kind: ActionKind, position: int, text: str = "", target: str | None = None,
+             target_text: str | None = None, candidates: tuple[str, ...] = (),
+             weapon: str | None = None, explicit: bool = False, confidence: float = 1.0,
+             source: str = "prose", verb: str | None = None,
+             options: Mapping[str, Any] | None = None) -> Action:
+    """One declared action as the parser finds it: a :class:`pbp.rules.model.Action`
+    (the engine's own value, ``rolled`` None), where it came from kept in its options
+    (``source``: prose | explicit | command | label, ``verb``, ``candidates`` when several
+    combatants matched the target, ``target_text``). The one shape from post to engine."""
+    opts = options_for(kind).evolve(**(options or {}), source=source, verb=verb,
+                                    candidates=candidates, target_text=target_text)
+    return Action(kind, target, weapon, text, explicit, confidence, None, position, opts)
 
-    kind: ActionKind
-    position: int
-    text: str = ""
-    target: str | None = None          # roster key, when exactly one combatant matched
-    target_text: str | None = None     # the words that named it
-    candidates: tuple[str, ...] = ()   # several matched: reported, not guessed
-    weapon: str | None = None
-    explicit: bool = False
-    confidence: float = 1.0
-    source: str = "prose"              # prose | explicit | command | label
-    verb: str | None = None
-    roll_index: int | None = None
-    roll_indices: tuple[int, ...] = ()
-    options: Mapping[str, Any] = field(default_factory=dict)
 
-    def to_action(self) -> Action:
-        options = dict(self.options)
-        options["source"] = self.source
-        if self.verb:
-            options["verb"] = self.verb
-        if self.roll_index is not None:
-            options["roll_index"] = self.roll_index
-            options["roll_indices"] = list(self.roll_indices)
-        if self.candidates:
-            options["candidates"] = list(self.candidates)
-        if self.target_text and not self.target:
-            options["target_text"] = self.target_text
-        return Action(kind=self.kind, target=self.target, weapon=self.weapon, text=self.text,
-                      explicit=self.explicit, confidence=self.confidence,
-                      position=self.position, options=options)
+def with_rolls(action: Action, indices: Sequence[int]) -> Action:
+    """*action* owning the post's roll tags *indices* (the first is its own, PBP-4).
+
+    A copy of the frozen action with the new options set on it (``replace`` would run
+    ``__post_init__`` again for nothing)."""
+    options = action.options.evolve(roll_index=indices[0], roll_indices=tuple(indices))
+    new = copy.copy(action)
+    new.__dict__["options"] = options
+    return new
 
 
 @_quick_init
@@ -237,7 +227,7 @@ class ParsedPost:
     fmt: str
     rolls: tuple[RollTag, ...] = ()
     commands: tuple[Command, ...] = ()
-    actions: tuple[ParsedAction, ...] = ()
+    actions: tuple[Action, ...] = ()   # rolled None; see :func:`declared`
     speech: tuple[Utterance, ...] = ()
     ooc: tuple[OocNote, ...] = ()
     errors: tuple[ParseIssue, ...] = ()
@@ -248,8 +238,8 @@ class ParsedPost:
         return len(self.speech)
 
     def to_actions(self) -> list[Action]:
-        """The declared actions as :class:`pbp.rules.model.Action` (``rolled`` left None)."""
-        return [a.to_action() for a in self.actions]
+        """The declared actions (:class:`pbp.rules.model.Action`, ``rolled`` left None)."""
+        return list(self.actions)
 
     to_declaration_actions = to_actions
 
@@ -270,10 +260,21 @@ class ParsedPost:
             "format": self.fmt,
             "rolls": [clean(asdict(r)) for r in self.rolls],
             "commands": [clean(asdict(c)) for c in self.commands],
-            "actions": [clean(asdict(a)) for a in self.actions],
+            "actions": [_action_dict(a) for a in self.actions],
             "speech": [clean(asdict(u)) for u in self.speech],
             "speech_count": self.speech_count,
             "ooc": [clean(asdict(o)) for o in self.ooc],
             "excluded": [clean(asdict(s)) for s in self.excluded],
             "errors": [clean(asdict(e)) for e in self.errors],
         }
+
+
+def _action_dict(a: Action) -> dict[str, Any]:
+    """An action in the ``pbp parse`` schema (docs/parse.md): where it came from beside
+    the kind, the rest of its options under ``options``."""
+    o = a.options
+    return {"kind": a.kind.value, "position": a.position, "text": a.text, "target": a.target,
+            "target_text": o.target_text, "candidates": list(o.candidates), "weapon": a.weapon,
+            "explicit": a.explicit, "confidence": a.confidence, "source": o.source,
+            "verb": o.verb, "roll_index": o.roll_index, "roll_indices": list(o.roll_indices),
+            "options": {k: v for k, v in o.to_dict().items() if k not in PROVENANCE}}

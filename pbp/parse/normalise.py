@@ -17,6 +17,10 @@ from __future__ import annotations
 
 import re
 
+import lxml.html
+from bs4 import BeautifulSoup, Comment, NavigableString
+from lxml import etree
+
 FORMATS = ("text", "bbcode", "html", "markdown")
 
 _BLOCKS = frozenset(["p", "div", "li", "ul", "ol", "h1", "h2", "h3", "h4", "h5", "h6", "tr", "table", "dd", "dt", "dl", "section", "article", "header", "footer", "aside", "hr", "figure"])
@@ -79,8 +83,6 @@ def html_to_text(html: str) -> str:
     if not html.strip():
         return ""
     try:
-        import lxml.html
-
         root = lxml.html.fragment_fromstring(html, create_parent="div")
         text = _walk_lxml(root)
     except Exception:  # noqa: BLE001 - lxml refuses some inputs (encodings, control characters): soup reads all
@@ -97,8 +99,6 @@ def _walk_lxml(root) -> str:  # type: ignore[no-untyped-def]
     ``style``... (``_SKIP``), ``br`` or ``img`` is read; text in ``pre``/``code`` keeps its
     spaces, other text has each run of white space collapsed to one space.
     """
-    from lxml import etree
-
     out: list[str] = []
     append = out.append
     collapse = _WS.sub
@@ -142,8 +142,6 @@ def _walk_lxml(root) -> str:  # type: ignore[no-untyped-def]
 
 
 def _walk_soup(html: str) -> str:
-    from bs4 import BeautifulSoup, Comment, NavigableString
-
     soup = BeautifulSoup(html, "html.parser")
     out: list[str] = []
     stack: list[tuple[object, bool]] = [(soup, False)]

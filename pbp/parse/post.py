@@ -17,32 +17,40 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, insort
 from operator import attrgetter
-from typing import Any
+from typing import Any, Protocol
 
-from ..rules.model import ActionKind
-from . import actions as actions_mod
-from . import commands as commands_mod
-from . import explicit as explicit_mod
-from . import regions as regions_mod
-from . import speech as speech_mod
-from . import tags as tags_mod
+from ..rules.model import Action, ActionKind
+from .actions import ActionScan, infer, mentions_in
+from .commands import EMPTY as NO_COMMANDS
+from .commands import scan as scan_commands
+from .explicit import explicit, labelled
 from .lexicon import Lexicon, detect, fold, get
-from .model import IssueList, ParsedAction, ParsedPost, ParseIssue, RollTag
+from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
-from .regions import mask_pairs
+from .regions import EMPTY as NO_REGIONS
+from .regions import Lines, Regions, mask_pairs
+from .regions import scan as scan_regions
 from .roster import WORD, Roster
+from .scans import CommandScan
+from .speech import EMPTY as NO_SPEECH
+from .speech import SpeechScan
+from .speech import scan as scan_speech
+from .tags import EMPTY as NO_TAGS
+from .tags import FoundRoll, TagScan
+from .tags import scan as scan_tags
 
 #: At most this many problems are listed; one more item says how many were left out.
 MAX_ISSUES = 100
 
 _BLANK_LINE = re.compile(r"\n(?=[ \t]{0,40}\n)")
 
-_ROLL_PURPOSE_KINDS = {
+_ROLL_PURPOSE_KINDS: dict[str, tuple[ActionKind, ...]] = {
     "attack": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION,
                ActionKind.FULL_ROUND),
     "damage": (ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER, ActionKind.REACTION,
                ActionKind.FULL_ROUND),
 }
+_ARMED_KINDS = _ROLL_PURPOSE_KINDS["attack"]
 
 
 def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster: Any = None,
@@ -57,7 +65,7 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
     ...                " — Morra, criatura!", lang="pt", roster=[{"key": "gob", "name": "Goblin"}])
     >>> [(a.kind.value, a.target, a.weapon) for a in p.actions], p.rolls[0].expression
     ([('move', 'gob', None), ('attack', 'gob', 'espada')], '1d20+5')
-    >>> p.speech_count, p.actions[1].roll_index
+    >>> p.speech_count, p.actions[1].options.roll_index
     (1, 0)
     """
     if not isinstance(text, str):
@@ -82,50 +90,78 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
     return ParsedPost(text=text, lang=lang, fmt=fmt, errors=_issues(issues, lex))
 
 
+_Issues = list[tuple[str, int, dict[str, Any]]]
+
+
+class _Scan(Protocol):
+    issues: IssueList
+    spans: list[tuple[int, int]]
+
+
 def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
-           actor: str | None, issues: list[tuple[str, int, dict[str, Any]]]) -> ParsedPost:
+           actor: str | None, issues: _Issues) -> ParsedPost:
     # Each scanner returns a shared empty result when its marker characters are absent,
     # and a stage with nothing to blank leaves the text as it is: a plain post costs a
     # few C-level searches before inference.
     text = normalise(raw, fmt)
-    reg = regions_mod.scan(text, fmt)
+    reg, found, cmds, said, masked = _scan(text, fmt, lang, lex, roster, issues)
+    actions, scans = _actions(masked, cmds, lex, roster, actor, issues)
+    rolls = _roll_tags(found.rolls + cmds.rolls, lex)
+    if rolls:
+        rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
+    dropped = 0                   # a scanner only drops problems past its cap of 200 kept
+    if len(issues) >= IssueList.cap:
+        dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
+                   + said.issues.dropped + sum(s.issues.dropped for s in scans))
+    return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
+                      tuple(said.utterances), tuple(reg.ooc),
+                      _issues(issues, lex, dropped) if issues or dropped else (),
+                      tuple(reg.spans))
+
+
+def _scan(text: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
+          issues: _Issues) -> tuple[Regions, TagScan, CommandScan, SpeechScan, str]:
+    """Steps 2-5: regions, roll tags, command lines and speech, each blanked once read;
+    returns the four scans and the text left for actions."""
+    reg = scan_regions(text, fmt)
     masked = text
-    if reg is not regions_mod.EMPTY:
+    if reg is not NO_REGIONS:
         issues.extend(reg.issues)
         if reg.spans:
             masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
+    found = scan_tags(masked, lex)
+    masked = _blank(masked, found, found is not NO_TAGS, issues)
+    cmds = scan_commands(masked, lex, roster)
+    masked = _blank(masked, cmds, cmds is not NO_COMMANDS, issues)
+    said = scan_speech(masked, text, lang)
+    masked = _blank(masked, said, said is not NO_SPEECH, issues)
+    return reg, found, cmds, said, masked
 
-    found = tags_mod.scan(masked, lex)
-    if found is not tags_mod.EMPTY:
-        issues.extend(found.issues)
-        if found.spans:
-            masked = mask_pairs(masked, found.spans)
 
-    cmds = commands_mod.scan(masked, lex, roster)
-    if cmds is not commands_mod.EMPTY:
-        issues.extend(cmds.issues)
-        if cmds.spans:
-            masked = mask_pairs(masked, cmds.spans)
+def _blank(masked: str, scan: _Scan, found: bool, issues: _Issues) -> str:
+    if not found:
+        return masked
+    issues.extend(scan.issues)
+    return mask_pairs(masked, scan.spans) if scan.spans else masked
 
-    said = speech_mod.scan(masked, text, lang)
-    if said is not speech_mod.EMPTY:
-        issues.extend(said.issues)
-        if said.spans:
-            masked = mask_pairs(masked, said.spans)
 
-    acts = None                       # explicit actions: commands, # lines, label lines
+def _actions(masked: str, cmds: CommandScan, lex: Lexicon, roster: Roster | None,
+             actor: str | None, issues: _Issues) -> tuple[list[Action], tuple[ActionScan, ...]]:
+    """Step 6: the declared actions (commands, ``#`` lines, label lines), then those inferred
+    from prose, of kinds not declared explicitly; in position order."""
+    acts = None
     if cmds.explicit or cmds.labelled:
-        acts = actions_mod.ActionScan(list(cmds.actions))
+        acts = ActionScan(list(cmds.actions))
         if cmds.explicit:
-            explicit_mod.explicit(cmds.explicit, lex, roster, actor, acts)
+            explicit(cmds.explicit, lex, roster, actor, acts)
         if cmds.labelled:
-            explicit_mod.labelled(cmds.labelled, lex, roster, actor, acts)
-    prose = actions_mod.ActionScan()
-    actions_mod.infer(masked, lex, roster, actor, prose)
+            labelled(cmds.labelled, lex, roster, actor, acts)
+    prose = ActionScan()
+    infer(masked, lex, roster, actor, prose)
     actions = acts.actions if acts is not None else list(cmds.actions)
     if actions:
-        declared = {a.kind for a in actions}
-        actions.extend(a for a in prose.actions if a.kind not in declared)
+        kinds = {a.kind for a in actions}
+        actions.extend(a for a in prose.actions if a.kind not in kinds)
     else:
         actions = prose.actions
     if acts is not None and acts.issues:
@@ -134,29 +170,22 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         issues.extend(prose.issues)
     if len(actions) > 1:
         actions.sort(key=_position)
+    return actions, (prose,) if acts is None else (acts, prose)
 
-    raw_rolls = found.rolls + cmds.rolls
+
+def _roll_tags(found: list[FoundRoll], lex: Lexicon) -> list[RollTag]:
+    """The rolls in position order, each keyed by what it says (PBP-4: identity survives
+    an edit that adds a tag before it)."""
+    found.sort(key=_position)
+    seen: dict[str, int] = {}
     rolls = []
-    if raw_rolls:
-        raw_rolls.sort(key=_position)
-        seen: dict[str, int] = {}
-        for i, r in enumerate(raw_rolls):
-            base = f"{r.syntax}|{r.expression}|{r.label or ''}"
-            n = seen[base] = seen.get(base, -1) + 1
-            rolls.append(RollTag(i, r.expression, r.label, r.syntax, r.position, r.end, r.text,
-                                 r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
-                                 None, False, f"{base}|{n}"))
-        rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
-
-    dropped = 0                   # a scanner only drops problems past its cap of 200 kept
-    if len(issues) >= IssueList.cap:
-        dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
-                   + said.issues.dropped + prose.issues.dropped
-                   + (acts.issues.dropped if acts is not None else 0))
-    return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
-                      tuple(said.utterances), tuple(reg.ooc),
-                      _issues(issues, lex, dropped) if issues or dropped else (),
-                      tuple(reg.spans))
+    for i, r in enumerate(found):
+        base = f"{r.syntax}|{r.expression}|{r.label or ''}"
+        n = seen[base] = seen.get(base, -1) + 1
+        rolls.append(RollTag(i, r.expression, r.label, r.syntax, r.position, r.end, r.text,
+                             r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
+                             None, False, f"{base}|{n}"))
+    return rolls
 
 
 _PURPOSES: dict[tuple[str, str], str | None] = {}
@@ -187,8 +216,8 @@ def _read_purpose(label: str, lex: Lexicon) -> str | None:
     return None
 
 
-def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: Lexicon,
-            roster: Roster | None, actor: str | None) -> tuple[list[RollTag], list[ParsedAction]]:
+def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon,
+            roster: Roster | None, actor: str | None) -> tuple[list[RollTag], list[Action]]:
     """Give each roll to an action (*actions* in position order): same line, else same
     paragraph, else the nearest before.
 
@@ -198,88 +227,103 @@ def _attach(text: str, rolls: list[RollTag], actions: list[ParsedAction], lex: L
     """
     if not actions and all(r.purpose != "attack" for r in rolls):
         return rolls, actions           # nothing to give a roll to, and nothing to create
-    if len(text) < 4000:  # a short post: find the line start directly (bounded by the post)
-        rfind = text.rfind
-
-        def line_start(pos: int) -> int:
-            return rfind("\n", 0, pos) + 1
-    else:
-        line_start = regions_mod.Lines(text).line_start
-    blank_pos = [m.start() + 1 for m in _BLANK_LINE.finditer(text)] if "\n\n" in text or \
-        "\n " in text or "\n\t" in text else []
-
-    def para(pos: int) -> int:
-        return bisect_left(blank_pos, pos + 1) if blank_pos else 0
-
-    by_line: dict[int, list[ParsedAction]] = {}
-    by_para: dict[int, list[ParsedAction]] = {}
-    armed: list[ParsedAction] = []          # attacks, casts, maneuvers, in position order
-
-    armed_kinds = _ROLL_PURPOSE_KINDS["attack"]
-
-    def index(a: ParsedAction) -> None:
-        insort(by_line.setdefault(line_start(a.position), []), a, key=_position)
-        insort(by_para.setdefault(para(a.position), []), a, key=_position)
-        if a.kind in armed_kinds:
-            insort(armed, a, key=_position)
-
-    for a in actions:               # already in position order: appending keeps it
-        pos = a.position
-        by_line.setdefault(line_start(pos), []).append(a)
-        by_para.setdefault(para(pos), []).append(a)
-        if a.kind in armed_kinds:
-            armed.append(a)
+    layout = _Layout(text, actions)
     owner: dict[int, list[int]] = {}
-    created: list[ParsedAction] = []
+    created: list[Action] = []
     for r in rolls:
-        purpose = r.purpose
-        if purpose in ("initiative", "check", "defense"):
+        if r.purpose in ("initiative", "check", "defense"):
             continue
-        pos = r.position
-        on_line = by_line.get(line_start(pos), ())
-        want = _ROLL_PURPOSE_KINDS.get(purpose or "", ())
-        choice = _nearest(on_line, pos, want) or _nearest(by_para.get(para(pos), ()), pos, want)
-        if choice is None and want and armed:
-            k = bisect_left(armed, pos, key=_position) - 1
-            choice = armed[k] if k >= 0 else None
-        if choice is None and purpose == "attack":
-            created.append(_label_action(r, lex, roster, actor))
-            choice = created[-1]
-            index(choice)
-        if choice is None and purpose != "attack":
-            choice = _nearest(on_line, pos, ()) or _nearest(by_para.get(para(pos), ()), pos, ())
-            if choice is None and actions:
-                choice = _nearest_any(actions, pos)
+        choice = layout.owner(r, actions)
+        if choice is None and r.purpose == "attack":
+            choice = _label_action(r, lex, roster, actor)
+            created.append(choice)
+            layout.add(choice)
         if choice is not None:
             owner.setdefault(id(choice), []).append(r.index)
     final = sorted(actions + created, key=_position) if created else actions
+    return _give(rolls, final, owner), final
+
+
+class _Layout:
+    """The post's actions indexed by line and by paragraph (and the armed ones in order)."""
+
+    def __init__(self, text: str, actions: list[Action]) -> None:
+        if len(text) < 4000:  # a short post: find the line start directly (bounded by the post)
+            rfind = text.rfind
+
+            def line_start(pos: int) -> int:
+                return rfind("\n", 0, pos) + 1
+            self.line_start = line_start
+        else:
+            self.line_start = Lines(text).line_start
+        self.blank_pos = [m.start() + 1 for m in _BLANK_LINE.finditer(text)] \
+            if "\n\n" in text or "\n " in text or "\n\t" in text else []
+        self.by_line: dict[int, list[Action]] = {}
+        self.by_para: dict[int, list[Action]] = {}
+        self.armed: list[Action] = []          # attacks, casts, maneuvers, in position order
+        for a in actions:               # already in position order: appending keeps it
+            pos = a.position or 0           # the parser's actions always have one
+            self.by_line.setdefault(self.line_start(pos), []).append(a)
+            self.by_para.setdefault(self.para(pos), []).append(a)
+            if a.kind in _ARMED_KINDS:
+                self.armed.append(a)
+
+    def para(self, pos: int) -> int:
+        return bisect_left(self.blank_pos, pos + 1) if self.blank_pos else 0
+
+    def add(self, a: Action) -> None:
+        pos = a.position or 0
+        insort(self.by_line.setdefault(self.line_start(pos), []), a, key=_position)
+        insort(self.by_para.setdefault(self.para(pos), []), a, key=_position)
+        if a.kind in _ARMED_KINDS:
+            insort(self.armed, a, key=_position)
+
+    def owner(self, r: RollTag, actions: list[Action]) -> Action | None:
+        """The action roll *r* belongs to, None for an attack roll that has none."""
+        pos, purpose = r.position, r.purpose
+        on_line = self.by_line.get(self.line_start(pos), ())
+        in_para = self.by_para.get(self.para(pos), ())
+        want = _ROLL_PURPOSE_KINDS.get(purpose or "", ())
+        choice = _nearest(on_line, pos, want) or _nearest(in_para, pos, want)
+        if choice is None and want and self.armed:
+            k = bisect_left(self.armed, pos, key=_position) - 1
+            choice = self.armed[k] if k >= 0 else None
+        if choice is None and purpose != "attack":
+            choice = _nearest(on_line, pos, ()) or _nearest(in_para, pos, ())
+            if choice is None and actions:
+                choice = _nearest_any(actions, pos)
+        return choice
+
+
+def _give(rolls: list[RollTag], final: list[Action], owner: dict[int, list[int]]
+          ) -> list[RollTag]:
+    """Each owning action (in *final*, replaced in place) gets its roll indices, and each
+    roll the index of its action."""
     action_of: dict[int, int] = {}
     for n, a in enumerate(final):
         idx = owner.get(id(a))
         if idx:
-            # still private to this call: set the fields rather than copy the frozen value
-            # (the model's values keep their fields in __dict__: see model._quick_init)
-            fields = a.__dict__
-            fields["roll_index"] = idx[0]
-            fields["roll_indices"] = tuple(idx)
+            final[n] = with_rolls(a, idx)
             for ri in idx:
                 action_of[ri] = n
     if action_of:
         for r in rolls:
             if r.index in action_of:
+                # still private to this call: set the field rather than copy the frozen
+                # value (RollTag keeps its fields in __dict__: see model._quick_init)
                 r.__dict__["action_index"] = action_of[r.index]
-    return rolls, final
+    return rolls
 
 
 _position = attrgetter("position")
 
 
-def _nearest_any(actions: list[ParsedAction], pos: int) -> ParsedAction:
+def _nearest_any(actions: list[Action], pos: int) -> Action:
     k = bisect_left(actions, pos + 1, key=_position) - 1
     return actions[k] if k >= 0 else actions[0]
 
 
-def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction | None:
+def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> Action | None:
     """The action of *pool* (sorted by position) nearest before *pos*, else the first after;
     with *want*, only one of those kinds. Looks at most 64 actions each way."""
     if not pool:
@@ -297,18 +341,18 @@ def _nearest(pool: Any, pos: int, want: tuple[ActionKind, ...]) -> ParsedAction 
 
 
 def _label_action(r: RollTag, lex: Lexicon, roster: Roster | None,
-                  actor: str | None) -> ParsedAction:
+                  actor: str | None) -> Action:
     target = target_text = None
     candidates: tuple[str, ...] = ()
     if roster is not None and r.label:
-        found = actions_mod.mentions_in(r.label, r.position, lex, roster, actor)
+        found = mentions_in(r.label, r.position, lex, roster, actor)
         if found:
             target_text = found[0].text
             if len(found[0].keys) == 1:
                 target = found[0].keys[0]
             else:
                 candidates = found[0].keys
-    return ParsedAction(kind=ActionKind.ATTACK, position=r.position, text=r.label or "",
+    return declared(kind=ActionKind.ATTACK, position=r.position, text=r.label or "",
                         target=target, target_text=target_text, candidates=candidates,
                         explicit=False, confidence=0.6, source="label", verb=r.label)
 

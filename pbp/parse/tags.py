@@ -18,14 +18,29 @@ written                    syntax      label
 One regular expression with bounded repetitions finds heads, closes and inline tags;
 a small state machine pairs them. Every match is O(1) work, so a post of 20,000
 unclosed ``[roll]`` tags is read in linear time (a lazy ``(.*?)`` takes seconds).
+
+:func:`read_expression` tells a tag's expression from its label with d20's own grammar
+(:func:`pbp.dice.expression_end`): ``1d20+Dex ataque`` -> ``1d20+Dex`` and ``ataque``;
+Cyrillic ``к`` (``1к20``) reads as ``d``; stat names after an operator are operands (the
+engine substitutes them); the limits of :mod:`pbp.dice` are checked here so that a dice
+bomb is reported, never rolled.
+
+>>> read_expression("1d20+Dex ataque")
+Expr(expression='1d20+Dex', rest='ataque', problem=None, detail=None)
+>>> read_expression("1к20 + 3").expression
+'1d20 + 3'
+>>> read_expression("999999d6").problem
+'dice.too_many'
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from . import dicexpr
+from .. import dice
+from ..errors import DiceError
 from .lexicon import Lexicon
 from .model import IssueList
 
@@ -118,7 +133,7 @@ def read_content(content: str, label: str | None, lex: Lexicon,
         a, left = split_advantage(first, lex)
         if a and not left:
             adv, text = a, after
-    expr = dicexpr.read(text)
+    expr = read_expression(text)
     if expr.problem:
         shown = text.strip()
         return None, expr.problem, {"text": shown[:60] + ("…" if len(shown) > 60 else ""),
@@ -137,8 +152,6 @@ def read_content(content: str, label: str | None, lex: Lexicon,
 
 
 def _limit(problem: str) -> int:
-    from .. import dice
-
     return {"dice.too_long": dice.MAX_EXPRESSION_LENGTH, "dice.too_many": dice.MAX_DICE}.get(problem, 0)
 
 
@@ -198,7 +211,7 @@ _READ_CACHE: dict[tuple[str, str | None, bool, str], tuple[FoundRoll | None, str
 
 def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, pos: int,
          end: int, lex: Lexicon, *, inline: bool = False) -> None:
-    if len(content) > dicexpr.SCAN_LIMIT * 4:
+    if len(content) > SCAN_LIMIT * 4:
         out.issues.append(("dice.too_long", pos, {"length": len(content), "limit": _limit("dice.too_long")}))
         return
     key = (content, label, inline, lex.lang)
@@ -216,3 +229,133 @@ def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, 
     # the cache holds a template: each tag gets its own copy
     out.rolls.append(FoundRoll(found.expression, found.label, syntax, pos, end, found.text,
                                found.advantage))
+
+
+# --- the expression at the start of a tag or a command -------------------------------------
+
+#: Longest text examined for one expression.
+SCAN_LIMIT = dice.MAX_EXPRESSION_LENGTH + 64
+# what an expression is made of; anything else ends it (d20 reads annotations, sets and
+# decimals, which a post's roll never meant: "1d20+5, ataque" is labelled "ataque")
+_STOP = re.compile(r"[^\w\s+\-*/×−–<>=()%]|_")
+_PIECE = re.compile(r"(?P<dice>\d{0,9}[dDкК](?:\d{1,9}|%|[fF](?![^\W\d_]))"
+                    r"(?:(?:kh|kl|ph|pl|rr|ro|ra|mi|ma|k|p|e|r)[<>]?\d{1,9})*)"
+                    r"|(?P<word>[^\W\d_]{1,40})|(?P<op>[-+*/×−–(])|(?P<value>\d{1,12})"
+                    r"|(?P<close>\))|(?P<cmp>[<>]=?|=)|\s+|.")
+_OPS = str.maketrans({"×": "*", "−": "-", "–": "-"})
+_DICE = re.compile(r"(\d*)[dDкК](\d+|%|[fF])")
+
+
+class Expr(NamedTuple):
+    """The expression read (d20 notation), what followed it, and a problem code if any."""
+
+    expression: str | None
+    rest: str
+    problem: str | None = None
+    detail: str | None = None
+
+
+_CACHE: dict[tuple[str, bool], Expr] = {}
+
+
+def read_expression(text: str, *, allow_leading_word: bool = False) -> Expr:
+    """Read the expression at the start of *text* (leading spaces skipped); cached, since
+    the same few expressions come back in every round. A stat name opens it only with
+    *allow_leading_word* (``.ri =Dex+1d20``)."""
+    if len(text) > 2 * SCAN_LIMIT:
+        return _read_expression(text, allow_leading_word)
+    key = (text, allow_leading_word)
+    hit = _CACHE.get(key)
+    if hit is None:
+        if len(_CACHE) > 20_000:
+            _CACHE.clear()
+        hit = _CACHE[key] = _read_expression(text, allow_leading_word)
+    return hit
+
+
+def _read_expression(text: str, allow_leading_word: bool) -> Expr:
+    stripped = text.lstrip()
+    if len(stripped) > SCAN_LIMIT and _looks_like_one_expression(stripped):
+        return Expr(None, text, "dice.too_long", str(len(stripped)))
+    head = stripped[:SCAN_LIMIT]
+    stop = _STOP.search(head)
+    if stop is not None:
+        head = head[:stop.start()]
+    shown, probe, values, bounds = _operands(head, allow_leading_word)
+    end = dice.expression_end(probe)
+    expression = " ".join(shown[:end].split())
+    if not end or end not in bounds or not any(at < end for at in values):  # "4dF": d20 reads "4"
+        return Expr(None, text, "dice.syntax")
+    rest = stripped[end:].strip()
+    problem, detail = _check(expression)
+    return Expr(None, rest, problem, detail) if problem else Expr(expression, rest)
+
+
+def _operands(head: str, allow_leading_word: bool) -> tuple[str, str, list[int], set[int]]:
+    """*head* in d20's spelling (``к`` -> ``d``, ``×`` -> ``*``) up to where two operands
+    meet without an operator; the same with each stat name that stands as an operand
+    replaced by zeros of its length, for d20 to parse; where its dice and numbers start
+    (an expression of stat names alone is not a roll); where its pieces end."""
+    shown: list[str] = []
+    probe: list[str] = []
+    values: list[int] = []
+    bounds = {0}
+    expect, operands, compared, at = True, 0, False, 0
+    for m in _PIECE.finditer(head):
+        piece, kind = m.group(), m.lastgroup
+        operand = kind in ("dice", "value", "word")
+        if operand and not expect and kind != "close":
+            break
+        if kind == "dice":
+            piece = _DICE.sub(lambda d: f"{d.group(1)}d{d.group(2)}", piece, count=1)
+        elif kind == "op":
+            piece = piece.translate(_OPS)
+        spoken = piece
+        if kind == "word":
+            if operands or allow_leading_word:
+                spoken = "0" * len(piece)
+        elif operand and not compared:
+            values.append(at)
+        if operand:
+            operands += 1
+            expect = False
+        elif kind == "op":
+            expect = True
+        elif kind == "cmp":
+            compared, expect = True, True
+        shown.append(piece)
+        probe.append(spoken)
+        at += len(piece)
+        bounds.add(at)
+    return "".join(shown), "".join(probe), values, bounds
+
+
+def _looks_like_one_expression(text: str) -> bool:
+    head = text[:SCAN_LIMIT]
+    return not any(ch.isspace() for ch in head) or head.count(" ") * 8 < len(head)
+
+
+def _check(expression: str) -> tuple[str | None, str | None]:
+    if len(expression) > dice.MAX_EXPRESSION_LENGTH:
+        return "dice.too_long", str(len(expression))
+    depth = deepest = 0
+    for ch in expression:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    if deepest > dice.MAX_NESTING:
+        return "dice.too_deep", None
+    total = 0
+    for count, size in _DICE.findall(expression):
+        if size not in ("%", "f", "F") and int(size) == 0:
+            return "dice.zero_sided", None
+        total += int(count) if count else 1
+        if total > dice.MAX_DICE:
+            return "dice.too_many", None
+    try:
+        dice.check_expression(expression)
+    except DiceError as exc:
+        return "dice.invalid", exc.message
+    return None, None

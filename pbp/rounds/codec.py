@@ -13,6 +13,7 @@ from typing import Any
 
 from ..dice import Roll
 from ..rules.model import Action, ActionKind, Combatant, Condition, Encounter, Weapon
+from ..rules.options import Options
 from ..store import models as m
 
 #: Combatant fields that have their own column; everything else lives in ``sheet``.
@@ -43,6 +44,8 @@ def _plain(value: Any) -> Any:
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, Roll):
         return roll_to_dict(value)
+    if isinstance(value, Options):
+        return value.to_dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {n: _plain(getattr(value, n)) for n in _field_names(cls)}
     if isinstance(value, Mapping):
@@ -96,16 +99,26 @@ def record_from_roll(roll: Roll, **kw: Any) -> m.RollRecord:
 # --- actions ---------------------------------------------------------------------------------
 
 def action_to_dict(action: Action) -> dict[str, Any]:
-    return _plain(action)
+    """The stored form (``declarations.actions``): :meth:`Action.to_dict`, the one shape."""
+    return action.to_dict()
 
 
 def action_from_dict(data: Mapping[str, Any]) -> Action:
-    d = dict(data)
-    d["kind"] = ActionKind(d["kind"])
-    if d.get("rolled"):
-        d["rolled"] = roll_from_dict(d["rolled"])
-    d["options"] = dict(d.get("options") or {})
-    return _build(Action, d)
+    """:meth:`Action.from_dict` of a stored action; top-level keys the model no longer has
+    are left out (old rows), an unknown option is an error naming it. Rows stored before
+    typed options kept an Avrae line's ``-flags`` beside its options: they move under
+    ``options.flags``, where the parser now puts them."""
+    names = _field_names(Action)
+    d = {k: v for k, v in data.items() if k in names}
+    options = d.get("options")
+    if isinstance(options, Mapping) and options.get("command") and not options.keys() <= _OPTIONS:
+        flags = {k: v for k, v in options.items() if k not in _OPTIONS}
+        d["options"] = {**{k: v for k, v in options.items() if k in _OPTIONS},
+                        "flags": {**(options.get("flags") or {}), **flags}}
+    return Action.from_dict(d)
+
+
+_OPTIONS = frozenset(f.name for f in dataclasses.fields(Options))
 
 
 # --- combatants ------------------------------------------------------------------------------

@@ -240,7 +240,7 @@ def _inside(position: int | None, spans: Sequence[tuple[int, int]]) -> bool:
 def _attach_rolls(actions: Sequence[Action], rolls: dict[int, m.RollRecord]) -> list[Action]:
     out = []
     for a in actions:
-        index = a.options.get("roll_index")
+        index = a.options.roll_index
         rec = rolls.get(int(index)) if index is not None else None
         out.append(dataclasses.replace(a, rolled=codec.roll_from_record(rec)) if rec else a)
     return out

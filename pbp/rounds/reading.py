@@ -12,11 +12,13 @@ Nothing here touches the database or rolls dice.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..parse import ParsedPost, Roster, parse_post
 from ..rules.model import Action, Combatant
 
 
@@ -47,12 +49,11 @@ class Reading:
     errors: list[dict[str, Any]] = field(default_factory=list)
 
 
-ParseFn = Callable[..., Any]
+ParseFn = Callable[..., ParsedPost]
+"""``parse_post`` or a stand-in with its signature: (part, fmt=, lang=, roster=, actor=)."""
 
 
 def default_parser() -> ParseFn:
-    from ..parse import parse_post
-
     return parse_post
 
 
@@ -84,22 +85,18 @@ def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str
     return parts
 
 
-def parser_roster(roster: Sequence[Combatant]) -> Any:
+def parser_roster(roster: Sequence[Combatant]) -> Roster | None:
     """The parser's own roster (it caches its name index), built once for many posts."""
-    try:
-        from ..parse import Roster
-    except ImportError:  # pragma: no cover
-        return tuple(roster)
     return Roster.of(tuple(roster))
 
 
 def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combatant],
               controlled: Sequence[Combatant], *, parse: ParseFn | None = None,
-              indexed: Any = None) -> list[Reading]:
+              indexed: Roster | None = None) -> list[Reading]:
     """Read a post for every combatant its author controls (see the module docstring).
     *indexed* is :func:`parser_roster` of *roster*, when the caller reads many posts."""
     parse = parse or default_parser()
-    indexed = indexed if indexed is not None else tuple(roster)
+    indexed = indexed if indexed is not None else parser_roster(roster)
     if not controlled:
         return []
     if len(controlled) == 1:
@@ -114,9 +111,9 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
         reading = readings.setdefault(actor, Reading(actor=actor))
         tag_count = 0
         for tag in parsed.rolls:
-            if getattr(tag, "in_quote", False):
+            if tag.in_quote:
                 continue
-            expr = tag.dice_expression() if hasattr(tag, "dice_expression") else tag.expression
+            expr = tag.dice_expression()
             reading.tags.append(TagSpec(
                 tag_index=tag_base + tag.index, expression=expr, written=tag.text or tag.expression,
                 label=tag.label, position=offset + tag.position, purpose=tag.purpose, actor=actor))
@@ -133,31 +130,31 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
                                            "message": f"'{entry.name}' is not yours to roll for",
                                            "position": offset + cmd.position})
                     continue
-                expr = entry.expression
+                expr = entry.expression or ""
                 if expr and entry.advantage:
                     expr = expr.replace("1d20", "2d20kh1" if entry.advantage > 0 else "2d20kl1", 1)
                 reading.initiative.append(TagSpec(
-                    tag_index=-init_base, expression=expr or "", written=cmd.text,
+                    tag_index=-init_base, expression=expr, written=cmd.text,
                     label="initiative", position=offset + cmd.position, purpose="initiative",
                     actor=who, value=entry.value))
-        for tag in list(reading.tags):
-            if tag.purpose == "initiative" and tag.actor == actor and tag.tag_index >= tag_base:
-                reading.initiative.append(tag)
+        for spec in list(reading.tags):
+            if spec.purpose == "initiative" and spec.actor == actor and spec.tag_index >= tag_base:
+                reading.initiative.append(spec)
         for a in parsed.to_actions():
-            options = dict(a.options)
-            if "roll_index" in options:
-                options["roll_index"] = tag_base + int(options["roll_index"])
-                options["roll_indices"] = [tag_base + int(i) for i in options.get("roll_indices", [])]
-            reading.actions.append(Action(
-                kind=a.kind, target=a.target, weapon=a.weapon, text=a.text, explicit=a.explicit,
-                confidence=a.confidence, rolled=None,
-                position=None if a.position is None else offset + a.position, options=options))
+            options = a.options
+            if options.roll_index is not None:
+                options = options.evolve(
+                    roll_index=tag_base + options.roll_index,
+                    roll_indices=tuple(tag_base + i for i in options.roll_indices))
+            reading.actions.append(dataclasses.replace(
+                a, rolled=None, options=options,
+                position=None if a.position is None else offset + a.position))
         for u in parsed.speech:
             reading.speech.append(u.text)
             reading.speech_spans.append((offset + u.position, offset + u.position + len(u.text) + 2))
         for e in parsed.errors:
             reading.errors.append({"code": e.code, "message": e.message,
                                    "position": offset + e.position,
-                                   "severity": getattr(e, "severity", "error")})
+                                   "severity": e.severity})
         tag_base += tag_count
     return list(readings.values())

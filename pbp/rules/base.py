@@ -286,11 +286,11 @@ class Ruleset:
     def delay_to(self, ctx: RoundContext, c: Combatant, action: Action) -> float | None:
         """The count a delaying combatant waits for (``options.until`` or right after
         ``options.after``); None when it loses the turn instead."""
-        after = action.options.get("after")
+        after = action.options.after
         if isinstance(after, str) and after in ctx.combatants:
             other = ctx.get(after).initiative
             return (other if other is not None else 0.0) - 0.001
-        until = action.options.get("until")
+        until = action.options.until
         if isinstance(until, (int, float)) and not isinstance(until, bool):
             return float(until)
         return (ctx.count or 0.0) - 1
@@ -383,7 +383,7 @@ class Ruleset:
     on_quick = on_free = on_cast = on_full_round = on_bonus = on_reaction = on_other
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        ctx.emit("move", actor=c.key, distance=action.options.get("distance", "?"), speed="?")
+        ctx.emit("move", actor=c.key, distance=(action.options.distance if action.options.distance is not None else "?"), speed="?")
 
     def on_defend(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         self.on_other(ctx, c, action)

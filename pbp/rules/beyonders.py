@@ -83,7 +83,7 @@ class Beyonders(Ruleset):
 
     def charge(self, ctx: RoundContext, c: Combatant, action: Action, budget: Budget,
                index: int) -> Problem | None:
-        if action.options.get("on_turn_of") and index in ctx.note(c.key).get("ridden", {}):
+        if action.options.on_turn_of and index in ctx.note(c.key).get("ridden", {}):
             return None  # BEY-6: already paid for when it rode on the other's turn
         k = action.kind
         if budget.marks.get("surprise"):
@@ -138,7 +138,7 @@ class Beyonders(Ruleset):
                      declaration: Declaration) -> list[Problem]:
         out: list[Problem] = []
         k = action.kind
-        if action.options.get("on_turn_of") and index in ctx.note(c.key).get("ridden", {}):
+        if action.options.on_turn_of and index in ctx.note(c.key).get("ridden", {}):
             return out  # already judged when it rode on the other's turn (BEY-6)
         if ctx.surprise_round and c.key in ctx.surprised:
             return [Problem("surprised", "BEY-1",
@@ -152,7 +152,7 @@ class Beyonders(Ruleset):
             out.append(Problem("kind.unknown", "BEY-5",
                                f"beyonders has no {k.value} action: a round is one attack/cast, "
                                "three quick, one move and any number of free actions", index))
-        other = action.options.get("on_turn_of")
+        other = action.options.on_turn_of
         if other is not None:
             if k not in RIDE_KINDS:
                 out.append(Problem("ride.kind", "BEY-6",
@@ -162,13 +162,13 @@ class Beyonders(Ruleset):
                 out.append(Problem("target.unknown", "BEY-6",
                                    f"there is nobody called '{other}' in this fight", index))
         if k is ActionKind.MOVE:
-            distance = action.options.get("distance", 0) or 0
-            items = action.options.get("items", []) or []
+            distance = action.options.distance or 0
+            items = action.options.items or ()
             if isinstance(distance, bool) or not isinstance(distance, (int, float)) \
                     or distance < 0:
                 out.append(Problem("move.distance", "BEY-7",
                                    f"'{distance}' is not a distance", index))
-            if not isinstance(items, list) or any(i not in ("body", "beside") for i in items):
+            if not isinstance(items, tuple) or any(i not in ("body", "beside") for i in items):
                 out.append(Problem("move.items", "BEY-7",
                                    "items are taken from the body or from beside you "
                                    "(body, beside)", index))
@@ -181,7 +181,7 @@ class Beyonders(Ruleset):
                                    f"moving {cost} exceeds {c.name}'s Speed of {speed} "
                                    "(Str + Dex; items cost 1 on the body, 2 beside you)", index,
                                    {"speed": speed}))
-        if action.options.get("cancel_cast") and k is not ActionKind.FREE:
+        if action.options.cancel_cast and k is not ActionKind.FREE:
             out.append(Problem("cancel.kind", "BEY-16",
                                "cancelling your own casting costs one free action", index))
         return out
@@ -192,8 +192,8 @@ class Beyonders(Ruleset):
 
     def move_cost(self, action: Action) -> float:
         """BEY-7: distance plus 1 per item taken from the body, 2 per item beside you."""
-        distance = action.options.get("distance", 0) or 0
-        items = action.options.get("items", []) or []
+        distance = action.options.distance or 0
+        items = action.options.items or ()
         per = {"body": int(self.setting("movement.item_on_body", 1)),
                "beside": int(self.setting("movement.item_beside", 2))}
         return float(distance) + sum(per.get(str(i), 0) for i in items)
@@ -248,7 +248,7 @@ class Beyonders(Ruleset):
     def defense(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
                 action: Action, weapon: Weapon, attack: AttackRoll) -> Defense:
         base = int(self.setting("defense.base", 10))
-        which = action.options.get("defense")
+        which = action.options.defense
         extra = self.condition_modifiers(ctx, target, "defense", against=attacker)
         if which in ("con", "constitution", "will"):  # BEY-15: the ability names it
             key = "con" if which != "will" else "will"
@@ -288,7 +288,7 @@ class Beyonders(Ruleset):
     # -- actions -----------------------------------------------------------------------
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,
                 declaration: Declaration, index: int) -> None:
-        other = action.options.get("on_turn_of")
+        other = action.options.on_turn_of
         if other is not None and index not in ctx.note(c.key).get("ridden", {}):
             # BEY-6: waits for the other's turn and takes effect together with it
             ctx.note(other).setdefault("riders", []).append((c.key, index, action))
@@ -301,9 +301,9 @@ class Beyonders(Ruleset):
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         speed = self.speed(c)
         cost = self.move_cost(action)
-        ctx.emit("move", actor=c.key, rule="BEY-7", distance=action.options.get("distance", 0),
+        ctx.emit("move", actor=c.key, rule="BEY-7", distance=action.options.distance if action.options.distance is not None else 0,
                  speed=speed, lost=max(0, speed - cost),
-                 message=f"{c.name} moves {action.options.get('distance', 0)} (Speed {speed}; "
+                 message=f"{c.name} moves {action.options.distance if action.options.distance is not None else 0} (Speed {speed}; "
                          f"{max(0.0, speed - cost):g} left over is lost).")
 
     def on_cast(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
@@ -325,12 +325,12 @@ class Beyonders(Ruleset):
                           message=f"{c.name} is busy with a full-round action.")
 
     def on_free(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        if action.options.get("cancel_cast"):
+        if action.options.cancel_cast:
             return  # handled at the start of the turn, before the casting completes
         self.on_other(ctx, c, action)
 
     def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        if action.options.get("command") == "init":  # BEY-4: `.init` shows the order
+        if action.options.command == "init":  # BEY-4: `.init` shows the order
             ctx.emit("initiative.order", actor=c.key, rule="BEY-4", order=list(ctx.order),
                      names=", ".join(f"{ctx.name(k)} ({ctx.get(k).initiative:g})"
                                      for k in ctx.order if ctx.get(k).initiative is not None))
@@ -352,7 +352,7 @@ class Beyonders(Ruleset):
                                                          count=None), rule="BEY-2")
         elif ctx.round >= 1:
             for key, d in ctx.declarations.items():  # BEY-17: a later ambush only acts first
-                if any(a.options.get("ambush") for a in d.actions):
+                if any(a.options.ambush for a in d.actions):
                     ctx.ahead.append(key)
                     ctx.emit("ambush", actor=key, rule="BEY-17")
 
@@ -372,7 +372,7 @@ class Beyonders(Ruleset):
             return
         ctx.pending = [p for p in ctx.pending if p not in mine]
         decl = ctx.declarations.get(c.key)
-        cancel = decl is not None and any(a.options.get("cancel_cast") for a in decl.actions)
+        cancel = decl is not None and any(a.options.cancel_cast for a in decl.actions)
         ctx.remove_condition(c.key, C.FULL_ROUND, rule="BEY-8",
                              reason="cancelled" if cancel else "completed")
         for entry in mine:
@@ -382,7 +382,7 @@ class Beyonders(Ruleset):
                 continue
             ctx.emit("full-round.completed", actor=c.key, rule="BEY-8",
                      text=action.text or "full-round action")
-            inner = action.options.get("action")
+            inner = action.options.action
             if isinstance(inner, Mapping):
                 effect = Action.from_dict(inner)
                 if effect.kind is ActionKind.ATTACK and effect.target in ctx.combatants \

@@ -155,7 +155,7 @@ class Dnd5e(Ruleset):
 
     @staticmethod
     def is_speech(action: Action) -> bool:
-        return any(action.options.get(k) for k in ("speech", "gesture", "utterance"))
+        return any(action.options.named(k) for k in ("speech", "gesture", "utterance"))
 
     def slot_of(self, action: Action) -> str:
         kind = action.kind
@@ -166,7 +166,7 @@ class Dnd5e(Ruleset):
         if kind is ActionKind.REACTION:
             return "reaction"
         if kind is ActionKind.FREE:
-            if action.options.get("costs_action"):  # DND-6: the narrator asks for an action
+            if action.options.costs_action:  # DND-6: the narrator asks for an action
                 return "action"
             return "free" if self.is_speech(action) else "interaction"
         return "action"
@@ -204,7 +204,7 @@ class Dnd5e(Ruleset):
                             f"delay ('{what}'); ready an action instead", index)]
         if kind is ActionKind.BONUS:
             sources = self.bonus_sources(c)
-            granted = action.options.get("granted_by")
+            granted = action.options.granted_by
             if not sources:
                 return [Problem("bonus.not-granted", "DND-5",
                                 f"{c.name} has no feature or spell that grants a bonus action "
@@ -214,7 +214,7 @@ class Dnd5e(Ruleset):
                                 f"'{granted}' is not a feature of {c.name} that grants a bonus "
                                 f"action (it has: {', '.join(sources)})", index)]
         if kind is ActionKind.MOVE:
-            distance = action.options.get("distance")
+            distance = action.options.distance
             if distance is not None and (isinstance(distance, bool)
                                          or not isinstance(distance, (int, float))
                                          or distance < 0):
@@ -228,7 +228,7 @@ class Dnd5e(Ruleset):
         what = action.text or action.kind.value
         if slot == "move":
             left = budget.left("move") or 0
-            distance = action.options.get("distance")
+            distance = action.options.distance
             feet = left if distance is None else int(distance)
             if left <= 0 or feet > left:
                 return Problem("budget.exceeded", "DND-4",
@@ -319,7 +319,7 @@ class Dnd5e(Ruleset):
 
     def on_reaction(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         self._spend_reaction(ctx, c)
-        if action.target is not None and action.options.get("attack", action.weapon is not None):
+        if action.target is not None and (action.options.attack if action.options.attack is not None else action.weapon is not None):
             self.resolve_attack(ctx, c, action)
         else:
             self.on_other(ctx, c, action)
@@ -327,7 +327,7 @@ class Dnd5e(Ruleset):
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         budget = ctx.budgets.get(c.key)
         left = budget.left("move") if budget else None
-        feet = action.options.get("distance")
+        feet = action.options.distance
         if feet is None and budget is not None:
             feet = budget.spent.get("move", 0)
         ctx.emit("move", actor=c.key, rule="DND-4", distance=feet, speed=self.speed(c),

@@ -109,7 +109,7 @@ def _collect(ctx: RoundContext, declarations: Iterable[Declaration]) -> dict[str
 def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]) -> None:
     """Roll for every active combatant with no place in the order, then sort (BEY-4, FD-16)."""
     for d in decls.values():
-        if any(a.options.get("command") == "init-clear" for a in d.actions):
+        if any(a.options.command == "init-clear" for a in d.actions):
             for key in list(ctx.combatants):
                 ctx.put(dataclasses.replace(ctx.get(key), initiative=None))
             ctx.order = []
@@ -158,7 +158,7 @@ def _initiative_action(d: Declaration | None) -> Action | None:
     if d is None:
         return None
     for a in d.actions:
-        if a.options.get("initiative") and a.rolled is not None:
+        if a.options.initiative and a.rolled is not None:
             return a
     return None
 
@@ -300,7 +300,7 @@ def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
                 return todo[pos + 1:]
             return []
         if action.kind is ActionKind.READY:
-            trigger = action.options.get("trigger") or {}
+            trigger = action.options.trigger or {}
             if not isinstance(trigger, Mapping):  # free text: the narrator fires it
                 trigger = {"text": str(trigger)}
             ctx.readied[key] = {"action": action.to_dict(), "round": ctx.round,
@@ -323,9 +323,10 @@ def _fire_readied(ctx: RoundContext, rs: Ruleset, key: str,
         if c.down:
             continue
         action = Action.from_dict(entry["action"])
-        inner = action.options.get("action")
+        inner = action.options.action
         act = Action.from_dict(inner) if isinstance(inner, Mapping) else \
-            dataclasses.replace(action, kind=ActionKind.ATTACK)
+            dataclasses.replace(action, kind=ActionKind.ATTACK,
+                                options=action.options.without("trigger", "action"))
         trigger_count = ctx.get(key).initiative
         ctx.put(dataclasses.replace(c, initiative=trigger_count))
         ctx.delayed.pop(readier, None)

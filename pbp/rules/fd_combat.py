@@ -67,7 +67,7 @@ def posted_defense(ctx: RoundContext, key: str) -> Roll | None:
     if decl is None:
         return None
     for a in decl.actions:
-        if a.options.get("defense") and a.rolled is not None:
+        if a.options.defense and a.rolled is not None:
             return a.rolled
     return None
 

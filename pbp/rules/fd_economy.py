@@ -36,7 +36,7 @@ class ForumD20Economy(Ruleset):
     def slot_of(self, action: Action) -> str:
         k = action.kind
         if k is ActionKind.CAST:
-            return "move" if action.options.get("power") else "combat"  # FD-5 vs FD-14
+            return "move" if action.options.power else "combat"  # FD-5 vs FD-14
         if k is ActionKind.MANEUVER:
             return "extra-free" if maneuvers.MANEUVERS.get(
                 maneuvers.name_of(action) or "", "combat") == "free" else "combat"
@@ -50,7 +50,7 @@ class ForumD20Economy(Ruleset):
 
     def _free_move(self, c: Combatant, action: Action, budget: Budget) -> bool:
         """FD-15: standing up is free with Acrobatics; drawing is free once with Quick Draw."""
-        what = action.options.get("move", "walk")
+        what = action.options.move
         if what == "stand" and c.stat("acrobacia") > 0:
             return True
         if what == "draw" and "quick-draw" in c.abilities and not budget.marks.get("quick_draw"):
@@ -125,12 +125,12 @@ class ForumD20Economy(Ruleset):
                                index))
         if k is ActionKind.MOVE:
             out += self._check_move(c, action, index)
-        if k is ActionKind.FREE and (action.options.get("spell") or action.options.get("power")):
+        if k is ActionKind.FREE and (action.options.spell or action.options.power):
             out.append(Problem("speech.spell", "FD-17",
                                "a spell or power spoken aloud is not a free action; "
                                "declare it as a cast", index))
         if k is ActionKind.ATTACK and uses_power(c, action, c.weapon(action.weapon)):
-            earlier = any(a.kind is ActionKind.CAST and a.options.get("power")
+            earlier = any(a.kind is ActionKind.CAST and a.options.power
                           for a in declaration.actions[:index])
             if not c.has(C.POWER) and not earlier:
                 out.append(Problem("power.missing", "FD-5",
@@ -140,7 +140,7 @@ class ForumD20Economy(Ruleset):
             name = maneuvers.name_of(action)
             if name is None:
                 out.append(Problem("maneuver.unknown", "FD-14",
-                                   f"unknown maneuver '{action.options.get('maneuver')}' (known: "
+                                   f"unknown maneuver '{action.options.maneuver}' (known: "
                                    f"{', '.join(maneuvers.MANEUVERS)})", index))
             elif name == "escape" and not c.has(C.GRAPPLED):
                 out.append(Problem("maneuver.escape", "FD-14",
@@ -152,37 +152,37 @@ class ForumD20Economy(Ruleset):
                 out.append(Problem("target.missing", "FD-14", "a maneuver needs a target",
                                    index))
         if k is ActionKind.READY:
-            trigger = action.options.get("trigger") or {}
+            trigger = action.options.trigger or {}
             actor = trigger.get("actor") if isinstance(trigger, Mapping) else None
             if not isinstance(actor, str) or actor not in ctx.combatants:
                 out.append(Problem("ready.trigger", "FD-14",
                                    "a readied action needs a trigger: whose action sets it off",
                                    index))
         if k is ActionKind.DELAY:
-            until = action.options.get("until")
+            until = action.options.until
             if until is not None and (isinstance(until, bool)
                                       or not isinstance(until, (int, float))):
                 out.append(Problem("delay.count", "FD-16",
                                    f"'{until}' is not an initiative count", index))
-            after = action.options.get("after")
+            after = action.options.after
             if after is not None and (not isinstance(after, str) or after not in ctx.combatants):
                 out.append(Problem("delay.after", "FD-16",
                                    f"there is nobody called '{after}' to wait for", index))
-        if k is ActionKind.CAST and action.options.get("inflict") is not None:
+        if k is ActionKind.CAST and action.options.inflict is not None:
             out += self._check_inflict(action, index)
         return out
 
     def _check_inflict(self, action: Action, index: int) -> list[Problem]:
         out: list[Problem] = []
         try:
-            C.canonical(str(action.options.get("inflict")))
+            C.canonical(str(action.options.inflict))
         except PbpError as exc:
             out.append(Problem("inflict.unknown", "FD-18", exc.message, index))
-        rounds = action.options.get("rounds")
+        rounds = action.options.rounds
         if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)):
             out.append(Problem("inflict.rounds", "FD-6",
                                f"'{rounds}' is not a number of rounds", index))
-        save = action.options.get("save", "will")
+        save = (action.options.save if action.options.save is not None else "will")
         if save not in ("fortitude", "reflexos", "will"):
             out.append(Problem("inflict.save", "FD-4",
                                f"'{save}' is not a defense test (fortitude, reflexos, will)",
@@ -200,13 +200,13 @@ class ForumD20Economy(Ruleset):
 
     def _check_move(self, c: Combatant, action: Action, index: int) -> list[Problem]:
         out: list[Problem] = []
-        what = action.options.get("move", "walk")
+        what = action.options.move
         if what == "walk":
             if c.has(C.GRAPPLED):
                 out.append(Problem("move.grappled", "FD-14",
                                    f"{c.name} is grappled and cannot move (escape first, "
                                    "with a combat action)", index))
-            distance = action.options.get("distance")
+            distance = action.options.distance
             if isinstance(distance, (int, float)) and distance > self.speed(c):
                 out.append(Problem("move.too-far", "FD-15",
                                    f"{distance} m is more than {c.name}'s move of "

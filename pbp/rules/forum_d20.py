@@ -117,14 +117,14 @@ class ForumD20(ForumD20Economy):
         ranged = weapon.category in RANGED
         skill = weapon.skill or ("pontaria" if ranged else "luta")
         mods = [Modifier(attacker.stat(skill), skill)]  # FD-3 (no rule: the player's tag has it)
-        extra = action.options.get("bonus")
+        extra = action.options.bonus
         if isinstance(extra, int) and not isinstance(extra, bool) and extra:
             mods.append(Modifier(extra, "bonus from powers or items", "FD-3"))
         power = attacker.condition(C.POWER)
         if uses_power(attacker, action, weapon) and power is not None:
             mods.append(Modifier(power.value, f"power {power.note or ''}".strip(), "FD-5"))
         mods += self.condition_modifiers(ctx, attacker, "attack", against=target, ranged=ranged)
-        if ranged and (target.has(C.ENGAGED) or action.options.get("into_melee")):
+        if ranged and (target.has(C.ENGAGED) or action.options.into_melee):
             mods.append(Modifier(-int(self.setting("attacks.ranged_into_melee", 4)),
                                  "shooting into melee", "FD-11"))
         n = int(ctx.note(attacker.key).get("attack_number", 1))
@@ -137,11 +137,11 @@ class ForumD20(ForumD20Economy):
     def defense_skill(self, action: Action, weapon: Weapon) -> tuple[str, bool, str]:
         """(skill, armor counts, rule): Fortitude vs melee, Reflexes vs ranged/area and touch,
         Will vs mental (armor only with a helmet that says so)."""
-        if action.options.get("touch"):
+        if action.options.touch:
             return "reflexos", False, "FD-13"
-        if action.options.get("mental") or weapon.category == "mental":
+        if action.options.mental or weapon.category == "mental":
             return "will", False, "FD-4"
-        if weapon.category in RANGED or action.options.get("area"):
+        if weapon.category in RANGED or action.options.area:
             return "reflexos", True, "FD-4"
         return "fortitude", True, "FD-4"
 
@@ -256,7 +256,7 @@ class ForumD20(ForumD20Economy):
             code = "attack.auto-miss" if rule == "FD-8" and attack.natural == 1 else "attack.miss"
             ctx.emit(code, actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
             if attack.natural == 1 and weapon.category in RANGED and (
-                    target.has(C.ENGAGED) or action.options.get("into_melee")):
+                    target.has(C.ENGAGED) or action.options.into_melee):
                 self._stray_shot(ctx, c, target, action, weapon)
             return False
         code = "attack.auto-hit" if rule == "FD-8" and attack.natural == 20 else "attack.hit"
@@ -278,17 +278,17 @@ class ForumD20(ForumD20Economy):
 
     # -- other actions ----------------------------------------------------------------
     def on_cast(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        if action.options.get("power"):
+        if action.options.power:
             powers.create_power(self, ctx, c, action)
             return
-        spell = action.options.get("spell") or action.text or "a spell"
+        spell = action.options.spell or action.text or "a spell"
         ctx.emit("cast", actor=c.key, target=action.target, rule="FD-14", spell=spell)
-        inflict = action.options.get("inflict")
+        inflict = action.options.inflict
         if inflict and action.target in ctx.combatants:
             powers.inflict(self, ctx, c, ctx.get(action.target), action, str(inflict))
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        what = action.options.get("move", "walk")
+        what = action.options.move
         if what == "stand":
             ctx.emit("move.stand", actor=c.key, rule="FD-15")
             ctx.remove_condition(c.key, C.PRONE, rule="FD-15", reason="stood up")
@@ -298,7 +298,7 @@ class ForumD20(ForumD20Economy):
             ctx.emit("move.item", actor=c.key, rule="FD-15")
         else:
             ctx.emit("move", actor=c.key, rule="FD-15",
-                     distance=action.options.get("distance", self.speed(c)),
+                     distance=(action.options.distance if action.options.distance is not None else self.speed(c)),
                      speed=f"{self.speed(c):g}")
 
     def on_defend(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
@@ -311,12 +311,12 @@ class ForumD20(ForumD20Economy):
         maneuvers.perform(self, ctx, c, action)
 
     def on_ready(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        trigger = action.options.get("trigger") or {}
+        trigger = action.options.trigger or {}
         ctx.emit("ready", actor=c.key, rule="FD-14",
                  trigger=trigger.get("text") or f"{ctx.name(trigger.get('actor'))} acts")
 
     def on_reaction(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        if action.options.get("defense"):
+        if action.options.defense:
             return  # a posted defense roll, used by resolve_pending_defenses (FD-4)
         self.on_other(ctx, c, action)
 

@@ -31,7 +31,7 @@ SYNONYMS: dict[str, str] = {
 
 
 def name_of(action: Action) -> str | None:
-    raw = str(action.options.get("maneuver", "") or "").casefold()
+    raw = str(action.options.maneuver or "").casefold()
     name = SYNONYMS.get(raw, raw)
     return name if name in MANEUVERS else None
 
@@ -100,7 +100,7 @@ def _trip(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
 def _disarm(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
             action: Action, margin: int) -> None:
     current = ctx.get(target.key)
-    item = action.options.get("item")
+    item = action.options.item
     dropped = current.weapon(item if isinstance(item, str) else None)
     if dropped is not None:
         ctx.put(dataclasses.replace(current, weapons=tuple(
@@ -124,7 +124,7 @@ def _push(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
 def _sunder(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
             action: Action, margin: int) -> None:
     """The weapon's damage to the item; an item that is an object takes it as FD-19 damage."""
-    item = action.options.get("item")
+    item = action.options.item
     weapon = rs.weapon_for(c, action)
     droll = ctx.roll(weapon.damage, who=c, label="sunder")
     if isinstance(item, str) and item in ctx.combatants and ctx.get(item).is_object:

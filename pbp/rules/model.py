@@ -19,24 +19,8 @@ from typing import Any, TypeVar
 
 from ..dice import Roll
 from ..errors import UnreadableInput
-
-
-class ActionKind(str, enum.Enum):
-    """What a declared action spends, in the game's own words (RULES.md)."""
-
-    ATTACK = "attack"
-    CAST = "cast"
-    MOVE = "move"
-    QUICK = "quick"
-    FREE = "free"
-    FULL_ROUND = "full-round"
-    DELAY = "delay"
-    READY = "ready"
-    DEFEND = "defend"
-    MANEUVER = "maneuver"
-    BONUS = "bonus"        # DND-5
-    REACTION = "reaction"  # DND-7
-    OTHER = "other"
+from .kinds import ActionKind as ActionKind  # re-exported: the contract names it here
+from .options import Options, options_for
 
 
 @dataclass(frozen=True)
@@ -175,7 +159,16 @@ class Combatant:
 class Action:
     """One declared action. ``rolled`` is a roll already made for the post's tag (PBP-4):
     the engine uses it instead of rolling again. ``position`` is the character offset
-    in the post, so replies and the panel can point at it."""
+    in the post, so replies and the panel can point at it.
+
+    ``options`` is the kind's own frozen type (:mod:`pbp.rules.options`); a mapping of
+    option names is accepted and converted, so an unknown option is an error naming it
+    and the kind. The stored form is :meth:`to_dict` / :meth:`from_dict`; the notation
+    is :func:`pbp.parse.explicit.render` / :func:`pbp.parse.explicit.read`.
+
+    >>> Action(ActionKind.MOVE, options={"distance": 6}).options.distance
+    6
+    """
 
     kind: ActionKind
     target: str | None = None             # combatant key
@@ -185,21 +178,27 @@ class Action:
     confidence: float = 1.0
     rolled: Roll | None = None
     position: int | None = None
-    options: Mapping[str, Any] = field(default_factory=dict)  # maneuver name, skill, trigger, situational modifiers...
+    options: Options = None  # type: ignore[assignment]  # None or a mapping: converted below
+
+    def __post_init__(self) -> None:
+        opts = self.options
+        if not isinstance(opts, Options) or opts.KIND is not self.kind:
+            object.__setattr__(self, "options", options_for(self.kind, opts))
 
     def to_dict(self) -> dict[str, Any]:
         d = _plain(self)
         d["kind"] = self.kind.value
         d["rolled"] = roll_to_dict(self.rolled) if self.rolled else None
-        d["options"] = _jsonable(self.options)
+        d["options"] = self.options.to_dict()
         return d
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Action:
+        if not isinstance(data, Mapping):
+            raise UnreadableInput(f"expected a mapping for Action, got {type(data).__name__}")
         return _build(
             cls, data, kind=ActionKind,
             rolled=lambda r: roll_from_dict(r) if r else None,
-            options=dict,
         )
 
 

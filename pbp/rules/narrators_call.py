@@ -111,9 +111,9 @@ def number_problems(action: Action, keys: Iterable[str], rule: str, index: int) 
     """A problem for each option in *keys* that is present but not a whole number."""
     out = []
     for key in keys:
-        if key in action.options and whole_number(action.options[key]) is None:
+        if action.options.given(key) and whole_number(action.options.named(key)) is None:
             out.append(Problem("option.number", rule,
-                               f"'{key}' must be a whole number, not {action.options[key]!r}",
+                               f"'{key}' must be a whole number, not {action.options.named(key)!r}",
                                index, {"option": key}))
     return out
 

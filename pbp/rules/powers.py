@@ -15,7 +15,7 @@ from .model import Action, Combatant, Weapon
 
 def uses_power(c: Combatant, action: Action, weapon: Weapon | None) -> bool:
     """FD-5: an attack made with a power (``options.power`` or a power-category weapon)."""
-    return bool(action.options.get("power")) or (weapon is not None and weapon.category == "power")
+    return bool(action.options.power) or (weapon is not None and weapon.category == "power")
 
 
 def create_power(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> None:
@@ -24,7 +24,7 @@ def create_power(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -
     mods = [Modifier(c.stat("controle"), "controle")] + rs.condition_modifiers(ctx, c, "roll")
     roll, own = ctx.roll_for(action, "1d20", who=c, label="control")
     value = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
-    name = str(action.options.get("power"))
+    name = str(action.options.power)
     if value >= dc:
         rounds = max(1, c.stat("int_mod"))
         ctx.emit("power.created", actor=c.key, rule="FD-5", rolls=[roll], power=name,
@@ -45,7 +45,7 @@ def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
     mods = [Modifier(c.stat("controle"), "controle")] + rs.condition_modifiers(ctx, c, "roll")
     roll = ctx.roll("1d20", who=c, label="spell")
     power = roll.total + total(mods)
-    skill = str(action.options.get("save", "will"))
+    skill = str((action.options.save if action.options.save is not None else "will"))
     dmods = [Modifier(target.stat(skill), skill)] + rs.condition_modifiers(
         ctx, target, "defense", against=c)
     droll = ctx.roll("1d20", who=target, label=f"resist {skill}")
@@ -55,7 +55,7 @@ def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
              dc=power, result="resisted" if resisted else "failed")
     if resisted:
         return
-    rounds = action.options.get("rounds")
+    rounds = action.options.rounds
     if cond == C.FRIGHTENED:
         rounds = max(1, c.stat("cha_mod"))
     ctx.add_condition(target.key, C.lasting(cond, rounds if rounds is None else int(rounds),

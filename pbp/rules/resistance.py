@@ -204,19 +204,19 @@ class Resistance(ResistanceSheet):
                        defense=f"{c.name} only blocks this exchange")
 
     def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        if "difficulty" in action.options:
+        if action.options.difficulty is not None:
             self._check(ctx, c, action)
-        elif action.options.get("opposed") and action.target is not None:
+        elif action.options.opposed and action.target is not None:
             self._opposed(ctx, c, action)
         else:
             super().on_other(ctx, c, action)
 
     def _check(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        res = str(action.options.get("resistance") or self.resistance_of(self.conflict(action)))
-        dc = self._difficulty(action.options["difficulty"]) or 1
-        total, roll, parts = self._roll(ctx, c, res, action.options.get("characteristic"),
-                                        action.options.get("synergy"),
-                                        action.options.get("helpers"), "check", action)
+        res = str(action.options.resistance or self.resistance_of(self.conflict(action)))
+        dc = self._difficulty(action.options.difficulty) or 1
+        total, roll, parts = self._roll(ctx, c, res, action.options.characteristic,
+                                        action.options.synergy,
+                                        action.options.helpers, "check", action)
         ok = total >= dc
         ctx.emit("check", actor=c.key, rule="RES-3", rolls=[roll], total=total, dc=dc,
                  what=f"{res.title()} check", result="success" if ok else "failure",
@@ -230,14 +230,14 @@ class Resistance(ResistanceSheet):
     def _opposed(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         assert action.target is not None
         target = ctx.get(action.target)
-        res = str(action.options.get("resistance") or self.resistance_of(self.conflict(action)))
-        mine = action.options.get("characteristic")
-        theirs = action.options.get("against") or mine
+        res = str(action.options.resistance or self.resistance_of(self.conflict(action)))
+        mine = action.options.characteristic
+        theirs = action.options.against or mine
         for attempt in range(10):
-            a, ra, _ = self._roll(ctx, c, res, mine, action.options.get("synergy"),
-                                  action.options.get("helpers"), "opposed",
+            a, ra, _ = self._roll(ctx, c, res, mine, action.options.synergy,
+                                  action.options.helpers, "opposed",
                                   action if attempt == 0 else None)
-            d, rd, _ = self._roll(ctx, target, res, theirs, action.options.get("target_synergy"),
+            d, rd, _ = self._roll(ctx, target, res, theirs, action.options.target_synergy,
                                   (), "opposed")
             if a != d or self.setting("opposed.ties") != "reroll":
                 break
@@ -257,7 +257,7 @@ class Resistance(ResistanceSheet):
                    "lost an opposed check")
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        to = str(action.options.get("to") or "").casefold()
+        to = str(action.options.to or "").casefold()
         target = action.target
         if target is not None and to in ("far", "flee"):
             ctx.add_condition(c.key, Condition(far(target), source=target), rule="RES-5")
@@ -271,15 +271,15 @@ class Resistance(ResistanceSheet):
             ctx.emit("move", actor=c.key, target=target, rule="RES-6", to="near",
                      message=f"{c.name} closes in on {ctx.name(target)}: they are now Near.")
             return
-        what = action.text or action.options.get("intent") or "moves instead of attacking"
+        what = action.text or action.options.intent or "moves instead of attacking"
         ctx.emit("move", actor=c.key, target=target, rule="RES-6", to=to or None,
                  message=f"{c.name} {what}.")
 
     def on_defend(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        name = action.options.get("maneuver") or "block"
+        name = action.options.maneuver or "block"
         ctx.emit("defend.declared", actor=c.key, rule="RES-7", maneuver=name,
                  message=f"{c.name} will {name} with "
-                         f"{action.options.get('characteristic') or 'the same Characteristic'}"
+                         f"{action.options.characteristic or 'the same Characteristic'}"
                          f" when attacked.")
 
     on_maneuver = Ruleset.on_attack
@@ -295,8 +295,8 @@ class Resistance(ResistanceSheet):
             problems += self._check_help(ctx, target, a, i)
             problems += number_problems(a, ("power", "reduction"), "RES-8", i)
             if not problems:
-                return a.options
-            kept: dict[str, Any] = {k: v for k, v in a.options.items() if k == "characteristic"}
+                return a.options.to_dict()
+            kept: dict[str, Any] = {k: v for k, v in a.options.to_dict().items() if k == "characteristic"}
             kept["refused"] = "; ".join(p.message for p in problems) + ": it blocks instead"
             kept["refused_rule"] = problems[0].rule
             return kept
@@ -307,15 +307,15 @@ class Resistance(ResistanceSheet):
         target = ctx.get(action.target)
         conflict = self.conflict(action)
         res = self.resistance_of(conflict)
-        unarmed = bool(action.options.get("unarmed")) or not c.weapons
+        unarmed = bool(action.options.unarmed) or not c.weapons
         weapon = self.weapon_for(c, action)
         name = self.setting("conflict.social_attack_characteristic" if conflict == "social"
                             else "conflict.attack_characteristic")
-        characteristic = action.options.get("characteristic") or weapon.skill or name
-        maneuver = str(action.options.get("maneuver") or "attack").casefold()
-        a, ra, parts = self._roll(ctx, c, res, characteristic, action.options.get("synergy"),
-                                  action.options.get("helpers"), f"attack {target.key}", action)
-        bonus = whole_number(action.options.get("bonus")) or 0
+        characteristic = action.options.characteristic or weapon.skill or name
+        maneuver = str(action.options.maneuver or "attack").casefold()
+        a, ra, parts = self._roll(ctx, c, res, characteristic, action.options.synergy,
+                                  action.options.helpers, f"attack {target.key}", action)
+        bonus = whole_number(action.options.bonus) or 0
         if maneuver not in ("attack", "brutal") and bonus:
             a += bonus  # trained maneuvers: the narrator's numbers
             parts.append(f"{maneuver} {bonus:+d}")

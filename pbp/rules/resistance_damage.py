@@ -46,11 +46,11 @@ def res8_damage(rs: ResistanceSheet, ctx: RoundContext, c: Combatant, target: Co
         which, value = rs.brutal_value(c, conflict)
         damage += value
         notes.append(f"Brutal Attack ({which}) +{value}")
-    elif maneuver != "attack" and whole_number(action.options.get("damage")):
-        extra_damage = whole_number(action.options["damage"]) or 0
+    elif maneuver != "attack" and whole_number(action.options.damage):
+        extra_damage = whole_number(action.options.damage) or 0
         damage += extra_damage
         notes.append(f"{maneuver} {extra_damage:+d}")
-    power = whole_number(action.options.get("power")) or 0
+    power = whole_number(action.options.power) or 0
     if power:
         damage += power
         notes.append(f"power {power:+d}")

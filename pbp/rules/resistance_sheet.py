@@ -59,7 +59,7 @@ class ResistanceSheet(Ruleset):
         return 0
 
     def conflict(self, action: Action | None = None) -> str:
-        kind = (action.options.get("conflict") if action else None) \
+        kind = (action.options.conflict if action else None) \
             or self.setting("conflict.default", "physical")
         return "social" if str(kind).casefold() == "social" else "physical"
 
@@ -90,7 +90,7 @@ class ResistanceSheet(Ruleset):
                                f"d4, d6, d8, d10 or d12", index))
         out += self._check_help(ctx, c, action, index)
         out += number_problems(action, ("power", "bonus", "damage", "reduction"), "RES-8", index)
-        chosen = action.options.get("resistance")
+        chosen = action.options.resistance
         if chosen is not None and str(chosen).casefold() not in ("vigor", "will"):
             out.append(Problem("resistance.unknown", "RES-1",
                                f"the Resistances are Vigor and Will, not {chosen!r}", index))
@@ -100,13 +100,13 @@ class ResistanceSheet(Ruleset):
             out += self._check_attack(ctx, c, action, index, conflict)
         elif kind is ActionKind.DEFEND:
             out += self._check_maneuver(c, action, index, conflict, defensive=True)
-        elif kind is ActionKind.OTHER and "difficulty" in action.options:
-            if self._difficulty(action.options["difficulty"]) is None:
+        elif kind is ActionKind.OTHER and action.options.difficulty is not None:
+            if self._difficulty(action.options.difficulty) is None:
                 out.append(Problem("check.difficulty", "RES-3",
-                                   f"'{action.options['difficulty']}' is not a Difficulty: use "
+                                   f"'{action.options.difficulty}' is not a Difficulty: use "
                                    f"a number from 1 or a word from the table "
                                    f"({', '.join(self.setting('difficulty'))})", index))
-        elif kind is ActionKind.OTHER and action.options.get("opposed"):
+        elif kind is ActionKind.OTHER and action.options.opposed:
             if action.target is None:
                 out.append(Problem("target.missing", "RES-4",
                                    "an opposed check needs an opponent", index))
@@ -115,7 +115,7 @@ class ResistanceSheet(Ruleset):
                                    f"{ctx.name(action.target)}'s {res.title()} is not a "
                                    f"Resistance die", index))
         elif kind is ActionKind.MOVE:
-            to = action.options.get("to")
+            to = action.options.to
             if to is not None and str(to).casefold() not in ("near", "far", "close", "flee"):
                 out.append(Problem("move.distance", "RES-5",
                                    f"Distance is Near or Far, not '{to}'", index))
@@ -127,12 +127,12 @@ class ResistanceSheet(Ruleset):
     def _check_help(self, ctx: RoundContext, c: Combatant, action: Action,
                     index: int) -> list[Problem]:
         out: list[Problem] = []
-        synergy = action.options.get("synergy")
+        synergy = action.options.synergy
         if synergy and self.char(c, str(synergy)) <= 0:
             out.append(Problem("synergy.missing", "RES-2",
                                f"{c.name} has no '{synergy}' to lend a synergy point", index))
-        helpers = action.options.get("helpers") or []
-        if not isinstance(helpers, list) or not all(isinstance(h, str) for h in helpers):
+        helpers = action.options.helpers or ()
+        if not isinstance(helpers, tuple) or not all(isinstance(h, str) for h in helpers):
             return out + [Problem("helper.invalid", "RES-2",
                                   f"helpers must be a list of combatants, not {helpers!r}", index)]
         for helper in helpers:
@@ -165,7 +165,7 @@ class ResistanceSheet(Ruleset):
 
     def _check_maneuver(self, c: Combatant, action: Action, index: int, conflict: str,
                         *, defensive: bool) -> list[Problem]:
-        name = str(action.options.get("maneuver") or ("block" if defensive else "attack"))
+        name = str(action.options.maneuver or ("block" if defensive else "attack"))
         name = name.casefold()
         skill = self._maneuver_skill(conflict)
         trained = self.char(c, skill) > 0

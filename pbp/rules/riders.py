@@ -21,7 +21,7 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
     """Actions riding on c's turn: those deferred by riders who already acted, and those
     of riders whose own turn is still to come (judged and paid for now)."""
     def wanted(a: Action) -> bool:
-        return bool(a.options.get("interrupts")) is interrupting
+        return bool(a.options.interrupts) is interrupting
 
     stored = ctx.note(c.key).get("riders", [])
     riders = [r for r in stored if wanted(r[2])]
@@ -30,7 +30,7 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
         if key == c.key or key in ctx.acted:
             continue
         for i, a in enumerate(d.actions):
-            if a.options.get("on_turn_of") != c.key or not wanted(a) \
+            if a.options.on_turn_of != c.key or not wanted(a) \
                     or i in ctx.note(key).get("ridden", {}):
                 continue
             rider = ctx.get(key)
@@ -61,7 +61,6 @@ def ride(rs: Ruleset, ctx: RoundContext, c: Combatant, key: str, i: int, a: Acti
     if rider.down:
         return
     ctx.emit(code, actor=key, target=c.key, rule="BEY-6", kind=a.kind.value)
-    plain = dataclasses.replace(a, options={k: v for k, v in a.options.items()
-                                            if k != "on_turn_of"})
+    plain = dataclasses.replace(a, options=a.options.without("on_turn_of"))
     Ruleset.perform(rs, ctx, rider, plain, ctx.declarations.get(key)
                     or Declaration(actor=key), i)

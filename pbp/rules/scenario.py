@@ -21,6 +21,7 @@ from . import objects
 from .engine import resolve
 from .houserules import merge as merge_houserules
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon
+from .options import options_for
 from .registry import ruleset_class
 from .scenario_nodes import LineDict, check_keys, need_mapping, strings, typed, where_of
 from .stats import SYNONYMS, normalise_sheet, resolve_name
@@ -311,9 +312,14 @@ def _action(node: LineDict, path: str, trail: str, keys: list[str],
     if isinstance(inner, dict):
         data["action"] = _action(LineDict(inner) if not isinstance(inner, LineDict) else inner,
                                  path, f"{trail}.action", keys, None).to_dict()
+    try:
+        options = options_for(kind, {k: _plain(v) for k, v in data.items()})
+    except UnreadableInput as exc:  # an option this kind does not take: say where
+        exc.where = _where(path, node, trail)
+        raise
     return Action(kind=kind, target=None if target is None else str(target),
                   weapon=None if weapon is None else str(weapon), text=text or kind.value,
-                  rolled=rolled, options={k: _plain(v) for k, v in data.items()})
+                  rolled=rolled, options=options)
 
 
 def _plain(value: Any) -> Any:

@@ -143,12 +143,12 @@ class TwoAction(Ruleset):
                                    f"'{spell}' is not prepared: preparing a spell is an "
                                    f"action of its own, before casting it", index,
                                    {"spell": spell}))
-        stowed = action.options.get("stowed")
-        if action.options.get("item") and stowed is not None \
+        stowed = action.options.stowed
+        if action.options.item and stowed is not None \
                 and str(stowed).casefold() not in ("belt", "pocket"):
             out.append(Problem("item.unprepared", "TA-2",
                                f"only an item fixed on the belt or in a pocket can be used as "
-                               f"an action; '{action.options['item']}' is in the {stowed}",
+                               f"an action; '{action.options.item}' is in the {stowed}",
                                index))
         out += number_problems(action, ("dc",), "TA-4", index)
         out += number_problems(action, ("inspiration", "mastery"), "TA-5", index)
@@ -171,7 +171,7 @@ class TwoAction(Ruleset):
             out.append(Problem("weapon.type", "TA-5",
                                f"{weapon.name} is a '{weapon.category}' weapon, which has no "
                                f"row in the weapon table ({kinds}); ask the narrator", index))
-        mods = action.options.get("situational")
+        mods = action.options.situational
         if mods is not None:
             if not ranged:
                 out.append(Problem("situational.melee", "TA-6",
@@ -190,29 +190,29 @@ class TwoAction(Ruleset):
     def _common_problems(self, ctx: RoundContext, c: Combatant, action: Action,
                          index: int) -> list[Problem]:
         out = super()._common_problems(ctx, c, action, index)
-        if action.options.get("place"):  # TA-4: a shot at a place needs no target
+        if action.options.place:  # TA-4: a shot at a place needs no target
             out = [p for p in out if p.code != "target.missing"]
         return out
 
     # -- helpers -----------------------------------------------------------------------
     @staticmethod
     def _spell(action: Action) -> str:
-        return str(action.options.get("spell") or action.text or "").strip().casefold()
+        return str(action.options.spell or action.text or "").strip().casefold()
 
     @staticmethod
     def _prepares(action: Action) -> str | None:
-        name = action.options.get("prepare")
+        name = action.options.prepare
         return str(name).strip().casefold() if name else None
 
     @staticmethod
     def _ranged(action: Action, weapon: Weapon) -> bool:
-        if "ranged" in action.options:
-            return bool(action.options["ranged"])
+        if action.options.ranged is not None:
+            return bool(action.options.ranged)
         return weapon.ranged
 
     @staticmethod
     def _skill(c: Combatant, action: Action, weapon: Weapon) -> tuple[str | None, int]:
-        name = action.options.get("skill") or weapon.skill
+        name = action.options.skill or weapon.skill
         return (str(name), c.stat(str(name))) if name else (None, 0)
 
     def _parry(self, ctx: RoundContext, target: Combatant) -> tuple[str | None, str]:
@@ -222,8 +222,8 @@ class TwoAction(Ruleset):
         decl = ctx.declarations.get(target.key)
         if decl is not None:
             for a in decl.actions:
-                if a.options.get("parry"):
-                    return str(a.options["parry"]), "its declared parry"
+                if a.options.parry:
+                    return str(a.options.parry), "its declared parry"
         fallback = str(self.setting("checks.default_parry") or "")
         if fallback and fallback in target.stats:
             return fallback, "its parry skill"
@@ -270,7 +270,7 @@ class TwoAction(Ruleset):
         ctx.emit("cast", actor=c.key, target=action.target, rule="TA-2", spell=spell)
 
     def on_defend(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        skill = action.options.get("skill") or action.text or "defence"
+        skill = action.options.skill or action.text or "defence"
         ctx.add_condition(c.key, Condition(DEFENSIVE, note=str(skill), source=c.key),
                           rule="TA-3", source=c.key, skill=str(skill))
 
@@ -311,17 +311,17 @@ class TwoAction(Ruleset):
         """(skill, skill value + inspiration + mastery, TA-6 total); TA-5's natural 20 is read
         before any of these."""
         skill, value = self._skill(c, action, weapon)
-        sit, _ = situational(action.options.get("situational") or {}, skill=value,
+        sit, _ = situational(action.options.situational or {}, skill=value,
                              table=self.setting("situational"))
-        value += sum(whole_number(action.options.get(k)) or 0 for k in ("inspiration", "mastery"))
+        value += sum(whole_number(action.options.named(k)) or 0 for k in ("inspiration", "mastery"))
         return skill, value, sit
 
     def _at_object(self, ctx: RoundContext, c: Combatant, action: Action, weapon: Weapon) -> None:
         _, value, sit = self._accuracy(c, action, weapon)
-        dc = whole_number(action.options.get("dc", self.setting("checks.object_dc"))) or 0
+        dc = whole_number((action.options.dc if action.options.dc is not None else self.setting("checks.object_dc"))) or 0
         roll, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c, label="shot")
         total = roll.total + (sit if own else 0)
-        where = ctx.name(action.target) if action.target else str(action.options.get("place"))
+        where = ctx.name(action.target) if action.target else str(action.options.place)
         if total >= dc:
             ctx.emit("check", actor=c.key, target=action.target, rule="TA-4", rolls=[roll],
                      what=f"shot at {where}", total=total, dc=dc, result="on target",
@@ -339,7 +339,7 @@ class TwoAction(Ruleset):
         assert action.target is not None
         target = ctx.get(action.target)
         skill, value, sit = self._accuracy(c, action, weapon)
-        dc = whole_number(action.options.get("dc", self.setting("checks.hit_dc"))) or 0
+        dc = whole_number((action.options.dc if action.options.dc is not None else self.setting("checks.hit_dc"))) or 0
         hit, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c,
                                 label=f"hit {target.key}")
         total = hit.total + (sit if own else 0)
@@ -382,6 +382,6 @@ class TwoAction(Ruleset):
                    rule=rule, rolls=[roll], weapon=weapon.name)
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        where = action.options.get("to") or action.options.get("distance") or action.text
+        where = action.options.to or action.options.distance or action.text
         ctx.emit("move", actor=c.key, rule="TA-2", to=where,
                  message=f"{c.name} moves{f' ({where})' if where else ''}.")

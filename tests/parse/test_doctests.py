@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["pbp.parse", "pbp.parse.post", "pbp.parse.model", "pbp.parse.dicexpr", "pbp.parse.roster",
+MODULES = ["pbp.parse", "pbp.parse.post", "pbp.parse.model", "pbp.parse.tags", "pbp.parse.roster",
+           "pbp.parse.explicit",
            "pbp.parse.normalise", "pbp.parse.lexicon"]
 
 

@@ -64,8 +64,8 @@ def test_every_target_is_matched(fight):
             if not line.startswith("!") or not wanted:
                 continue
             post = parse_post(line, fmt="markdown", lang="en", roster=roster)
-            (action,) = [a for a in post.actions if a.source == "command"]
-            got = [action.target, *action.options.get("targets", [])[1:]]
+            (action,) = [a for a in post.actions if a.options.source == "command"]
+            got = [action.target, *action.options.targets[1:]]
             assert len(got) == len(wanted), (line, action)
             assert all(k in keys for k in got), (line, got)
             assert got == [EXPECTED[w.lower()] for w in wanted], (line, got)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pbp.parse import parse_post
+from pbp.parse.tags import read_expression
 from pbp.rules.model import Action, ActionKind
 
 ROSTER = [{"key": "goblin-1", "name": "Goblin 1", "aliases": ["goblin"]},
@@ -98,20 +99,20 @@ def test_initiative_commands(line, name):
     ('!cast "fire bolt" -t sh', ActionKind.CAST, "sh1", None, ("spell", "fire bolt")),
     ("!c acrobatics", ActionKind.OTHER, None, None, ("check", "acrobatics")),
     ("!s wis", ActionKind.OTHER, None, None, ("save", "wis")),
-    ("!cast Magic Missile -l 2 -t SH1", ActionKind.CAST, "sh1", None, ("l", "2")),
+    ("!cast Magic Missile -l 2 -t SH1", ActionKind.CAST, "sh1", None, ("flags", {"l": "2"})),
 ])
 def test_avrae_commands(line, kind, target, weapon, option):
     post = parse_post(line, fmt="markdown", roster=ROSTER, actor="ana")
     (action,) = post.actions
     assert (action.kind, action.target, action.weapon, action.explicit) == (kind, target, weapon, True)
     if option:
-        assert action.options[option[0]] == option[1]
+        assert action.options.named(option[0]) == option[1]
 
 
 def test_avrae_ambiguous_target_is_reported_not_guessed():
     post = parse_post("!a longsword -t goblin", roster=ROSTER)
     assert post.actions[0].target is None
-    assert post.actions[0].candidates == ("goblin-1", "goblin-2")
+    assert post.actions[0].options.candidates == ("goblin-1", "goblin-2")
     assert [e.code for e in post.errors] == ["target.ambiguous"]
 
 
@@ -157,7 +158,7 @@ def test_russian_inflection_finds_the_roster_name():
     post = parse_post("Бью гоблина 2 мечом", lang="ru", roster=ROSTER)
     assert (post.actions[0].target, post.actions[0].weapon) == ("goblin-2", "меч")
     post = parse_post("Бью гоблина", lang="ru", roster=ROSTER)
-    assert post.actions[0].target is None and post.actions[0].candidates == ("goblin-1", "goblin-2")
+    assert post.actions[0].target is None and post.actions[0].options.candidates == ("goblin-1", "goblin-2")
     assert post.errors[0].code == "target.ambiguous" and "уточните" in post.errors[0].message
 
 
@@ -213,7 +214,7 @@ def test_same_parse_for_every_input_form():
     html = parse_post("<p>I <b>attack</b> goblin 1 [roll]1d20+5[/roll]</p>", fmt="html", roster=ROSTER)
     md = parse_post("I **attack** goblin 1 [roll]1d20+5[/roll]", fmt="markdown", roster=ROSTER)
     for post in (plain, html, md):
-        assert [(a.kind, a.target, a.roll_index) for a in post.actions] == [(ActionKind.ATTACK, "goblin-1", 0)]
+        assert [(a.kind, a.target, a.options.roll_index) for a in post.actions] == [(ActionKind.ATTACK, "goblin-1", 0)]
         assert [r.expression for r in post.rolls] == ["1d20+5"]
 
 
@@ -222,8 +223,8 @@ def test_rolls_attach_to_their_action():
             "Ataco o goblin 2 com a espada curta.\n[roll=Ataque]1d20+5[/roll] [roll=Dano]1d6+2[/roll]")
     post = parse_post(text, lang="pt", roster=ROSTER, actor="ana")
     move, attack = post.actions
-    assert move.roll_index is None                      # an initiative roll belongs to no action
-    assert (attack.roll_index, attack.roll_indices) == (1, (1, 2))
+    assert move.options.roll_index is None                      # an initiative roll belongs to no action
+    assert (attack.options.roll_index, attack.options.roll_indices) == (1, (1, 2))
     assert [r.action_index for r in post.rolls] == [None, 1, 1]
     assert [r.purpose for r in post.rolls] == ["initiative", "attack", "damage"]
 
@@ -234,7 +235,7 @@ def test_to_actions_gives_engine_actions():
     assert isinstance(action, Action)
     assert (action.kind, action.target, action.weapon, action.explicit) == (
         ActionKind.ATTACK, "goblin-1", "Longsword", True)
-    assert action.options["roll_index"] == 0 and action.rolled is None
+    assert action.options.roll_index == 0 and action.rolled is None
     assert post.to_declaration_actions() == post.to_actions()
 
 
@@ -286,7 +287,7 @@ def test_reddit_escaped_brackets():
                       roster=ROSTER)
     assert [(r.expression, r.label, r.syntax) for r in post.rolls] == [
         ("1d20+5", "Attack", "[roll=]"), ("1d6", None, "[[]]")]
-    assert post.actions[0].roll_indices == (0, 1)
+    assert post.actions[0].options.roll_indices == (0, 1)
 
 
 def test_roll_keys_survive_an_edit():
@@ -303,3 +304,19 @@ def test_to_declaration():
     decl = post.to_declaration("ana", post_id="t1-p9")
     assert (decl.actor, decl.post_id, decl.speech_count) == ("ana", "t1-p9", 1)
     assert [a.kind for a in decl.actions] == [ActionKind.ATTACK]
+
+
+@pytest.mark.parametrize("text, expression, rest, problem", [
+    ("(1d20+5)*2 fogo", "(1d20+5)*2", "fogo", None),
+    ("1d20+Luta ataque", "1d20+Luta", "ataque", None),
+    ("1к20 + 3", "1d20 + 3", "", None),
+    ("1d20+5) x", "1d20+5", ") x", None),
+    ("10d6>=3", "10d6>=3", "", None),
+    ("4dF", None, "4dF", "dice.syntax"),          # d20 cannot roll fudge dice
+    ("Dex", None, "Dex", "dice.syntax"),          # a stat alone is no roll
+    ("1d0", None, "", "dice.zero_sided"),
+])
+def test_expressions_are_read_with_d20s_grammar(text, expression, rest, problem):
+    """Issue 10: one dice grammar, d20's (pbp.dice.expression_end), no second one."""
+    got = read_expression(text)
+    assert (got.expression, got.rest, got.problem) == (expression, rest, problem)

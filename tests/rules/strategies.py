@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from pbp.rules import conditions as C
 from pbp.rules.model import Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon
+from pbp.rules.options import accepted
 
 FD_STATS = ("luta", "pontaria", "fortitude", "reflexos", "will", "level", "str_mod", "dex_mod",
             "int_mod", "cha_mod", "con_mod", "armor", "initiative", "controle", "enganacao",
@@ -173,6 +174,12 @@ JUNK = st.recursive(st.none() | st.booleans() | st.integers(-50, 50) | st.floats
                     max_leaves=6)
 
 
+def _taken(kind: ActionKind, names: Sequence[str]) -> tuple[str, ...]:
+    """The option names of *names* that *kind* takes (typed actions, issue 10 item 5: any
+    other is refused when the action is built, before the engine sees it)."""
+    return tuple(n for n in names if n in accepted(kind)) or ("source",)
+
+
 @st.composite
 def junk_declarations(draw: st.DrawFn, encounter: Encounter) -> list[Declaration]:
     """Declarations whose action options hold arbitrary values (what a sloppy parser or a
@@ -182,8 +189,10 @@ def junk_declarations(draw: st.DrawFn, encounter: Encounter) -> list[Declaration
     for c in encounter.combatants:
         acts = []
         for _ in range(draw(st.integers(0, 4))):
-            options = draw(st.dictionaries(st.sampled_from(OPTION_KEYS), JUNK, max_size=4))
-            acts.append(Action(kind=draw(st.sampled_from(KINDS)),
+            kind = draw(st.sampled_from(KINDS))
+            options = draw(st.dictionaries(st.sampled_from(_taken(kind, OPTION_KEYS)), JUNK,
+                                           max_size=4))
+            acts.append(Action(kind=kind,
                                target=draw(st.none() | st.sampled_from(keys + ["ghost"])),
                                weapon=draw(st.none() | st.text(max_size=5)),
                                options=options))
@@ -209,13 +218,14 @@ def junk_round(draw: st.DrawFn, enc: Encounter, option_keys: Sequence[str],
     keys = [c.key for c in enc.combatants]
     out = []
     for c in enc.combatants:
-        acts = tuple(Action(kind=draw(st.sampled_from(list(ActionKind))),
+        kinds = [draw(st.sampled_from(list(ActionKind))) for _ in range(draw(st.integers(0, 4)))]
+        acts = tuple(Action(kind=kind,
                             target=draw(st.none() | st.sampled_from(keys)),
                             weapon=draw(st.none() | st.sampled_from([w.name for w in c.weapons]
                                                                     or ["none"])),
-                            options=draw(st.dictionaries(st.sampled_from(tuple(option_keys)), junk,
-                                                         max_size=4)))
-                     for _ in range(draw(st.integers(0, 4))))
+                            options=draw(st.dictionaries(
+                                st.sampled_from(_taken(kind, option_keys)), junk, max_size=4)))
+                     for kind in kinds)
         out.append(Declaration(actor=c.key, actions=acts, late=draw(st.booleans())))
     return out
 
@@ -226,7 +236,9 @@ def declarations_with(draw: st.DrawFn, encounter: Encounter,
     """``declarations(encounter)`` with a ruleset's own *options* drawn into every action."""
     out = []
     for d in draw(declarations(encounter)):
-        acts = tuple(dataclasses.replace(a, options={**a.options, **draw(options)})
+        acts = tuple(dataclasses.replace(a, options={
+                         **a.options.to_dict(),
+                         **{k: v for k, v in draw(options).items() if k in accepted(a.kind)}})
                      for a in d.actions)
         out.append(dataclasses.replace(d, actions=acts))
     return out
