@@ -315,7 +315,7 @@ def _action(node: LineDict, path: str, trail: str, keys: list[str],
     try:
         options = options_for(kind, {k: _plain(v) for k, v in data.items()})
     except UnreadableInput as exc:  # an option this kind does not take: say where
-        exc.where = _where(path, node, trail)
+        exc.where = where_of(path, node, trail)
         raise
     return Action(kind=kind, target=None if target is None else str(target),
                   weapon=None if weapon is None else str(weapon), text=text or kind.value,

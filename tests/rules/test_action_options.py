@@ -29,7 +29,7 @@ from pbp.rules.options import (
     accepted,
     options_for,
 )
-from pbp.rules.scenario import loads
+from pbp.scenario_files import loads
 
 ROSTER = (Combatant(key="gob", name="Goblin", weapons=(Weapon("Axe"),)),
           Combatant(key="ana", name="Ana", weapons=(Weapon("Rapier"), Weapon("Long Bow"))),
