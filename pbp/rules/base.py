@@ -33,6 +33,8 @@ How to add a ruleset (after python-chess's variants)
    ``condition_modifiers``       what a combatant's conditions add to a roll or defense
    ``latency``                   what a late or missing declaration costs (PBP-2)
    ``delay_to``                  the count a delaying combatant waits for (FD-16)
+   ``reaction_trigger``          what a declared reaction waits for (DND-7)
+   ``ready_takes_count``         whether a readied action moves the readier (FD-14)
    ``can_act``                   why a combatant cannot act now (None: it can)
    ``plan`` / ``validate``       accepted actions, every problem, the budget after paying
    ``resolve_attack``            the whole attack pipeline (override for deferred defenses...)
@@ -56,7 +58,7 @@ from typing import Any, ClassVar
 
 from ..errors import ConfigError
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext, total
-from .model import Action, ActionKind, Combatant, Declaration, Weapon
+from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
@@ -157,6 +159,9 @@ class Ruleset:
 
     # -- initiative ------------------------------------------------------------------
     has_surprise_round: ClassVar[bool] = False
+    #: a readied action going off moves the readier to that count (FD-14); where the
+    #: ruleset keeps the order fixed (DND-3) it stays False
+    ready_takes_count: ClassVar[bool] = False
 
     def initiative_expression(self, c: Combatant) -> str:
         return f"1d20+{self.initiative_bonus(c)}" if self.initiative_bonus(c) >= 0 \
@@ -326,6 +331,11 @@ class Ruleset:
         """What *c*'s conditions add when it makes (``attack``/``roll``) or resists
         (``defense``) a roll. Modifiers with a ``rule`` are situational."""
         return []
+
+    def reaction_trigger(self, ctx: RoundContext, c: Combatant, action: Action) -> Trigger | None:
+        """What a declared ``reaction`` waits for (DND-7); None: it is carried out on the
+        reactor's own turn, as any other action."""
+        return None
 
     def delay_to(self, ctx: RoundContext, c: Combatant, action: Action) -> float | None:
         """The count a delaying combatant waits for (``options.until`` or right after

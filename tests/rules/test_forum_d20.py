@@ -380,8 +380,9 @@ def test_fd_15_move_is_9m_plus_dex_and_standing_or_drawing_can_be_free() -> None
 # -- FD-16 delay ----------------------------------------------------------------------------
 
 def test_fd_16_delay_floor_ties_by_bonus_and_new_initiative() -> None:
-    """FD-16: delay down to bonus - 10 at most; delayers at one count: higher bonus first;
-    the new count is the initiative for the rest of combat."""
+    """FD-16: delay down to -10 below the bonus at most ("a +3 initiative bonus may wait
+    until count -13"); delayers at one count: higher bonus first; the new count is the
+    initiative for the rest of combat."""
     a = fighter("a", init=20, stats={"initiative": 3})
     b = fighter("b", init=18, stats={"initiative": 6})
     c = fighter("c", init=5)
@@ -393,7 +394,7 @@ def test_fd_16_delay_floor_ties_by_bonus_and_new_initiative() -> None:
     assert res.encounter.combatant("a").initiative == 2
     floor = run(FD, [a, c], [decl("a", act(A.DELAY, until=-30), act(A.FREE))])
     assert one(floor, "action.changed").rule == "FD-16"
-    assert floor.encounter.combatant("a").initiative == 3 - 10
+    assert floor.encounter.combatant("a").initiative == -13  # the source's own example
 
 
 # -- FD-17 speech limit ---------------------------------------------------------------------
