@@ -342,8 +342,12 @@ class Dnd5e(Ruleset):
         """DND-7: a named trigger, else an attack at a target is an opportunity attack that
         waits for the target to move away from *c*; else None (noted on c's turn)."""
         if action.options.get("trigger"):
-            trigger = Trigger.from_option(action.options["trigger"])
-            return trigger if trigger.actor in ctx.combatants else None
+            try:
+                trigger = Trigger.from_option(action.options["trigger"])
+            except UnreadableInput:
+                return None  # refused with its reason when the owner's turn is planned
+            known = isinstance(trigger.actor, str) and trigger.actor in ctx.combatants
+            return trigger if known else None
         if self._attacks(action):
             return Trigger(actor=action.target, on=TRIGGER_MOVE_AWAY, text="moves away")
         return None

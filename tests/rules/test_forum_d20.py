@@ -356,6 +356,75 @@ def test_fd_14_ready_goes_off_before_the_trigger_and_takes_its_count() -> None:
     assert res.encounter.order.index("hero") < res.encounter.order.index("orc")
 
 
+def test_fd_14_ready_goes_off_when_its_trigger_happens_not_at_the_turn_start() -> None:
+    """FD-14 ("say the action and in which circumstances ... as a reaction to those
+    circumstances"): readied for the orc's attack, the shot waits through the orc's move
+    and goes off just before the attack; "your initiative becomes the count at which you
+    made the readied action": the orc's count, 10."""
+    sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
+    res = run(FD, [hero(init=20), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "attack"},
+                                action=sword)),
+               decl("orc", act(A.MOVE, distance=3), act(A.ATTACK, "hero"))],
+              forced=[10, 5, 4, 2, 10])
+    seq = [(e.code, e.actor) for e in res.events
+           if e.code in ("turn.start", "ready.triggered", "attack.hit", "attack.miss", "move")]
+    assert seq == [("turn.start", "hero"), ("turn.start", "orc"), ("move", "orc"),
+                   ("ready.triggered", "hero"), ("attack.hit", "hero"), ("attack.miss", "orc")]
+    # hero: 10 + Luta 5 = 15 against the orc's 5 + Fortitude 2 + armor 2 = 9
+    assert one(res, "attack.hit").params["total"] == 15
+    assert hp(res, "orc") == 30 - (4 + 4 // 2 + 3)                  # FD-7: 1d8 + level/2 + STR
+    assert one(res, "ready.triggered").params["count"] == "10"
+    assert res.encounter.combatant("hero").initiative == 10
+    assert res.encounter.order == ("hero", "orc")
+
+
+def test_fd_14_a_trigger_that_never_happens_sets_nothing_off_and_the_order_stays() -> None:
+    """FD-14: readied for the orc's attack, and the orc only moves: nothing goes off, the
+    hero keeps initiative 20, and the readied action waits (until the hero's next turn)."""
+    sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
+    res = run(FD, [hero(init=20), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "attack"},
+                                action=sword)),
+               decl("orc", act(A.MOVE, distance=3))])
+    assert not find(res, "ready.triggered") and hp(res, "orc") == 30
+    assert res.encounter.combatant("hero").initiative == 20
+    assert res.encounter.readied["hero"].trigger.on == "attack"
+    nxt = run(FD, res.encounter.combatants,
+              [decl("hero", act(A.FREE)), decl("orc", act(A.ATTACK, "hero"))], round=2,
+              readied=res.encounter.readied, order=res.encounter.order, forced=[2, 10])
+    assert one(nxt, "ready.lapsed").actor == "hero"                 # at the hero's next turn
+    assert not find(nxt, "ready.triggered") and not nxt.encounter.readied
+
+
+def test_fd_14_ready_can_go_off_in_the_next_round_before_the_readiers_turn() -> None:
+    """FD-14: the readied action may be used "at any moment before your next turn": readied
+    in round 1 after the orc acted, it goes off at the orc's attack in round 2."""
+    sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
+    res = run(FD, [hero(init=5), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "attack"},
+                                action=sword)),
+               decl("orc", act(A.FREE, text="shouts"))])
+    assert not find(res, "ready.triggered") and res.encounter.readied
+    nxt = run(FD, res.encounter.combatants,
+              [decl("hero", act(A.FREE)), decl("orc", act(A.ATTACK, "hero"))], round=2,
+              readied=res.encounter.readied, order=res.encounter.order,
+              forced=[10, 5, 4, 2, 10])
+    assert one(nxt, "ready.triggered").params["count"] == "10"
+    assert one(nxt, "attack.hit").actor == "hero" and hp(nxt, "orc") == 30 - 9
+    assert nxt.encounter.combatant("hero").initiative == 10
+    assert nxt.encounter.order.index("hero") < nxt.encounter.order.index("orc")
+
+
+def test_fd_14_a_trigger_must_say_a_known_kind_of_action() -> None:
+    """FD-14: an unknown circumstance is refused with its reason, naming it."""
+    res = run(FD, [hero(), orc()],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "sneezes"},
+                                action={"kind": "attack", "target": "orc"}))])
+    refused = rejected(res, "FD-14")
+    assert len(refused) == 1 and "sneezes" in refused[0].params["reason"]
+
+
 # -- FD-15 move actions ---------------------------------------------------------------------
 
 def test_fd_15_move_is_9m_plus_dex_and_standing_or_drawing_can_be_free() -> None:
