@@ -49,7 +49,9 @@ def test_fd_1_surprised_cannot_attack_in_round_1_and_is_flat_footed() -> None:
     # round 2: the orc attacks normally; flat-footed ended just before its count (FD-6)
     res2 = run(FD, res.encounter.combatants, [decl("orc", act(A.ATTACK, "hero"))],
                forced=[10, 10, 1], round=2, surprised=("orc",))
-    assert not rejected(res2) and find(res2, "attack.hit") + find(res2, "attack.miss")
+    # 10 + Luta 3 = 13 meets the hero's defense roll 10 (no Fortitude, no armor): a hit
+    assert not rejected(res2) and one(res2, "attack.hit").params["total"] == 13
+    assert hp(res2, "hero") == 30 - 1
     assert not res2.encounter.combatant("orc").has(C.FLAT_FOOTED)
 
 
@@ -79,13 +81,16 @@ def test_fd_2_missing_post_and_waiver_and_roll_penalty_mode() -> None:
                  [decl("hero", act(A.ATTACK, "orc"), late=True, penalty_waived=True)],
                  forced=[10, 10, 1])
     assert find(waived, "latency.waived") and not find(waived, "latency.penalty")
-    assert find(waived, "attack.hit") or find(waived, "attack.miss")
+    # FD-3: 10 + Luta 5 = 15 meets the orc's 10 + Fortitude 2 + armor 2 = 14: a hit
+    hit = one(waived, "attack.hit")
+    assert (hit.params["total"], hit.params["defense"]) == (15, 14)
+    assert hp(waived, "orc") == 30 - (1 + 4 // 2 + 3)                # FD-7
     penalty = run(FD, [hero(player="p1"), orc()],
                   [decl("hero", act(A.ATTACK, "orc", weapon="sword"), late=True)],
                   forced=[10, 10, 1], houserules={"latency": {"mode": "roll-penalty",
                                                               "penalty": 3}})
-    attack = find(penalty, "attack.hit") + find(penalty, "attack.miss")
-    assert mods(attack[0])["late post"] == -3
+    miss = one(penalty, "attack.miss")                               # 15 - 3 = 12 < 14
+    assert mods(miss)["late post"] == -3 and miss.params["total"] == 12
 
 
 # -- FD-3 attack roll meets or exceeds ------------------------------------------------------
@@ -96,9 +101,9 @@ def test_fd_3_attack_hits_when_it_meets_the_defense_roll(defense_face: int, hit:
     # attack 10 + 5 luta = 15; defense face + fortitude 2 + armor 2 + 1 = 15 or 16
     res = run(FD, [hero(), orc(stats={"fortitude": 3})],
               [decl("hero", act(A.ATTACK, "orc", weapon="sword"))], forced=[10, defense_face, 4])
-    event = (find(res, "attack.hit") or find(res, "attack.miss"))[0]
-    assert event.params["total"] == 15
-    assert (event.code == "attack.hit") is hit and event.rule == "FD-3"
+    event = one(res, "attack.hit" if hit else "attack.miss")
+    assert event.params["total"] == 15 and event.rule == "FD-3"
+    assert not find(res, "attack.miss" if hit else "attack.hit")
     assert (hp(res, "orc") < 30) is hit
 
 
@@ -283,8 +288,11 @@ def test_fd_12_extra_attacks_share_the_combat_action_at_cumulative_minus_4() -> 
     res = run(FD, [fast, orc(hp=200)],
               [decl("hero", *[act(A.ATTACK, "orc", weapon="sword") for _ in range(4)])],
               forced=[10, 5, 1, 10, 5, 1, 10, 5, 1])
-    swings = find(res, "attack.hit") + find(res, "attack.miss")
+    swings = [e for e in res.events if e.code in ("attack.hit", "attack.miss")]
     assert [e.params["total"] for e in swings] == [15, 11, 7]
+    # against the orc's defense roll 5 + Fortitude 2 + armor 2 = 9 each time
+    assert [e.code for e in swings] == ["attack.hit", "attack.hit", "attack.miss"]
+    assert hp(res, "orc") == 200 - 2 * (1 + 4 // 2 + 3)
     assert [e.rule for e in rejected(res)] == ["FD-12"]
     split = run(FD, [fast, orc()], [decl("hero", act(A.ATTACK, "orc"), act(A.MOVE, distance=2),
                                          act(A.ATTACK, "orc"))], forced=[10, 5, 1])
@@ -326,7 +334,7 @@ def test_fd_14_trip_grapple_push_and_ties_to_the_defender() -> None:
                 [decl("orc", act(A.MOVE, distance=3), act(A.ATTACK, "hero"))],
                 forced=[10, 10, 1], round=2)
     assert rejected(after, "FD-14")
-    swing = (find(after, "attack.hit") + find(after, "attack.miss"))[0]
+    swing = one(after, "attack.miss")      # 10 + Luta 3 - 2 - 2 = 9 against the hero's 10
     assert mods(swing)["grappled"] == -2 and mods(swing)["flat-footed"] == -2
 
 
@@ -511,17 +519,17 @@ def test_fd_18_flanked_frightened_fatigued() -> None:
     other = fighter("imp", init=1, side="enemies")
     vs_source = run(FD, [scared, orc(), other], [decl("hero", act(A.ATTACK, "orc"),)],
                     forced=[10, 10, 1])
-    assert mods(one(vs_source, "attack.hit") if find(vs_source, "attack.hit")
-                else one(vs_source, "attack.miss"))["frightened"] == -2
+    # 10 + Luta 5 - 2 = 13 against the orc's 10 + Fortitude 2 + armor 2 = 14
+    assert mods(one(vs_source, "attack.miss"))["frightened"] == -2
     vs_other = run(FD, [scared, orc(), other], [decl("hero", act(A.ATTACK, "imp"))],
                    forced=[10, 10, 1])
-    swing = (find(vs_other, "attack.hit") + find(vs_other, "attack.miss"))[0]
+    swing = one(vs_other, "attack.hit")    # 15 against the imp's bare 10
     assert "frightened" not in mods(swing)
     tired = hero(conditions=(Condition(C.FATIGUED, value=2),))
     res = run(FD, [tired, orc()], [decl("hero", act(A.ATTACK, "orc"))], forced=[5, 10, 10, 1],
               houserules={"conditions": {"recovery_dc": 30}})
     assert one(res, "check").params["result"] == "failure"
-    swing = (find(res, "attack.hit") + find(res, "attack.miss"))[0]
+    swing = one(res, "attack.miss")        # 10 + 5 - 2 = 13 against 14
     assert mods(swing)["fatigued"] == -2
 
 
