@@ -42,11 +42,19 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..errors import UnreadableInput
 from .base import Ruleset
 from .context import Budget, Modifier, Problem, RoundContext
-from ..errors import UnreadableInput
-from .model import TRIGGER_MOVE_AWAY, Action, ActionKind, Combatant, Condition, Declaration, \
-    Trigger, Weapon
+from .model import (
+    TRIGGER_MOVE_AWAY,
+    Action,
+    ActionKind,
+    Combatant,
+    Condition,
+    Declaration,
+    Trigger,
+    Weapon,
+)
 from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
 
@@ -349,7 +357,7 @@ class Dnd5e(Ruleset):
             known = isinstance(trigger.actor, str) and trigger.actor in ctx.combatants
             return trigger if known else None
         if self._attacks(action):
-            return Trigger(actor=action.target, on=TRIGGER_MOVE_AWAY, text="moves away")
+            return Trigger(actor=action.target, does=TRIGGER_MOVE_AWAY, text="moves away")
         return None
 
     def on_reaction(self, ctx: RoundContext, c: Combatant, action: Action) -> None:

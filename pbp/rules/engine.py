@@ -26,8 +26,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..dice import DiceBox
-from .base import Ruleset, deep_merge
 from . import triggers
+from .base import Ruleset, deep_merge
 from .context import Problem, RoundContext
 from .model import (
     Action,

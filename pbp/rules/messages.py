@@ -149,7 +149,7 @@ def template(code: str, params: Mapping[str, Any]) -> str | None:
         variant = "nothing"
     elif code == "ready.triggered" and params.get("fixed"):  # DND-3: the order stays
         variant = "fixed"
-    elif code == "reaction.triggered" and params.get("on") == "move-away":  # DND-7
+    elif code == "reaction.triggered" and params.get("does") == "move-away":  # DND-7
         variant = "away"
     elif code == "move" and "left" in params:           # DND-4, in feet
         variant = "feet"

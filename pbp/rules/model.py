@@ -262,30 +262,30 @@ class Event:
 
 #: what a trigger waits for: any action of its actor, one kind, or a move away (DND-7)
 TRIGGER_ANY, TRIGGER_MOVE_AWAY = "act", "move-away"
-TRIGGER_ON = (TRIGGER_ANY, TRIGGER_MOVE_AWAY) + tuple(k.value for k in ActionKind)
+TRIGGER_DOES = (TRIGGER_ANY, TRIGGER_MOVE_AWAY) + tuple(k.value for k in ActionKind)
 
 
 @dataclass(frozen=True)
 class Trigger:
-    """What a readied action (FD-14) or a reaction (DND-7) waits for: *actor* doing *on*
+    """What a readied action (FD-14) or a reaction (DND-7) waits for: *actor* doing *does*
     (``attack``, ``move``..., ``act`` = any action, ``move-away`` = a move whose
     ``options.away_from`` names the watcher). The engine fires it when that action
     actually happens. ``actor`` None (free text only): the narrator fires it."""
 
     actor: str | None = None
-    on: str = TRIGGER_ANY
+    does: str = TRIGGER_ANY
     text: str = ""
 
     def __post_init__(self) -> None:
-        if self.on not in TRIGGER_ON:
-            raise UnreadableInput(f"unknown trigger '{self.on}' (known: {', '.join(TRIGGER_ON)})")
+        if self.does not in TRIGGER_DOES:
+            raise UnreadableInput(f"unknown trigger '{self.does}' (known: {', '.join(TRIGGER_DOES)})")
 
     def matches(self, actor: str, action: Action, watcher: str) -> bool:
         if self.actor != actor:
             return False
-        if self.on == TRIGGER_MOVE_AWAY:
+        if self.does == TRIGGER_MOVE_AWAY:
             return action.kind is ActionKind.MOVE and watcher in away_from(action)
-        return self.on in (TRIGGER_ANY, action.kind.value)
+        return self.does in (TRIGGER_ANY, action.kind.value)
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(self)

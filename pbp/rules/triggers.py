@@ -40,7 +40,7 @@ def fire(ctx: RoundContext, rs: Ruleset, key: str, action: Action) -> None:
         if owner.down:
             continue
         ctx.emit("reaction.triggered", actor=owner.key, target=key, rule=rs.rule_ref("reaction"),
-                 on=watch.trigger.on, kind=action.kind.value)
+                 does=watch.trigger.does, kind=action.kind.value)
         rs.perform(ctx, owner, watch.action,
                    ctx.declarations.get(owner.key) or Declaration(actor=owner.key), watch.index)
 
@@ -105,5 +105,5 @@ def lapse_reactions(ctx: RoundContext, rs: Ruleset) -> None:
     for watch in ctx.watching:
         if not ctx.get(watch.owner).down:
             ctx.emit("reaction.lapsed", actor=watch.owner, target=watch.trigger.actor,
-                     rule=rs.rule_ref("reaction"), on=watch.trigger.on)
+                     rule=rs.rule_ref("reaction"), does=watch.trigger.does)
     ctx.watching = []

@@ -301,7 +301,7 @@ def test_dnd3_readied_action_goes_off_at_its_trigger_and_the_order_stays():
     off does not move Aria; DND-7: it goes off as a reaction when the trigger happens (the
     goblin moves), not when the goblin's turn starts (it attacks first)."""
     ready = act(A.READY, "goblin-1", weapon="rapier",
-                trigger={"actor": "goblin-1", "on": "move", "text": "the goblin moves"})
+                trigger={"actor": "goblin-1", "does": "move", "text": "the goblin moves"})
     res = run(RS, [aria(), goblin(1)],
               [decl("aria", ready),
                decl("goblin-1", act(A.ATTACK, "aria"), act(A.MOVE, distance=5))],

@@ -371,7 +371,7 @@ def test_fd_14_ready_goes_off_when_its_trigger_happens_not_at_the_turn_start() -
     made the readied action": the orc's count, 10."""
     sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
     res = run(FD, [hero(init=20), orc(init=10)],
-              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "attack"},
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "attack"},
                                 action=sword)),
                decl("orc", act(A.MOVE, distance=3), act(A.ATTACK, "hero"))],
               forced=[10, 5, 4, 2, 10])
@@ -392,12 +392,12 @@ def test_fd_14_a_trigger_that_never_happens_sets_nothing_off_and_the_order_stays
     hero keeps initiative 20, and the readied action waits (until the hero's next turn)."""
     sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
     res = run(FD, [hero(init=20), orc(init=10)],
-              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "attack"},
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "attack"},
                                 action=sword)),
                decl("orc", act(A.MOVE, distance=3))])
     assert not find(res, "ready.triggered") and hp(res, "orc") == 30
     assert res.encounter.combatant("hero").initiative == 20
-    assert res.encounter.readied["hero"].trigger.on == "attack"
+    assert res.encounter.readied["hero"].trigger.does == "attack"
     nxt = run(FD, res.encounter.combatants,
               [decl("hero", act(A.FREE)), decl("orc", act(A.ATTACK, "hero"))], round=2,
               readied=res.encounter.readied, order=res.encounter.order, forced=[2, 10])
@@ -410,7 +410,7 @@ def test_fd_14_ready_can_go_off_in_the_next_round_before_the_readiers_turn() -> 
     in round 1 after the orc acted, it goes off at the orc's attack in round 2."""
     sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
     res = run(FD, [hero(init=5), orc(init=10)],
-              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "attack"},
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "attack"},
                                 action=sword)),
                decl("orc", act(A.FREE, text="shouts"))])
     assert not find(res, "ready.triggered") and res.encounter.readied
@@ -427,7 +427,7 @@ def test_fd_14_ready_can_go_off_in_the_next_round_before_the_readiers_turn() -> 
 def test_fd_14_a_trigger_must_say_a_known_kind_of_action() -> None:
     """FD-14: an unknown circumstance is refused with its reason, naming it."""
     res = run(FD, [hero(), orc()],
-              [decl("hero", act(A.READY, trigger={"actor": "orc", "on": "sneezes"},
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "sneezes"},
                                 action={"kind": "attack", "target": "orc"}))])
     refused = rejected(res, "FD-14")
     assert len(refused) == 1 and "sneezes" in refused[0].params["reason"]

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from pbp.errors import UnreadableInput
 from pbp.rules.model import (
-    TRIGGER_ON,
+    TRIGGER_DOES,
     Action,
     ActionKind,
     AttackTotal,
@@ -27,7 +27,7 @@ from pbp.rules.model import (
 
 from .helpers import act, fighter
 
-READY = act(ActionKind.READY, trigger={"actor": "orc", "on": "attack"},
+READY = act(ActionKind.READY, trigger={"actor": "orc", "does": "attack"},
             action={"kind": "attack", "target": "orc", "weapon": "sword"})
 
 
@@ -112,7 +112,7 @@ def test_a_trigger_matches_only_what_it_says() -> None:
 
 
 _keys = st.sampled_from(["hero", "orc", "bia", "goblin-1"])
-_triggers = st.builds(Trigger, actor=st.none() | _keys, on=st.sampled_from(TRIGGER_ON),
+_triggers = st.builds(Trigger, actor=st.none() | _keys, does=st.sampled_from(TRIGGER_DOES),
                       text=st.text(max_size=12))
 _actions = st.builds(Action, kind=st.sampled_from(list(ActionKind)), target=st.none() | _keys,
                      text=st.text(max_size=8),
