@@ -472,6 +472,11 @@ def test_fd_16_delay_floor_ties_by_bonus_and_new_initiative() -> None:
     floor = run(FD, [a, c], [decl("a", act(A.DELAY, until=-30), act(A.FREE))])
     assert one(floor, "action.changed").rule == "FD-16"
     assert floor.encounter.combatant("a").initiative == -13  # the source's own example
+    exact = run(FD, [a, c], [decl("a", act(A.DELAY, until=-13), act(A.FREE))])
+    assert not find(exact, "action.changed") and one(exact, "delay").params["count"] == "-13"
+    slow = fighter("s", init=4, stats={"initiative": -2})              # -10 - (-2) = -8
+    low = run(FD, [slow, c], [decl("s", act(A.DELAY, until=-9), act(A.FREE))])
+    assert low.encounter.combatant("s").initiative == -8
 
 
 # -- FD-17 speech limit ---------------------------------------------------------------------
