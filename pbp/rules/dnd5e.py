@@ -22,14 +22,11 @@ How each rule is carried out (numbers from ``config/rulesets/dnd5e.toml``):
   ``options.gesture``); one free object interaction (any other ``free`` action); a second
   one costs the action (``action.changed``), and with the action spent it is refused.
 * DND-7 one reaction, on any turn (``reaction`` actions and readied actions going off);
-  then none until the start of your next turn (the ``reaction-used`` condition). A
-  reaction goes off when its trigger happens, interrupting that creature's turn, which
-  goes on after it: a ``reaction`` attack at a target is an opportunity attack, set off
-  when the target moves away (a ``move`` whose ``options.away_from`` names the
-  reactor); ``options.trigger`` may name another. Unset off by the end of the round, it
-  lapses (``reaction.lapsed``). A reaction with neither (``parry``) is noted on its
-  owner's turn. A readied action goes off at its trigger as a reaction too, and the
-  initiative order stays as it is (DND-3).
+  then none until the start of your next turn (``reaction-used``). It goes off when its
+  trigger happens (:mod:`pbp.rules.triggers`): an attack at a target is an opportunity
+  attack, set off when the target moves away (``options.away_from`` names the reactor),
+  or ``options.trigger``; untriggered, it lapses at the round's end. A readied action
+  goes off the same way, and the order stays (DND-3).
 
 Attacks are outside the excerpt: standard 5e, d20 + bonus (the weapon's skill, else the
 Str/Dex modifier plus ``proficiency``) against ``armor`` (AC); a creature taking total
