@@ -56,7 +56,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from ..errors import ConfigError
+from ..errors import ConfigError, UnreadableInput
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext, total
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 
@@ -263,6 +263,12 @@ class Ruleset:
                                f"{ctx.name(action.target)} is already down", index))
         if action.kind is ActionKind.ATTACK and action.target is None:
             out.append(Problem("target.missing", rule, "an attack needs a target", index))
+        inner = action.options.get("action")  # what a ready (FD-14) or full-round (BEY-8) does
+        if action.kind in (ActionKind.READY, ActionKind.FULL_ROUND) and isinstance(inner, Mapping):
+            try:
+                Action.from_dict(inner)
+            except UnreadableInput as exc:
+                out.append(Problem("effect.unreadable", self.rule_ref("ready"), exc.message, index))
         if action.kind is ActionKind.ATTACK and action.weapon is not None \
                 and c.weapon(action.weapon) is None:
             out.append(Problem("weapon.unknown", rule,

@@ -214,6 +214,7 @@ REASONS: dict[str, tuple[str, ...]] = {
                     "that count"),),
     "delay.after": ("there is nobody by that name to wait for",),
     "delay.count": ("that is not an initiative count",),
+    "effect.unreadable": ("what this action would carry out is not an action",),
     "cancel.kind": ("cancelling your own casting costs one free action",),
     "bonus.not-granted": ("{actor} has no feature or spell that grants this bonus action",),
     "forbidden": ("{actor} cannot take actions or reactions now",),

@@ -424,6 +424,17 @@ def test_fd_14_ready_can_go_off_in_the_next_round_before_the_readiers_turn() -> 
     assert nxt.encounter.order.index("hero") < nxt.encounter.order.index("orc")
 
 
+def test_fd_14_what_a_ready_carries_out_must_be_an_action() -> None:
+    """FD-14: "say the action you will attempt": an unreadable one is refused at once, with
+    the reason naming what is wrong, instead of failing when the trigger comes."""
+    res = run(FD, [hero(), orc()],
+              [decl("hero", act(A.READY, trigger={"actor": "orc"}, action={"kind": "sing"}))])
+    refused = rejected(res)
+    assert len(refused) == 1 and refused[0].params["problem"] == "effect.unreadable"
+    assert refused[0].rule == "FD-14" and "sing" in refused[0].params["reason"]
+    assert not res.encounter.readied
+
+
 def test_fd_14_a_trigger_must_say_a_known_kind_of_action() -> None:
     """FD-14: an unknown circumstance is refused with its reason, naming it."""
     res = run(FD, [hero(), orc()],
