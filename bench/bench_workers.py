@@ -137,6 +137,12 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
             pass
 
         def _send(self, code: int, body: bytes = b"", headers: dict[str, str] | None = None) -> None:
+            # counted before the answer goes out: a client that reads the counters right
+            # after its request returns must see it (a 304 has no body to wait for)
+            with forum.lock:
+                forum.requests += 1
+                forum.bytes += len(body) + 200  # ~headers
+                forum.not_modified += code == 304
             self.send_response(code)
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
@@ -144,10 +150,6 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
             self.end_headers()
             if body:
                 self.wfile.write(body)
-            with forum.lock:
-                forum.requests += 1
-                forum.bytes += len(body) + 200  # ~headers
-                forum.not_modified += code == 304
 
         def do_POST(self) -> None:
             parts = urlsplit(self.path)
@@ -310,11 +312,12 @@ class PbpPoller:
             s.add_all(rows)
             s.flush()
             self.ids = [r.id for r in rows]
-        from workers import tasks, watch
+        from pbp.jobs import threads
+        from workers import tasks
 
         self.tasks = tasks
         self.listing = opts.get("listing_url")
-        self.recheck = watch.RECHECK_FACTOR
+        self.recheck = threads.RECHECK_FACTOR
         self.passes = 0
 
     def cycle(self) -> None:

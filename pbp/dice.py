@@ -30,12 +30,14 @@ import hashlib
 import random as _random
 import re
 import struct
-from functools import lru_cache
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import d20
 import d20.expression as _d20_expression
+
+from .errors import DiceError
 
 #: Longest expression accepted (NOTES.md: 256 characters is plenty for any real roll).
 MAX_EXPRESSION_LENGTH = 256
@@ -46,7 +48,7 @@ MAX_TERMS = 60
 #: Most dice in one expression, d20's own TooManyRolls limit.
 MAX_DICE = 1000
 
-_current: contextvars.ContextVar["_FaceStream | None"] = contextvars.ContextVar(
+_current: contextvars.ContextVar[_FaceStream | None] = contextvars.ContextVar(
     "pbp_dice_generator", default=None
 )
 
@@ -62,7 +64,7 @@ class _FaceStream:
     Forced faces (tests, ``pbp bench --dice``) are served first and recorded like others.
     """
 
-    __slots__ = ("prefix", "block", "words", "forced", "faces")
+    __slots__ = ("block", "faces", "forced", "prefix", "words")
 
     def __init__(self, seed: str, index: int, forced: list[int]) -> None:
         self.prefix = f"{seed}:{index}:".encode()
@@ -91,8 +93,6 @@ class _FaceStream:
             if self.forced:
                 face = self.forced.pop(0)
                 if not 1 <= face <= size:
-                    from .errors import DiceError
-
                     raise DiceError(f"forced face {face} does not fit a d{size}")
                 self.faces.append(face)
                 return face - 1
@@ -117,7 +117,7 @@ class _RandomProxy:
         return gen.randrange(start, stop, step)
 
 
-_d20_expression.random = _RandomProxy()  # type: ignore[assignment]
+_d20_expression.random = _RandomProxy()
 
 
 @dataclass(frozen=True)
@@ -161,8 +161,6 @@ def check_expression(expression: str) -> str:
 
     Returns the stripped expression. Cheap: runs in linear time on the text.
     """
-    from .errors import DiceError
-
     text = expression.strip()
     if not text:
         raise DiceError("the dice expression is empty")
@@ -214,8 +212,6 @@ def substitute_stats(expression: str, stats: Mapping[str, int],
     *resolve_name* maps a written name to a key of *stats* (three languages, any case);
     by default an exact, case-insensitive match. An unknown name is a DiceError naming it.
     """
-    from .errors import DiceError
-
     lowered = {k.casefold(): v for k, v in stats.items()}
 
     def replace(match: re.Match[str]) -> str:
@@ -252,8 +248,6 @@ class DiceBox:
              stats: Mapping[str, int] | None = None,
              resolve_name: Callable[[str], str | None] | None = None) -> Roll:
         """Roll *expression* (after stat substitution) and record it."""
-        from .errors import DiceError
-
         text = check_expression(expression)
         if has_stats(text):
             text = substitute_stats(text, stats or {}, resolve_name)

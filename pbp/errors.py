@@ -1,10 +1,11 @@
 """One error hierarchy for the whole service.
 
-Three kinds, one base (after python-chess and d20): the input could not be read
-(:class:`UnreadableInput`), it was read but a rule forbids it now
-(:class:`RuleViolation`, carries a rule id), or it could mean several things
-(:class:`AmbiguousInput`). Messages quote the input and are written for players.
-The CLI turns any :class:`PbpError` into a one-line message and exit status 2.
+One base (after python-chess and d20): the input could not be read
+(:class:`UnreadableInput`, :class:`DiceError`), or a settings file is wrong
+(:class:`ConfigError`). What a rule forbids is not an exception: the engine reports it
+as a problem with its rule id (``pbp.rules.context.Problem``), every one at once.
+Messages quote the input and are written for players. The CLI turns any
+:class:`PbpError` into a one-line message and exit status 2.
 """
 
 from __future__ import annotations
@@ -28,25 +29,6 @@ class UnreadableInput(PbpError):
 
 class DiceError(UnreadableInput):
     """A dice expression that cannot or must not be rolled (syntax, dice bomb, 0-sided die)."""
-
-
-class RuleViolation(PbpError):
-    """Read fine, but a rule forbids it now. ``rule`` is the RULES.md id, e.g. ``FD-8``."""
-
-    def __init__(self, message: str, *, rule: str, where: str | None = None) -> None:
-        super().__init__(message, where=where)
-        self.rule = rule
-
-    def __str__(self) -> str:
-        return f"{super().__str__()} ({self.rule})"
-
-
-class AmbiguousInput(PbpError):
-    """Could mean several things (which goblin?). ``candidates`` lists them."""
-
-    def __init__(self, message: str, *, candidates: list[str], where: str | None = None) -> None:
-        super().__init__(message, where=where)
-        self.candidates = candidates
 
 
 class ConfigError(PbpError):

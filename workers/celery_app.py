@@ -27,9 +27,9 @@ from typing import Any
 from celery import Celery
 from celery.signals import setup_logging
 from kombu import Exchange, Queue
+from kombu.transport import sqlalchemy as sqla_transport
 
 from pbp.logs import configure_logging
-
 from pbp.settings import Settings, load_settings
 
 #: Queues: polling is many small I/O-bound tasks; rounds and delivery must not wait behind it.
@@ -107,8 +107,6 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
         if prefix:  # several deployments (or test runs) sharing one Redis never see each other's tasks
             conf["broker_transport_options"]["global_keyprefix"] = prefix
     if _embedded_broker(broker):
-        import kombu.transport.sqlalchemy as sqla_transport
-
         sqla_transport.Transport.polling_interval = settings.broker_polling_interval
     settings.data_path.mkdir(parents=True, exist_ok=True)  # broker file, beat schedule
     conf.update(overrides)

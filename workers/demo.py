@@ -16,6 +16,8 @@ from typing import Any
 import yaml
 from sqlalchemy import select
 
+from pbp.panel.security import hash_password
+from pbp.rounds import service
 from pbp.settings import Settings
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign, CampaignNarrator, Combatant, Encounter, Narrator, Thread
@@ -23,16 +25,6 @@ from pbp.store.models import Campaign, CampaignNarrator, Combatant, Encounter, N
 log = logging.getLogger("workers.demo")
 
 DEMO_DIR = Path(__file__).resolve().parent.parent / "examples" / "demo"
-
-
-def _hash_password(password: str) -> str:
-    try:
-        from pbp.panel.security import hash_password
-    except ImportError:
-        from argon2 import PasswordHasher
-
-        return PasswordHasher().hash(password)
-    return hash_password(password)
 
 
 def demo_thread_path(settings: Settings) -> Path:
@@ -63,7 +55,7 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
             narrator = s.scalar(select(Narrator).where(Narrator.username == n["username"]))
             if narrator is None:
                 narrator = Narrator(username=n["username"], display_name=n["username"],
-                                    password_hash=_hash_password(n["password"]), is_admin=True)
+                                    password_hash=hash_password(n["password"]), is_admin=True)
                 s.add(narrator)
                 s.flush()
             campaign = Campaign(
@@ -91,8 +83,6 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
                                 side=cb.get("side", "players"), player=cb.get("player"),
                                 sheet=cb.get("sheet", {}), hp=cb["hp"], max_hp=cb["max_hp"]))
             s.flush()
-            from pbp.rounds import service
-
             service.open_round(s, enc.id, now or datetime.now(timezone.utc))
             log.info("demo campaign seeded", extra={"campaign": campaign.id, "thread_url": url})
             return campaign.id

@@ -30,7 +30,13 @@ from typing import Any, Protocol
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from pbp.errors import ConfigError
 from pbp.store.infra import leases_table
+
+try:  # an optional dependency (the ``scale`` extra): only a Redis lock URL needs it
+    import redis
+except ImportError:  # pragma: no cover - the embedded default runs without it
+    redis = None  # type: ignore[assignment]
 
 #: created by migration 0004; ``create_all`` keeps a bare engine (tests) working
 metadata = leases_table.metadata
@@ -69,8 +75,8 @@ _EXTEND = ("if redis.call('get', KEYS[1]) == ARGV[1] then "
 
 class RedisLease:
     def __init__(self, url: str, prefix: str = "pbp:lease:") -> None:
-        import redis  # only needed when the lock URL is Redis
-
+        if redis is None:
+            raise ConfigError("a Redis lock URL needs the redis package (pip install 'pbp[scale]')")
         self.client: Any = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
         self.prefix = prefix
 

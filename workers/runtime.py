@@ -6,8 +6,9 @@ connection or Redis socket must never be shared across a fork.
 
 from __future__ import annotations
 
+import logging
 import os
-import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session
 
+from pbp.jobs.schedule import backoff
 from pbp.settings import Settings, load_settings
 from pbp.store.db import make_engine
 
@@ -22,8 +24,8 @@ from .locks import LeaseBackend, lease_backend
 
 # The retry policy (retry_max, retry_base, retry_cap) and the lease TTL (poll_lease_ttl)
 # are settings: ``runtime().settings``.
-#: +- this fraction of a thread's interval is added at random to its next poll time.
-POLL_JITTER = 0.1
+
+log = logging.getLogger("workers.enqueue")
 
 
 @dataclass
@@ -33,7 +35,7 @@ class Runtime:
     leases: LeaseBackend
 
     def backoff(self, retries: int, retry_after: float | None = None) -> float:
-        """:func:`backoff` with this process's ``retry_base`` and ``retry_cap``."""
+        """:func:`pbp.jobs.schedule.backoff` with this process's ``retry_base`` and ``retry_cap``."""
         return backoff(retries, retry_after, base=self.settings.retry_base, cap=self.settings.retry_cap)
 
 
@@ -50,33 +52,6 @@ def runtime(settings: Settings | None = None) -> Runtime:
         rt = Runtime(settings, engine, lease_backend(lock_url, engine, prefix=settings.broker_keyprefix))
         _cache[key] = rt
     return rt
-
-
-def backoff(retries: int, retry_after: float | None = None, *, base: float | None = None,
-            cap: float | None = None, rng: random.Random | None = None) -> float:
-    """Seconds before retry number *retries* + 1: exponential with "equal jitter"
-    (half fixed, half random), never below the platform's ``retry_after``. *base* and
-    *cap* default to the settings' defaults; workers pass their ``retry_base``/``retry_cap``.
-
-    >>> backoff(0, rng=random.Random(1)) <= 2 and backoff(3, rng=random.Random(1)) >= 8
-    True
-    >>> backoff(0, retry_after=30.0, rng=random.Random(1)) >= 30
-    True
-    """
-    base = Settings.retry_base if base is None else base
-    cap = Settings.retry_cap if cap is None else cap
-    rng = rng or random
-    step = min(cap, base * (2 ** retries))
-    delay = step / 2 + rng.uniform(0, step / 2)
-    if retry_after is not None:
-        delay = max(delay, float(retry_after) + rng.uniform(0, min(5.0, base)))
-    return delay
-
-
-def jittered(interval: float, rng: random.Random | None = None) -> float:
-    """*interval* +- POLL_JITTER of itself, so a thousand threads do not poll in step."""
-    rng = rng or random
-    return interval * (1 + rng.uniform(-POLL_JITTER, POLL_JITTER))
 
 
 # --- enqueue after commit ------------------------------------------------------------------
@@ -102,10 +77,13 @@ def enqueue_after_commit(session: Session, signature: Any) -> None:
 def _send_pending(session: Session) -> None:
     pending = session.info.get(_KEY) or []
     session.info[_KEY] = []
-    import logging
+    send(pending)
 
-    log = logging.getLogger("workers.enqueue")
-    for sig in pending:
+
+def send(signatures: Iterable[Any]) -> None:
+    """Send each of *signatures* now; a broker that is down costs nothing but a warning,
+    for what they would have done is due in the database and the next sweep sends it."""
+    for sig in signatures:
         try:
             sig.apply_async()
         except Exception as exc:  # broker down: the next sweep finds the work in the database

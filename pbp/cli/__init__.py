@@ -1,24 +1,24 @@
 """The ``pbp`` command: one click group; each subcommand lives in its own module here.
 
-A module ``pbp/cli/<name>.py`` that defines a click command named ``command`` is
-registered automatically, so areas (bench, parse, verify, serve, status, narrator)
-add commands without touching a shared file. Any :class:`pbp.errors.PbpError`
-escaping a command becomes one line on stderr and exit status 2, never a traceback.
+Commands are registered by name below, one line each, so what ``pbp`` offers is read
+in one place and a module that fails to import fails ``pbp`` itself instead of quietly
+dropping its command. Any :class:`pbp.errors.PbpError` escaping a command becomes one
+line on stderr and exit status 2, never a traceback.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import sys
+from typing import Any
 
 import click
 
 from ..errors import PbpError
+from . import bench, narrator, parse, serve, simulate, status, verify
 
 
 class _Group(click.Group):
-    def invoke(self, ctx: click.Context):  # type: ignore[override]
+    def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except PbpError as exc:
@@ -32,17 +32,9 @@ def cli() -> None:
     """pbp: moderation for tabletop-RPG combat played by post."""
 
 
-def _register() -> None:
-    for info in pkgutil.iter_modules(__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        command = getattr(module, "command", None)
-        if isinstance(command, click.Command):
-            cli.add_command(command)
-
-
-_register()
+for _command in (bench.command, narrator.command, parse.command, serve.command,
+                 simulate.command, status.command, verify.command):
+    cli.add_command(_command)
 
 
 def main() -> None:

@@ -17,8 +17,14 @@ import click
 
 from ..dice import force_faces
 from ..errors import DiceError
+from ..render import event_sentence
+from ..render.i18n import say as tr
+from ..rounds.simulate import is_thread_scenario
 from ..rules.model import Encounter, Event
-from ..rules.scenario import RoundResult, Scenario, load, run
+from ..rules.registry import get
+from ..rules.scenario import RoundResult, Scenario, run
+from ..scenario_files import load
+from .simulate import run as simulate_thread
 
 SCHEMA_VERSION = 1
 
@@ -41,8 +47,6 @@ def say(event: Event, lang: str, encounter: Encounter) -> str:
     catalogs in ``pbp/render/locale``)."""
     if lang == "en":
         return event.message
-    from ..render import event_sentence
-
     names = {c.key: c.name for c in encounter.combatants}
     return event_sentence(event.code, event.params, lang, names, actor=event.actor,
                           target=event.target, message=event.message)
@@ -68,12 +72,8 @@ def as_json(scenario: Scenario, results: list[RoundResult], *, seed: str,
 
 
 def as_text(scenario: Scenario, results: list[RoundResult], *, seed: str, lang: str) -> str:
-    from ..render.i18n import say as tr
-
     surprise = tr("surprise round", lang).capitalize()
     lines = [f"{scenario.encounter.ruleset}: {scenario.title or scenario.path} (seed {seed})"]
-    from ..rules.registry import get
-
     limit = get(scenario.encounter.ruleset, scenario.houserules).speech_limit
     lines.append(f"speech limit: {limit if limit else 'none'} per post")
     for r in results:
@@ -112,11 +112,7 @@ def command(scenario: str, json_out: bool, seed: str | None, dice: str | None, l
     """Run a scripted fight through the rules engine and print the replies."""
     # -- thread scenarios (``posts:`` with timestamps): the rounds service simulates them,
     # -- persisting nothing (issue 4: pbp/rounds/simulate.py, pbp/cli/simulate.py).
-    from ..rounds.simulate import is_thread_scenario
-
     if is_thread_scenario(scenario):
-        from .simulate import run as simulate_thread
-
         if dice is not None:
             raise click.UsageError("--dice does not apply to a thread scenario (rolls come "
                                    "from the round seeds; use --seed)")

@@ -13,12 +13,13 @@ import click
 from sqlalchemy import select
 
 from ..errors import ConfigError, PbpError
+from ..panel.security import hash_password
+from ..settings import load_settings
+from ..store.db import make_engine, session_scope, upgrade
+from ..store.models import Campaign, CampaignNarrator, Narrator
 
 
 def _engine(database_url: str | None):  # type: ignore[no-untyped-def]
-    from ..settings import load_settings
-    from ..store.db import make_engine, upgrade
-
     url = database_url or load_settings().database_url
     upgrade(url)
     return make_engine(url)
@@ -47,10 +48,6 @@ def command() -> None:
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None, help="Default: the settings'.")
 def add(name: str, display_name: str, language: str, password_stdin: bool, database_url: str | None) -> None:
     """Create narrator NAME."""
-    from ..panel.security import hash_password
-    from ..store.db import session_scope
-    from ..store.models import Narrator
-
     name = name.strip()
     if not name or len(name) > 80:
         raise ConfigError("a narrator name has 1 to 80 characters")
@@ -70,10 +67,6 @@ def add(name: str, display_name: str, language: str, password_stdin: bool, datab
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None)
 def passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
     """Set narrator NAME's password."""
-    from ..panel.security import hash_password
-    from ..store.db import session_scope
-    from ..store.models import Narrator
-
     password = _password(password_stdin)
     with session_scope(_engine(database_url)) as s:
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
@@ -87,9 +80,6 @@ def passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None)
 def list_(database_url: str | None) -> None:
     """List narrators."""
-    from ..store.db import session_scope
-    from ..store.models import Narrator
-
     with session_scope(_engine(database_url)) as s:
         for row in s.scalars(select(Narrator).order_by(Narrator.username)):
             click.echo(f"{row.username}\t{row.display_name}\t{row.language}\t{'active' if row.active else 'inactive'}")
@@ -101,9 +91,6 @@ def list_(database_url: str | None) -> None:
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None)
 def grant(name: str, campaign: str, database_url: str | None) -> None:
     """Make narrator NAME a co-narrator of CAMPAIGN (its slug or id)."""
-    from ..store.db import session_scope
-    from ..store.models import Campaign, CampaignNarrator, Narrator
-
     with session_scope(_engine(database_url)) as s:
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
         where = Campaign.id == int(campaign) if campaign.isdigit() else Campaign.slug == campaign

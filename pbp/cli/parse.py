@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import yaml
 
 from ..errors import ConfigError
 from ..parse import parse_post
@@ -20,8 +21,6 @@ def load_roster(path: str) -> list[Any]:
     Each combatant is a name or ``{"key", "name", "aliases", "weapons"}`` (weapons are
     names or ``{"name", "aliases"}``).
     """
-    import yaml
-
     p = Path(path)
     try:
         raw = p.read_text(encoding="utf-8")

@@ -20,7 +20,12 @@ from pathlib import Path
 
 import click
 
+from workers.demo import demo_thread_path, seed_demo
+
+from ..logs import configure_logging
+from ..panel import create_app
 from ..settings import Settings, load_settings
+from ..store.db import upgrade
 
 #: Demo timing: poll every 4 s, sweep deadlines every 5 s.
 DEMO_OVERRIDES = {"deadline_sweep_interval": 5, "poll_interval": 4}
@@ -59,13 +64,9 @@ def beat_argv(settings: Settings, loglevel: str = "info") -> list[str]:
 
 def prepare(settings: Settings, demo: bool) -> int | None:
     """Migrate the database to head and, with *demo*, seed the demo campaign."""
-    from ..store.db import upgrade
-
     settings.data_path.mkdir(parents=True, exist_ok=True)
     upgrade(settings.database_url)
     if demo:
-        from workers.demo import seed_demo
-
         return seed_demo(settings)
     return None
 
@@ -82,8 +83,6 @@ def prepare(settings: Settings, demo: bool) -> int | None:
 def command(demo: bool, host: str | None, port: int | None, concurrency: int, no_panel: bool,
             no_beat: bool, loglevel: str) -> None:
     """Run the panel, a worker and beat (embedded SQLite broker unless PBP_BROKER_URL)."""
-    from ..logs import configure_logging
-
     configure_logging(level=loglevel)
     settings = load_settings()
     if demo:
@@ -95,8 +94,6 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
         children.append(subprocess.Popen(beat_argv(settings, loglevel), env=env))
     click.echo(f"pbp: database {settings.database_url}; broker {settings.broker_url}", err=True)
     if demo:
-        from workers.demo import demo_thread_path
-
         click.echo(f"pbp: demo campaign #{campaign}; append posts to {demo_thread_path(settings)}; "
                    "panel login demo/demo", err=True)
 
@@ -111,19 +108,16 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
             except subprocess.TimeoutExpired:
                 child.kill()
 
-    signal.signal(signal.SIGTERM, lambda *_: (stop(), sys.exit(0)))
+    def terminate(*_: object) -> None:
+        stop()
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
     try:
         if no_panel:
             while all(c.poll() is None for c in children):
                 time.sleep(1)
             raise click.ClickException("a worker or beat process stopped; see the log above")
-        try:
-            from ..panel import create_app
-        except ImportError:
-            click.echo("pbp: the panel is not installed; running the worker and beat only", err=True)
-            while all(c.poll() is None for c in children):
-                time.sleep(1)
-            return
         app = create_app(settings=settings)
         app.run(host=host or settings.panel_host, port=port or settings.panel_port,
                 use_reloader=False, threaded=True)

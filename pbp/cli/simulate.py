@@ -9,11 +9,11 @@ import json
 
 import click
 
+from ..rounds.simulate import load_thread, simulate
+
 
 def run(path: str, *, seed: str | None, lang: str | None, platform: str | None,
         json_out: bool) -> str:
-    from ..rounds.simulate import load_thread, simulate
-
     sim = simulate(load_thread(path), seed=seed, language=lang, platform=platform)
     if json_out:
         return json.dumps({"replies": [{"key": r.key, "kind": r.kind, "round": r.round,

@@ -12,10 +12,13 @@ from datetime import datetime, timezone
 from typing import Any
 
 import click
-from sqlalchemy import func, select
+from sqlalchemy import func, inspect, select
 from sqlalchemy.orm import Session
 
 from ..settings import load_settings
+from ..store.db import make_engine, session_scope
+from ..store.infra import watch_table
+from ..store.models import Combatant, Declaration, Encounter, Post, Reply, Round, Thread
 
 
 def _age(then: datetime | None, now: datetime) -> str:
@@ -30,8 +33,6 @@ def _age(then: datetime | None, now: datetime) -> str:
 
 def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
     """The status as plain data (the CLI prints it; tests and the panel can read it)."""
-    from ..store.models import Combatant, Declaration, Encounter, Post, Reply, Round, Thread
-
     now = now or datetime.now(timezone.utc)
     sources = []
     for t in session.scalars(select(Thread).order_by(Thread.id)):
@@ -76,13 +77,7 @@ def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
 
 
 def _listings(session: Session, now: datetime) -> list[dict[str, Any]]:
-    """Forum topic lists the workers watch (workers/watch.py), when any are."""
-    from sqlalchemy import inspect
-
-    try:
-        from workers.watch import watch_table
-    except ImportError:
-        return []
+    """Forum topic lists the workers watch (pbp/jobs/listings.py), when any are."""
     if not inspect(session.connection()).has_table(watch_table.name):
         return []
     out = []
@@ -97,8 +92,6 @@ def _listings(session: Session, now: datetime) -> list[dict[str, Any]]:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def command(as_json: bool) -> None:
     """Per source: last poll, lag, errors. Per round: deadline, who has posted. The outbox."""
-    from ..store.db import make_engine, session_scope
-
     settings = load_settings()
     engine = make_engine(settings.database_url)
     with session_scope(engine) as s:

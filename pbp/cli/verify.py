@@ -8,6 +8,12 @@ from __future__ import annotations
 import sys
 
 import click
+from sqlalchemy import select
+
+from ..rounds.verify import verify_round
+from ..settings import load_settings
+from ..store import models as m
+from ..store.db import make_engine, session_scope
 
 
 @click.command("verify")
@@ -20,13 +26,6 @@ import click
 def command(database_url: str | None, round_ids: tuple[int, ...], encounter_id: int | None,
             published: object) -> None:
     """Check that a round's rolls are what its committed seed gives."""
-    from sqlalchemy import select
-
-    from ..rounds.verify import verify_round
-    from ..settings import load_settings
-    from ..store import models as m
-    from ..store.db import make_engine, session_scope
-
     url = database_url or load_settings().database_url
     engine = make_engine(url)
     text = published.read() if published is not None else None  # type: ignore[attr-defined]

@@ -22,6 +22,7 @@ from typing import Any
 from flask import Flask
 
 from ..settings import TEMPLATES_DIR, Settings, load_settings
+from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security
 from . import config as _config
 
 
@@ -37,8 +38,6 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _config.secret_key(settings)
     app.config["PBP_SETTINGS"] = settings
-
-    from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security
 
     db.init_app(app)
     security.init_app(app)

@@ -35,7 +35,8 @@ from flask_login import (
 )
 from sqlalchemy import select
 
-from . import db
+from ..store.models import Narrator
+from .db import session as db_session
 from .forms import LanguageForm, LoginForm
 from .security import hash_password, needs_rehash, verify_password
 
@@ -54,12 +55,6 @@ class PanelUser(UserMixin):
 
     def get_id(self) -> str:
         return str(self.id)
-
-
-def _narrator_model():  # late import: the store may not be importable at module import
-    from ..store.models import Narrator
-
-    return Narrator
 
 
 def _user(row) -> PanelUser:  # type: ignore[no-untyped-def]
@@ -84,7 +79,7 @@ def init_app(app: Flask) -> None:
     def load_user(user_id: str) -> PanelUser | None:
         if not user_id.isdigit():
             return None
-        row = db.session().get(_narrator_model(), int(user_id))
+        row = db_session().get(Narrator, int(user_id))
         if row is None or getattr(row, "active", True) is False:
             return None
         return _user(row)
@@ -115,8 +110,7 @@ def login():  # type: ignore[no-untyped-def]
         if wait:
             flash(_("Too many failed logins. Try again in %(seconds)s seconds.", seconds=wait), "error")
             return render_template("panel/login.html", form=form), 429
-        Narrator = _narrator_model()
-        s = db.session()
+        s = db_session()
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
         if row is not None and getattr(row, "active", True) is False:
             row = None
@@ -152,8 +146,8 @@ def language():  # type: ignore[no-untyped-def]
         abort(400)
     session["lang"] = form.language.data
     if current_user.is_authenticated:
-        s = db.session()
-        row = s.get(_narrator_model(), current_user.id)
+        s = db_session()
+        row = s.get(Narrator, current_user.id)
         if row is not None:
             row.language = form.language.data
             s.commit()

@@ -11,18 +11,20 @@ from zoneinfo import available_timezones
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
+from flask_wtf import FlaskForm
 from sqlalchemy import select
 
 from ..errors import PbpError
+from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
-from . import access, audit, db
+from .access import campaign_or_404
+from .audit import write as audit_write
+from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, ThreadForm, choices
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
 def _rulesets() -> list[str]:
-    from ..rules import registry
-
     return sorted(registry.registered())
 
 
@@ -77,8 +79,6 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
     except tomllib.TOMLDecodeError as exc:
         form.houserules.errors.append(_("Not valid TOML: %(error)s", error=str(exc)))
         return False
-    from ..rules import registry
-
     try:
         registry.get(form.ruleset.data, houserules)
     except PbpError as exc:  # an unknown key or a wrong value: the ruleset says which
@@ -103,7 +103,7 @@ def _settings(c: Campaign) -> dict:  # type: ignore[type-arg]
 def new():  # type: ignore[no-untyped-def]
     form = _form()
     if form.validate_on_submit():
-        s = db.session()
+        s = db_session()
         campaign = Campaign(name="", slug="", ruleset="", owner_id=current_user.id)
         if _apply(form, campaign):
             base = slug = _slug(campaign.name)
@@ -115,7 +115,7 @@ def new():  # type: ignore[no-untyped-def]
             s.add(campaign)
             s.flush()
             s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=current_user.id, role="owner"))
-            audit.write(s, campaign.id, "campaign.create", "campaign", campaign.id, None, _settings(campaign))
+            audit_write(s, campaign.id, "campaign.create", "campaign", campaign.id, None, _settings(campaign))
             s.commit()
             flash(_("Campaign created."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
@@ -125,14 +125,14 @@ def new():  # type: ignore[no-untyped-def]
 @bp.route("/<int:campaign_id>", methods=["GET", "POST"])
 @login_required
 def show(campaign_id: int):  # type: ignore[no-untyped-def]
-    s = db.session()
-    campaign = access.campaign_or_404(s, campaign_id)
+    s = db_session()
+    campaign = campaign_or_404(s, campaign_id)
     form = _form(campaign)
     status = 200
     if request.method == "POST":
         before = _settings(campaign)
         if form.validate_on_submit() and _apply(form, campaign):
-            audit.write(s, campaign.id, "campaign.settings", "campaign", campaign.id, before, _settings(campaign))
+            audit_write(s, campaign.id, "campaign.settings", "campaign", campaign.id, before, _settings(campaign))
             s.commit()
             flash(_("Settings saved."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
@@ -154,7 +154,7 @@ def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
 
 
 def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]
-    s = db.session()
+    s = db_session()
     return {
         "threads": list(s.scalars(select(Thread).where(Thread.campaign_id == campaign.id).order_by(Thread.id))),
         "encounters": list(s.scalars(select(Encounter).where(Encounter.campaign_id == campaign.id)
@@ -169,8 +169,8 @@ def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]
 @bp.route("/<int:campaign_id>/threads", methods=["POST"])
 @login_required
 def add_thread(campaign_id: int):  # type: ignore[no-untyped-def]
-    s = db.session()
-    campaign = access.campaign_or_404(s, campaign_id)
+    s = db_session()
+    campaign = campaign_or_404(s, campaign_id)
     form = ThreadForm(prefix="thread")
     if form.validate_on_submit():
         url = form.url.data.strip()
@@ -183,7 +183,7 @@ def add_thread(campaign_id: int):  # type: ignore[no-untyped-def]
                        platform="markdown" if form.kind.data == "reddit" else "bbcode")
             s.add(t)
             s.flush()
-            audit.write(s, campaign.id, "thread.add", "thread", t.id, None, {"kind": t.kind, "url": t.url})
+            audit_write(s, campaign.id, "thread.add", "thread", t.id, None, {"kind": t.kind, "url": t.url})
             s.commit()
             flash(_("Source added."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
@@ -193,8 +193,8 @@ def add_thread(campaign_id: int):  # type: ignore[no-untyped-def]
 @bp.route("/<int:campaign_id>/narrators", methods=["POST"])
 @login_required
 def add_narrator(campaign_id: int):  # type: ignore[no-untyped-def]
-    s = db.session()
-    campaign = access.campaign_or_404(s, campaign_id)
+    s = db_session()
+    campaign = campaign_or_404(s, campaign_id)
     form = CoNarratorForm(prefix="co")
     if form.validate_on_submit():
         other = s.scalars(select(Narrator).where(Narrator.username == form.name.data.strip())).first()
@@ -205,7 +205,7 @@ def add_narrator(campaign_id: int):  # type: ignore[no-untyped-def]
             form.name.errors.append(_("Already a narrator of this campaign."))
         else:
             s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=other.id, role="co"))
-            audit.write(s, campaign.id, "narrator.add", "narrator", other.id, None, {"username": other.username})
+            audit_write(s, campaign.id, "narrator.add", "narrator", other.id, None, {"username": other.username})
             s.commit()
             flash(_("Co-narrator added."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))
@@ -215,10 +215,8 @@ def add_narrator(campaign_id: int):  # type: ignore[no-untyped-def]
 @bp.route("/<int:campaign_id>/encounters", methods=["POST"])
 @login_required
 def new_encounter(campaign_id: int):  # type: ignore[no-untyped-def]
-    s = db.session()
-    campaign = access.campaign_or_404(s, campaign_id)
-    from flask_wtf import FlaskForm
-
+    s = db_session()
+    campaign = campaign_or_404(s, campaign_id)
     if not FlaskForm().validate_on_submit():
         abort(400)
     thread_id = request.form.get("thread_id", type=int)
@@ -229,6 +227,6 @@ def new_encounter(campaign_id: int):  # type: ignore[no-untyped-def]
     enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=name, ruleset=campaign.ruleset)
     s.add(enc)
     s.flush()
-    audit.write(s, campaign.id, "encounter.create", "encounter", enc.id, None, {"name": name})
+    audit_write(s, campaign.id, "encounter.create", "encounter", enc.id, None, {"name": name})
     s.commit()
     return redirect(url_for("combatants.index", encounter_id=enc.id))

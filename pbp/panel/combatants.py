@@ -10,9 +10,14 @@ from flask_login import login_required
 from sqlalchemy import select
 
 from ..errors import UnreadableInput
+from ..rules.stats import normalise_sheet
 from ..store.models import Combatant, Encounter
-from . import access, audit, db, importer
+from .access import encounter_or_404, in_encounter_or_404
+from .audit import write as audit_write
+from .db import session as db_session
 from .forms import CombatantForm, ImportForm
+from .importer import KEY, parse_weapons
+from .importer import parse as parse_import
 
 bp = Blueprint("combatants", __name__, url_prefix="/encounters/<int:encounter_id>/combatants")
 
@@ -25,7 +30,6 @@ def _sheet_text(c: Combatant) -> tuple[str, str]:
 
 
 def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
-    from ..rules.stats import normalise_sheet
 
     stats: dict[str, int] = {}
     for n, line in enumerate((form.stats.data or "").splitlines(), 1):
@@ -40,7 +44,7 @@ def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
             form.stats.errors.append(_("Line %(n)s: write name = number.", n=n))
             return None
     try:
-        weapons = importer._weapons("|".join(l for l in (form.weapons.data or "").splitlines() if l.strip()),
+        weapons = parse_weapons("|".join(l for l in (form.weapons.data or "").splitlines() if l.strip()),
                                     "weapons")
     except UnreadableInput as exc:
         form.weapons.errors.append(exc.message)
@@ -56,7 +60,7 @@ def _snapshot(c: Combatant) -> dict[str, Any]:
 @bp.route("/", methods=["GET"])
 @login_required
 def index(encounter_id: int):  # type: ignore[no-untyped-def]
-    enc = access.encounter_or_404(db.session(), encounter_id)
+    enc = encounter_or_404(db_session(), encounter_id)
     return render_template("panel/combatants.html", encounter=enc, form=CombatantForm(),
                            import_form=ImportForm(prefix="import"))
 
@@ -65,9 +69,9 @@ def index(encounter_id: int):  # type: ignore[no-untyped-def]
 @bp.route("/<int:combatant_id>", methods=["GET", "POST"])
 @login_required
 def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no-untyped-def]
-    s = db.session()
-    enc: Encounter = access.encounter_or_404(s, encounter_id)
-    c = access.in_encounter_or_404(s, Combatant, combatant_id, enc) if combatant_id else None
+    s = db_session()
+    enc: Encounter = encounter_or_404(s, encounter_id)
+    c = in_encounter_or_404(s, Combatant, combatant_id, enc) if combatant_id else None
     form = CombatantForm(obj=c if request.method == "GET" else None)
     if request.method == "GET" and c is not None:
         form.stats.data, form.weapons.data = _sheet_text(c)
@@ -75,7 +79,7 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
     if request.method == "POST" and form.validate_on_submit():
         sheet = _parse_sheet(form)
         key = form.key.data.strip().lower()
-        if not importer.KEY.match(key):
+        if not KEY.match(key):
             form.key.errors.append(_("Use lower-case letters, digits, - or _."))
         elif s.scalar(select(Combatant.id).where(Combatant.encounter_id == enc.id, Combatant.key == key,
                                                  Combatant.id != (c.id if c else -1))):
@@ -91,7 +95,7 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
             c.initiative = float(form.initiative.data) if form.initiative.data is not None else None
             c.sheet = dict(c.sheet or {}, **sheet)
             s.flush()
-            audit.write(s, enc.campaign_id, "combatant.save", "combatant", c.id, before, _snapshot(c))
+            audit_write(s, enc.campaign_id, "combatant.save", "combatant", c.id, before, _snapshot(c))
             s.commit()
             flash(_("Combatant saved."), "ok")
             return redirect(url_for("combatants.index", encounter_id=enc.id), code=303)
@@ -105,13 +109,13 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
 @bp.route("/import", methods=["POST"])
 @login_required
 def import_file(encounter_id: int):  # type: ignore[no-untyped-def]
-    s = db.session()
-    enc = access.encounter_or_404(s, encounter_id)
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
     form = ImportForm(prefix="import")
     if form.validate_on_submit():
         upload = form.file.data
         try:
-            rows = importer.parse(upload.filename or "upload", upload.read())
+            rows = parse_import(upload.filename or "upload", upload.read())
             taken = set(s.scalars(select(Combatant.key).where(Combatant.encounter_id == enc.id)))
             clash = [r["key"] for r in rows if r["key"] in taken]
             if clash:
@@ -121,7 +125,7 @@ def import_file(encounter_id: int):  # type: ignore[no-untyped-def]
         else:
             for r in rows:
                 s.add(Combatant(encounter_id=enc.id, **r))
-            audit.write(s, enc.campaign_id, "combatant.import", "encounter", enc.id, None,
+            audit_write(s, enc.campaign_id, "combatant.import", "encounter", enc.id, None,
                         {"count": len(rows), "keys": [r["key"] for r in rows][:50]})
             s.commit()
             flash(_("%(n)s combatants imported.", n=len(rows)), "ok")

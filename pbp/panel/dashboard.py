@@ -7,9 +7,11 @@ from flask import Blueprint, render_template
 from flask_login import current_user, login_required
 from sqlalchemy import select
 
-from ..store.models import Encounter, Reply, Round, Thread
-from . import access, db
-from .encounter_view import current_round, ordered_combatants
+from ..store import queries
+from ..store.models import Encounter, Thread
+from .access import campaigns
+from .db import session
+from .encounter_view import ordered_combatants
 
 bp = Blueprint("dashboard", __name__)
 
@@ -17,8 +19,8 @@ bp = Blueprint("dashboard", __name__)
 @bp.route("/")
 @login_required
 def index():  # type: ignore[no-untyped-def]
-    s = db.session()
-    camps = access.campaigns(s, current_user.id)
+    s = session()
+    camps = campaigns(s, current_user.id)
     ids = [c.id for c in camps]
     threads = list(s.scalars(select(Thread).where(Thread.campaign_id.in_(ids)).order_by(Thread.id))) if ids else []
     encounters = list(s.scalars(select(Encounter).where(Encounter.campaign_id.in_(ids),
@@ -26,16 +28,11 @@ def index():  # type: ignore[no-untyped-def]
                                 .order_by(Encounter.id))) if ids else []
     rows = []
     for enc in encounters:
-        rnd = current_round(s, enc)
+        rnd = queries.current_round(s, enc.id)
         missing = []
         if rnd is not None and rnd.state == "open":
-            from ..store.models import Declaration
-
-            declared = set(s.scalars(select(Declaration.combatant_id).where(Declaration.round_id == rnd.id)))
-            missing = [c.name for c in ordered_combatants(enc, rnd)
-                       if c.player and not c.down and c.id not in declared]
-        held = list(s.scalars(select(Round.number).join(Reply, Reply.round_id == Round.id)
-                              .where(Round.encounter_id == enc.id, Reply.state == "held")
-                              .order_by(Round.number)))
+            waiting = {c.id for c in queries.missing_players(s, rnd)}
+            missing = [c.name for c in ordered_combatants(enc, rnd) if c.id in waiting]
+        held = [number for _reply, number in queries.held_replies(s, enc.id)]
         rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held})
     return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows)

@@ -10,10 +10,10 @@ from flask import Flask, current_app, g
 from sqlalchemy.engine import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from ..store.db import make_engine
+
 
 def init_app(app: Flask) -> None:
-    from ..store.db import make_engine
-
     engine = app.config.get("DB_ENGINE") or make_engine(app.config["DATABASE_URL"])
     app.extensions["pbp_db"] = sessionmaker(bind=engine, expire_on_commit=False)
     app.extensions["pbp_engine"] = engine

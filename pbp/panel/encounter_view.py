@@ -20,7 +20,12 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
+from ..rounds import overrides as ov
+from ..rounds import service
+from ..rules import engine
 from ..rules.model import ActionKind
+from ..rules.speech import verdict as speech_verdict_of
+from ..store import queries
 from ..store.models import (
     AuditEntry,
     Campaign,
@@ -34,8 +39,7 @@ from ..store.models import (
     RollRecord,
     Round,
 )
-from . import economy
-from . import overrides as ov
+from .economy import remaining as actions_remaining
 
 log = logging.getLogger(__name__)
 #: (database, round id, page version) -> preview text; small, per process.
@@ -66,23 +70,6 @@ class PostView:
     rolls: list[RollRecord] = field(default_factory=list)
 
 
-@functools.cache
-def _round_statement(numbered: bool) -> Any:
-    """Built once per shape (the live poll runs it every few seconds per open page)."""
-    # the resolution snapshots (the whole encounter, twice) are not shown: not read either
-    q = select(Round).options(defer(Round.state_before), defer(Round.state_after)) \
-        .where(Round.encounter_id == bindparam("eid"))
-    if numbered:
-        q = q.where(Round.number == bindparam("number"))
-    return q.order_by(Round.number.desc()).limit(1)
-
-
-def current_round(session: Session, encounter: Encounter, number: int | None = None) -> Round | None:
-    """The encounter's latest round, or round *number*."""
-    return session.scalars(_round_statement(number is not None),
-                           {"eid": encounter.id, "number": number}).first()
-
-
 def ordered_combatants(encounter: Encounter, rnd: Round | None) -> list[Combatant]:
     order = list(rnd.order if rnd is not None and rnd.order else encounter.order or [])
     rank = {k: i for i, k in enumerate(order)}
@@ -110,7 +97,7 @@ def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Viol
         who = d.combatant.name
         if d.late:
             out.append(Violation("PBP-2", "late", str(_l("posted after the deadline")), who))
-        if d.speech_limit is not None and d.speech_count > d.speech_limit:
+        if not speech_verdict_of(d.speech_limit, d.speech_count).within:   # PBP-3, as stored
             out.append(Violation("PBP-3", "speech", str(_l("%(count)s speech lines, limit %(limit)s",
                                                              count=d.speech_count, limit=d.speech_limit)), who))
         if d.edited_after_roll:
@@ -128,10 +115,10 @@ def pending_marks(session: Session, rnd: Round) -> list[str]:
     """Overrides made after the round's reply was rendered: not in the stored reply yet."""
     if rnd.state == "open" or rnd.resolved_at is None:
         return []
-    rows = session.scalars(select(Override).where(Override.round_id == rnd.id,
-                                                  Override.created_at > rnd.resolved_at)
-                           .order_by(Override.id))
-    return [ov.describe(o) for o in rows if o.kind in ov.MARKED and o.kind != "round.reresolve"]
+    enc = rnd.encounter
+    rows = [o for o in queries.round_overrides(session, rnd.id)
+            if o.created_at > rnd.resolved_at and o.kind != "round.reresolve"]
+    return ov.marks(rows, enc.campaign.language, {c.key: c.name for c in enc.combatants})
 
 
 def preview(session: Session, rnd: Round | None) -> str:
@@ -140,8 +127,6 @@ def preview(session: Session, rnd: Round | None) -> str:
     if rnd is None:
         return ""
     try:
-        from ..rounds import service
-
         text = service.preview_reply(session, rnd.id)
     except Exception as exc:  # the preview must never take the page down
         log.exception("preview of round %s failed", rnd.id)
@@ -219,7 +204,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     """Everything the page shows. *rnd* and *page_version*, when the caller already has
     them (the live endpoint), save their queries."""
     if rnd is False:
-        rnd = current_round(session, encounter, number)
+        rnd = queries.current_round(session, encounter.id, number)
     assert rnd is not True
     if page_version is None:
         page_version = version(session, encounter, rnd)
@@ -232,7 +217,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
         preview_text = _keep(_PREVIEWS, key, preview(session, rnd))
         # the preview expired the session: reload what was loaded before it
         encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
-        rnd = current_round(session, encounter, number)
+        rnd = queries.current_round(session, encounter.id, number)
     # read only from here on: nothing to flush before each query (the declarations' views
     # below would otherwise make the unit of work scan the session every time)
     with session.no_autoflush:
@@ -242,71 +227,88 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     return ctx
 
 
+@dataclass
+class _RoundRows:
+    """The selected round's rows, each loaded by one query."""
+
+    posts: list[PostView] = field(default_factory=list)
+    orphans: list[Declaration] = field(default_factory=list)   # declarations with no post shown
+    decls: list[Declaration] = field(default_factory=list)
+    rolls: list[RollRecord] = field(default_factory=list)
+    events: list[EventRecord] = field(default_factory=list)
+    replies: list[Reply] = field(default_factory=list)
+    overrides: list[Override] = field(default_factory=list)
+
+
+def _round_rows(session: Session, rnd: Round | None, by_id: dict[int, Combatant]) -> _RoundRows:
+    out = _RoundRows()
+    if rnd is None:
+        return out
+    # the platform's markup is not shown (the text is): a forum page's HTML left unread
+    post_rows = list(session.scalars(select(Post).options(defer(Post.body))
+                                     .where(Post.round_id == rnd.id, Post.is_ours.is_(False))
+                                     .order_by(Post.posted_at, Post.id)))
+    out.decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
+                                                               Declaration.superseded.is_(False))
+                                     .order_by(Declaration.id)))
+    out.rolls = queries.round_rolls(session, rnd.id)
+    out.events = queries.round_events(session, rnd.id)
+    out.replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id)
+                                       .order_by(Reply.id)))
+    views = {p.id: PostView(p) for p in post_rows}
+    for d in out.decls:
+        c = by_id.get(d.combatant_id)
+        if c is not None:  # known already: no lookup, and the row stays clean
+            set_committed_value(d, "combatant", c)
+        d.views = [action_view(a) for a in d.actions]  # type: ignore[attr-defined]
+        if d.post_id in views:
+            views[d.post_id].declarations.append(d)
+    for r in out.rolls:
+        if r.post_id in views:
+            views[r.post_id].rolls.append(r)
+    out.posts = list(views.values())
+    out.orphans = [d for d in out.decls if d.post_id not in views]
+    out.overrides = queries.round_overrides(session, rnd.id)
+    return out
+
+
+def _actions_left(session: Session, encounter: Encounter, rnd: Round | None,
+                  decls: list[Declaration], key: tuple[Any, ...] | None) -> dict[str, dict[str, int]]:
+    """The ruleset planning every declaration again costs more than the page's queries:
+    like the preview, kept per page version (which changes with every input of it)."""
+    remaining = _REMAINING.get(key) if key is not None else None
+    if remaining is None:
+        remaining = actions_remaining(session, encounter, rnd, decls)
+        if key is not None:
+            _keep(_REMAINING, key, remaining)
+    return remaining
+
+
 def _read(session: Session, encounter: Encounter, rnd: Round | None,
           key: tuple[Any, ...] | None = None) -> dict[str, Any]:
     """The page's rows; *key* (database, round, page version) keeps the actions left."""
     combatants = ordered_combatants(encounter, rnd)
-    by_id = {c.id: c for c in combatants}
-    posts: list[PostView] = []
-    orphans: list[Declaration] = []
-    decls: list[Declaration] = []
-    rolls: list[RollRecord] = []
-    events: list[EventRecord] = []
-    replies: list[Reply] = []
-    overrides: list[Override] = []
-    if rnd is not None:
-        # the platform's markup is not shown (the text is): a forum page's HTML left unread
-        post_rows = list(session.scalars(select(Post).options(defer(Post.body))
-                                         .where(Post.round_id == rnd.id, Post.is_ours.is_(False))
-                                         .order_by(Post.posted_at, Post.id)))
-        decls = list(session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
-                                                               Declaration.superseded.is_(False))
-                                     .order_by(Declaration.id)))
-        rolls = list(session.scalars(select(RollRecord).where(RollRecord.round_id == rnd.id)
-                                     .order_by(RollRecord.roll_index)))
-        events = list(session.scalars(select(EventRecord).where(EventRecord.round_id == rnd.id)
-                                      .order_by(EventRecord.seq)))
-        replies = list(session.scalars(select(Reply).where(Reply.round_id == rnd.id).order_by(Reply.id)))
-        views = {p.id: PostView(p) for p in post_rows}
-        for d in decls:
-            c = by_id.get(d.combatant_id)
-            if c is not None:  # known already: no lookup, and the row stays clean
-                set_committed_value(d, "combatant", c)
-            d.views = [action_view(a) for a in d.actions]  # type: ignore[attr-defined]
-            if d.post_id in views:
-                views[d.post_id].declarations.append(d)
-        for r in rolls:
-            if r.post_id in views:
-                views[r.post_id].rolls.append(r)
-        posts = list(views.values())
-        orphans = [d for d in decls if d.post_id not in views]
-        overrides = list(session.scalars(select(Override).where(Override.round_id == rnd.id)
-                                         .order_by(Override.id)))
-    declared = {d.combatant_id for d in decls if not d.deleted}
-    missing = [c for c in combatants if c.player and not c.down and c.id not in declared]
-    # the ruleset planning every declaration again costs more than the page's queries:
-    # like the preview, kept per page version (which changes with every input of it)
-    remaining = _REMAINING.get(key) if key is not None else None
-    if remaining is None:
-        remaining = economy.remaining(session, encounter, rnd, decls)
-        if key is not None:
-            _keep(_REMAINING, key, remaining)
+    rows = _round_rows(session, rnd, {c.id: c for c in combatants})
+    decls = rows.decls
+    remaining = _actions_left(session, encounter, rnd, decls, key)
     audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
                                  .order_by(AuditEntry.id.desc()).limit(30)))
-    # from the overrides just loaded (ov.roll_totals' query, without running it again)
-    roll_totals = {int(o.payload["roll_index"]): int(o.payload["after"]) for o in overrides if o.kind == "roll"}
     rounds = list(session.execute(select(Round.number, Round.state).where(Round.encounter_id == encounter.id)
                                   .order_by(Round.number)))
-    held = list(session.execute(select(Reply, Round.number).join(Round, Round.id == Reply.round_id)
-                                .where(Round.encounter_id == encounter.id, Reply.state == "held")
-                                .order_by(Round.number)))
     return {
-        "encounter": encounter, "round": rnd, "combatants": combatants, "posts": posts,
-        "declarations": decls, "rolls": rolls, "roll_totals": roll_totals, "events": events,
-        "violations": violations(decls, events), "missing": missing, "remaining": remaining,
-        "replies": replies, "reply": next((r for r in reversed(replies) if r.kind == "resolution"), None),
-        "overrides": overrides, "audit": audit,
+        "encounter": encounter, "round": rnd, "combatants": combatants, "posts": rows.posts,
+        "declarations": decls, "rolls": rows.rolls, "events": rows.events,
+        # from the overrides just loaded (ov.roll_totals' query, without running it again)
+        "roll_totals": ov.totals(rows.overrides),
+        "violations": violations(decls, rows.events),
+        "missing": queries.missing_among(combatants, decls), "remaining": remaining,
+        "replies": rows.replies,
+        "reply": next((r for r in reversed(rows.replies) if r.kind == "resolution"), None),
+        "overrides": rows.overrides, "audit": audit,
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
-        "rounds": rounds, "held": held, "kinds": _KINDS, "kind_options": kind_options,
-        "orphans": orphans, "loose_rolls": [r for r in rolls if r.post_id is None],
+        "rounds": rounds, "held": queries.held_replies(session, encounter.id),
+        "kinds": _KINDS, "kind_options": kind_options,
+        "orphans": rows.orphans, "loose_rolls": [r for r in rows.rolls if r.post_id is None],
+        # the names the ruleset's rules read: the condition form suggests only these
+        "condition_names": engine.known_conditions(encounter.ruleset),
     }

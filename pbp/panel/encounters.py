@@ -27,9 +27,13 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
 from ..errors import PbpError
+from ..rules.model import ActionKind
+from ..store import queries
 from ..store.models import Combatant, Declaration, Reply, RollRecord, Round
-from . import access, db, encounter_view
-from . import overrides as ov
+from .access import encounter_or_404, in_encounter_or_404
+from .db import session as db_session
+from .encounter_view import build
+from .encounter_view import version as page_version
 from .forms import (
     ConditionForm,
     DeadlineForm,
@@ -42,6 +46,18 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
+from .overrides import (
+    add_condition,
+    judge_action,
+    remove_condition,
+    reorder_initiative,
+    reresolve_round,
+    set_deadline,
+    set_hp,
+    set_penalty,
+    set_reply,
+    set_roll,
+)
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 
@@ -49,8 +65,6 @@ FRAGMENTS = ("combatants", "posts", "violations", "preview", "audit", "round")
 
 
 def _forms() -> dict[str, Any]:
-    from ..rules.model import ActionKind
-
     inferred = InferredForm()
     inferred.kind.choices = choices((k.value, k.value) for k in ActionKind)
     return {"roll_form": RollOverrideForm(), "hp_form": HpOverrideForm(), "condition_form": ConditionForm(),
@@ -64,10 +78,10 @@ def _round_arg() -> int | None:
 
 def _context(encounter_id: int, number: int | None = None, enc: Any = None, **known: Any) -> dict[str, Any]:
     """The page's context; *enc* and *known* (``rnd``, ``page_version``) when already loaded."""
-    s = db.session()
+    s = db_session()
     if enc is None:
-        enc = access.encounter_or_404(s, encounter_id)
-    ctx = encounter_view.build(s, enc, number, **known)
+        enc = encounter_or_404(s, encounter_id)
+    ctx = build(s, enc, number, **known)
     if number is not None and ctx["round"] is None:
         abort(404)
     ctx["selected"] = number
@@ -88,10 +102,10 @@ def show(encounter_id: int):  # type: ignore[no-untyped-def]
 def live(encounter_id: int):  # type: ignore[no-untyped-def]
     """JSON refresh: ``{changed: false}`` when the version the page holds is current, else
     the new version, the posts and declarations as data, and the page's fragments."""
-    s = db.session()
-    enc = access.encounter_or_404(s, encounter_id)
-    rnd = encounter_view.current_round(s, enc, _round_arg())
-    version = encounter_view.version(s, enc, rnd)
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
+    rnd = queries.current_round(s, enc.id, _round_arg())
+    version = page_version(s, enc, rnd)
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
     ctx = _context(encounter_id, _round_arg(), enc, rnd=rnd, page_version=version)
@@ -117,7 +131,7 @@ def _done(encounter_id: int, form: FlaskForm, apply: Any) -> Any:
         flash(_("Not changed: %(errors)s", errors="; ".join(
             f"{getattr(form, k).label.text}: {' '.join(map(str, v))}" for k, v in form.errors.items())), "error")
         return _back(encounter_id)
-    s = db.session()
+    s = db_session()
     try:
         apply(s)
     except PbpError as exc:
@@ -130,7 +144,7 @@ def _done(encounter_id: int, form: FlaskForm, apply: Any) -> Any:
 
 
 def _enc(encounter_id: int) -> Any:
-    return access.encounter_or_404(db.session(), encounter_id)
+    return encounter_or_404(db_session(), encounter_id)
 
 
 @bp.route("/<int:encounter_id>/override/roll", methods=["POST"])
@@ -138,8 +152,8 @@ def _enc(encounter_id: int) -> Any:
 def override_roll(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = RollOverrideForm()
-    roll = access.in_encounter_or_404(db.session(), RollRecord, form.roll_id.data, enc)
-    return _done(encounter_id, form, lambda s: ov.set_roll(s, roll.id, form.total.data, form.reason.data,
+    roll = in_encounter_or_404(db_session(), RollRecord, form.roll_id.data, enc)
+    return _done(encounter_id, form, lambda s: set_roll(s, roll.id, form.total.data, form.reason.data,
                                                            current_user.id))
 
 
@@ -148,8 +162,8 @@ def override_roll(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_hp(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = HpOverrideForm()
-    c = access.in_encounter_or_404(db.session(), Combatant, form.combatant_id.data, enc)
-    return _done(encounter_id, form, lambda s: ov.set_hp(s, c.id, form.hp.data, form.reason.data, current_user.id))
+    c = in_encounter_or_404(db_session(), Combatant, form.combatant_id.data, enc)
+    return _done(encounter_id, form, lambda s: set_hp(s, c.id, form.hp.data, form.reason.data, current_user.id))
 
 
 @bp.route("/<int:encounter_id>/override/condition", methods=["POST"])
@@ -157,12 +171,12 @@ def override_hp(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_condition(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = ConditionForm()
-    c = access.in_encounter_or_404(db.session(), Combatant, form.combatant_id.data, enc)
+    c = in_encounter_or_404(db_session(), Combatant, form.combatant_id.data, enc)
 
     def apply(s: Any) -> Any:
         if form.remove.data:
-            return ov.remove_condition(s, c.id, form.name.data, form.reason.data, current_user.id)
-        return ov.add_condition(s, c.id, form.name.data, form.rounds.data, form.reason.data, current_user.id)
+            return remove_condition(s, c.id, form.name.data, form.reason.data, current_user.id)
+        return add_condition(s, c.id, form.name.data, form.rounds.data, form.reason.data, current_user.id)
 
     return _done(encounter_id, form, apply)
 
@@ -172,7 +186,7 @@ def override_condition(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_initiative(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = InitiativeForm()
-    return _done(encounter_id, form, lambda s: ov.reorder_initiative(
+    return _done(encounter_id, form, lambda s: reorder_initiative(
         s, enc.id, (form.order.data or "").split(","), form.reason.data, current_user.id))
 
 
@@ -181,8 +195,8 @@ def override_initiative(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_action(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = _forms()["inferred_form"]
-    d = access.in_encounter_or_404(db.session(), Declaration, form.declaration_id.data, enc)
-    return _done(encounter_id, form, lambda s: ov.judge_action(
+    d = in_encounter_or_404(db_session(), Declaration, form.declaration_id.data, enc)
+    return _done(encounter_id, form, lambda s: judge_action(
         s, d.id, form.index.data, form.verdict.data, form.reason.data, current_user.id,
         kind=form.kind.data if form.verdict.data == "correct" else None,
         target=form.target.data if form.verdict.data == "correct" else None))
@@ -193,8 +207,8 @@ def override_action(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_penalty(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = PenaltyForm()
-    d = access.in_encounter_or_404(db.session(), Declaration, form.declaration_id.data, enc)
-    return _done(encounter_id, form, lambda s: ov.set_penalty(
+    d = in_encounter_or_404(db_session(), Declaration, form.declaration_id.data, enc)
+    return _done(encounter_id, form, lambda s: set_penalty(
         s, d.round_id, d.combatant.key, form.waive.data == "waive", form.reason.data, current_user.id))
 
 
@@ -203,11 +217,11 @@ def override_penalty(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_deadline(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = DeadlineForm()
-    rnd = access.in_encounter_or_404(db.session(), Round, request.form.get("round_id"), enc)
+    rnd = in_encounter_or_404(db_session(), Round, request.form.get("round_id"), enc)
 
     def apply(s: Any) -> Any:
         when: datetime = form.deadline.data.replace(tzinfo=ZoneInfo(enc.campaign.timezone or "UTC"))
-        return ov.set_deadline(s, rnd.id, when, form.reason.data, current_user.id)
+        return set_deadline(s, rnd.id, when, form.reason.data, current_user.id)
 
     return _done(encounter_id, form, apply)
 
@@ -217,8 +231,8 @@ def override_deadline(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_reply(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = ReplyForm()
-    reply = access.in_encounter_or_404(db.session(), Reply, request.form.get("reply_id"), enc)
-    return _done(encounter_id, form, lambda s: ov.set_reply(
+    reply = in_encounter_or_404(db_session(), Reply, request.form.get("reply_id"), enc)
+    return _done(encounter_id, form, lambda s: set_reply(
         s, reply.id, form.action.data == "post", form.reason.data, current_user.id))
 
 
@@ -227,5 +241,5 @@ def override_reply(encounter_id: int):  # type: ignore[no-untyped-def]
 def override_resolve(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = _enc(encounter_id)
     form = ResolveForm()
-    rnd = access.in_encounter_or_404(db.session(), Round, request.form.get("round_id"), enc)
-    return _done(encounter_id, form, lambda s: ov.reresolve_round(s, rnd.id, form.reason.data, current_user.id))
+    rnd = in_encounter_or_404(db_session(), Round, request.form.get("round_id"), enc)
+    return _done(encounter_id, form, lambda s: reresolve_round(s, rnd.id, form.reason.data, current_user.id))

@@ -8,7 +8,9 @@ Catalogs live in ``pbp/panel/translations``; the .mo files are committed and
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 from flask import Flask, current_app, g, request, session
 from flask_babel import Babel, get_locale, get_translations
@@ -74,9 +76,6 @@ def init_app(app: Flask) -> None:
 
 def when(value: object, tz: str | None = None) -> str:
     """A datetime in the campaign's time zone, ``2026-11-30 14:05``."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
-
     if not isinstance(value, datetime):
         return "" if value is None else str(value)
     try:

@@ -21,6 +21,7 @@ from typing import Any
 import yaml
 
 from ..errors import UnreadableInput
+from ..rules.stats import normalise_sheet
 
 MAX_ROWS = 500
 KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
@@ -37,7 +38,7 @@ def _int(value: Any, what: str, where: str, default: int | None = None) -> int |
         raise UnreadableInput(f"{what} must be a whole number, not {value!r}", where=where) from None
 
 
-def _weapons(value: Any, where: str) -> list[dict[str, Any]]:
+def parse_weapons(value: Any, where: str) -> list[dict[str, Any]]:
     if value in (None, ""):
         return []
     items = value if isinstance(value, list) else str(value).split("|")
@@ -67,8 +68,6 @@ def _row(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
     for k, v in raw.items():
         if k not in FIXED and v not in (None, ""):
             stats[k] = v
-    from ..rules.stats import normalise_sheet
-
     stats = normalise_sheet(stats, where=where)  # "Destreza", "Ловкость", "DEX" -> dex
     max_hp = _int(raw.get("max_hp"), "max_hp", where) or _int(raw.get("hp"), "hp", where) or 10
     hp = _int(raw.get("hp"), "hp", where, default=max_hp)
@@ -81,7 +80,7 @@ def _row(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
         "player": str(raw["player"]).strip() if raw.get("player") else None,
         "hp": hp, "max_hp": max_hp,
         "initiative": float(init) if init not in (None, "") else None,
-        "sheet": {"stats": stats, "weapons": _weapons(raw.get("weapons"), where),
+        "sheet": {"stats": stats, "weapons": parse_weapons(raw.get("weapons"), where),
                   "abilities": list(raw.get("abilities") or []), "aliases": list(raw.get("aliases") or [])},
     }
     if count == 1:

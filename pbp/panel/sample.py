@@ -13,12 +13,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..rounds import service
 from ..rules.model import Combatant, Weapon
 from ..sources.base import PostRecord
 from ..store import models as m
+from ..store import queries
 from .security import hash_password
 
 PASSWORD = "correct horse battery"
@@ -61,8 +62,6 @@ def _post(i: int, author: str, at: datetime, body: str, **kw: Any) -> PostRecord
 def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime | None = None,
          approval: bool = True) -> dict[str, Any]:
     """Seed the sample; *posts* > 0 adds that many more posts to the open round (bench)."""
-    from ..rounds import service
-
     now = now or datetime.now(UTC)
     alice = m.Narrator(username="alice", display_name="Alice", language="en", password_hash=_hash(PASSWORD))
     bob = m.Narrator(username="bob", display_name="Bob", language="en", password_hash=_hash(PASSWORD))
@@ -117,7 +116,7 @@ def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime
     for start in range(0, len(extra), 50):
         service.ingest_posts(session, thread.id, extra[start:start + 50], now=t2 + timedelta(hours=1))
     session.flush()
-    reply = session.scalar(select(m.Reply).where(m.Reply.idempotency_key == f"{r1}:resolution"))
+    reply = queries.reply_by_key(session, f"{r1}:resolution")
     return {"alice": alice.id, "bob": bob.id, "campaign": camp.id, "other_campaign": other.id,
             "encounter": enc_id, "other_encounter": other_enc, "round1": r1, "round": r2.id,
             "reply": reply.id if reply else None, "thread": thread.id}

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from ..rules import messages
 from . import escape as _escape
 from .i18n import say
 from .view import ActorSection, EventLine, ReplyView
@@ -48,8 +49,6 @@ LATENCY: Mapping[str, str] = {
 def word(value: Any, lang: str, names: Mapping[str, str] | None = None) -> str:
     """A condition, reason, defense or result name in *lang* (unknown words unchanged);
     ``far:<key>`` and ``prepared:<spell>`` conditions name what they are about."""
-    from ..rules import messages
-
     text = str(value)
     if text in messages.WORDS:
         return say(text, lang)
@@ -62,8 +61,6 @@ def word(value: Any, lang: str, names: Mapping[str, str] | None = None) -> str:
 
 def kind_word(value: Any, lang: str) -> str:
     """An action kind or budget slot in *lang*."""
-    from ..rules import messages
-
     text = str(value)
     return say(text, lang, context=messages.KIND_CONTEXT) if text in messages.ACTION_KINDS \
         else text
@@ -86,8 +83,6 @@ def event_sentence(code: str, params: Mapping[str, Any], lang: str,
     replies and by ``pbp bench --lang``. The template is the engine's English
     (:mod:`pbp.rules.messages`), the translation the reply catalog's; an event with no
     template keeps the engine's *message*."""
-    from ..rules import messages
-
     p: dict[str, Any] = dict(params)
     p["actor"] = names.get(actor or "", actor or "?")
     p["target"] = names.get(target or "", target or "?")

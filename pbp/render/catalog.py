@@ -15,20 +15,18 @@ from pathlib import Path
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
+from jinja2.ext import babel_extract
 
+from ..rules import messages
 from . import LATENCY, NOTES, SPEECH, TEMPLATES
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
+from .overrides import OVERRIDE_TEXTS
 
 #: a message id, or (context, message id) for words said with a gettext context
 MessageId = str | tuple[str, str]
 
 
 def message_ids() -> list[MessageId]:
-    from jinja2.ext import babel_extract
-
-    from ..rounds.replies import OVERRIDE_TEXTS
-    from ..rules import messages
-
     ids: list[MessageId] = []
     for path in sorted(TEMPLATES.rglob("*.j2")):
         with path.open("rb") as fh:

@@ -22,6 +22,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 DOMAIN = "replies"
 LANGUAGES = ("en", "pt", "ru")
@@ -33,9 +36,6 @@ def translations(lang: str) -> gettext.NullTranslations:
     po = LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
     if not po.exists():
         return gettext.NullTranslations()
-    from babel.messages.mofile import write_mo
-    from babel.messages.pofile import read_po
-
     with po.open("rb") as fh:
         catalog = read_po(fh, locale=lang, domain=DOMAIN)
     buf = io.BytesIO()

@@ -153,9 +153,39 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
 def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combatant,
           post: m.Post, rnd: m.Round, rolled: dict[int | None, m.RollRecord],
           policy: RoundPolicy, *, late: bool, after_resolution: bool, now: datetime) -> None:
+    had_rolls = any(r.actor == row.key for r in rolled.values())
+    tag_rolls, errors, changed_tags = _roll_tags(session, reading, row, post, rnd, rolled,
+                                                 after_resolution=after_resolution)
+    speech, actions = _keep_speech(decl, reading, _attach_rolls(reading.actions, tag_rolls),
+                                   policy)
+    new_actions = [codec.action_to_dict(a) for a in actions]
+    if had_rolls and post.revisions_seen > 1 and (
+            changed_tags or not _same_actions(decl.actions or [], new_actions)):
+        _note(decl, "edited-after-roll")
+    if after_resolution:
+        _note(decl, "after-resolution")
+    if late:
+        _note(decl, "late")
+    decl.actions = new_actions
+    decl.errors = errors
+    decl.speech = speech
+    decl.speech_count = len(reading.speech)
+    decl.speech_limit = policy.speech_limit
+    decl.late = late
+    decl.deleted = False
+    decl.updated_at = now
+    if decl.notes and any(n.get("code") == "edited-after-roll" for n in decl.notes):
+        decl.edited_after_roll = True
+
+
+def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Post,
+               rnd: m.Round, rolled: dict[int | None, m.RollRecord], *, after_resolution: bool
+               ) -> tuple[dict[int, m.RollRecord], list[Any], bool]:
+    """PBP-4: each roll tag rolled once (a stored roll stands, even when an edit changed
+    its tag); returns (tag ordinal -> roll, the post's problems, whether a rolled tag
+    changed)."""
     errors = list(reading.errors)
     stats = dict((row.sheet or {}).get("stats") or {})
-    had_rolls = any(r.actor == row.key for r in rolled.values())
     tag_rolls: dict[int, m.RollRecord] = {}
     changed_tags = False
     for tag in reading.tags:
@@ -178,41 +208,29 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
             continue
         rolled[tag.tag_index] = rec
         tag_rolls[tag.tag_index] = rec
+    return tag_rolls, errors, changed_tags
 
-    actions = _attach_rolls(reading.actions, tag_rolls)
+
+def _keep_speech(decl: m.Declaration, reading: Reading, actions: list[Action],
+                 policy: RoundPolicy) -> tuple[list[str], list[Action]]:
+    """PBP-3: the engine's verdict on the post's speech; over the limit it is noted and,
+    with the ``drop`` houserule, the extra speech and the actions inside it go."""
     speech = list(reading.speech)
-    within, over = policy.speech_verdict(len(speech))
+    verdict = policy.speech(len(speech))
     _drop_note(decl, "speech-over-limit")
-    if not within:
-        _note(decl, "speech-over-limit", count=len(speech), limit=policy.speech_limit,
-              over=over, policy=policy.speech_overflow)
-        if policy.speech_overflow == "drop":
-            dropped = reading.speech_spans[policy.speech_limit or 0:]
-            speech = speech[: policy.speech_limit or 0]
-            kept = [a for a in actions if not _inside(a.position, dropped)]
-            if len(kept) != len(actions):
-                _note(decl, "speech-over-limit", count=len(reading.speech),
-                      limit=policy.speech_limit, over=over, policy=policy.speech_overflow,
-                      actions_dropped=len(actions) - len(kept))
-            actions = kept
-    new_actions = [codec.action_to_dict(a) for a in actions]
-    if had_rolls and post.revisions_seen > 1 and (
-            changed_tags or not _same_actions(decl.actions or [], new_actions)):
-        _note(decl, "edited-after-roll")
-    if after_resolution:
-        _note(decl, "after-resolution")
-    if late:
-        _note(decl, "late")
-    decl.actions = new_actions
-    decl.errors = errors
-    decl.speech = speech
-    decl.speech_count = len(reading.speech)
-    decl.speech_limit = policy.speech_limit
-    decl.late = late
-    decl.deleted = False
-    decl.updated_at = now
-    if decl.notes and any(n.get("code") == "edited-after-roll" for n in decl.notes):
-        decl.edited_after_roll = True
+    if verdict.within:
+        return speech, actions
+    _note(decl, "speech-over-limit", count=len(speech), limit=verdict.limit,
+          over=verdict.over, policy=policy.speech_overflow)
+    if policy.speech_overflow != "drop":
+        return speech, actions
+    dropped = reading.speech_spans[verdict.limit or 0:]
+    kept = [a for a in actions if not _inside(a.position, dropped)]
+    if len(kept) != len(actions):
+        _note(decl, "speech-over-limit", count=len(reading.speech), limit=verdict.limit,
+              over=verdict.over, policy=policy.speech_overflow,
+              actions_dropped=len(actions) - len(kept))
+    return speech[: verdict.limit or 0], kept
 
 
 def _inside(position: int | None, spans: Sequence[tuple[int, int]]) -> bool:

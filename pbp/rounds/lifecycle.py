@@ -22,13 +22,16 @@ from sqlalchemy.orm import Session
 
 from ..dice import DiceBox, Roll, commitment
 from ..errors import DiceError, PbpError
+from ..rules import engine, registry
 from ..rules.model import Action, ActionKind, Combatant, Declaration, Event
 from ..store import models as m
+from ..store import queries
 from ..store.types import utcnow
 from . import codec
 from .declare import controlled_by, narrator_names
 from .policy import RoundPolicy, policy_for
 from .reading import ParseFn, read_post
+from .replies import queue_round_reply
 from .rolls import make_roll, next_index
 
 
@@ -49,11 +52,6 @@ def start_encounter(session: Session, thread_id: int, combatants: Sequence[Comba
     session.add(enc)
     session.flush()
     return enc.id
-
-
-def current_round(session: Session, encounter_id: int) -> m.Round | None:
-    return session.scalar(select(m.Round).where(m.Round.encounter_id == encounter_id)
-                          .order_by(m.Round.number.desc()).limit(1))
 
 
 def new_seed() -> str:
@@ -91,7 +89,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
         raise LookupError(f"no encounter {encounter_id}")
     if enc.status == "finished":
         raise PbpError(f"encounter {encounter_id} is finished")
-    last = current_round(session, encounter_id)
+    last = queries.current_round(session, encounter_id)
     if last is not None and last.state == "open":
         return last.id
     campaign = enc.campaign
@@ -112,32 +110,39 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     first = last is None
     enc.status = "active"
     if first or not enc.order:
-        _initiative(session, enc, rnd, policy, parse=parse)
+        _initiative(session, enc, rnd, policy, parse=parse, keep_fixed=first)
         rnd.order = list(enc.order or [])
     if first:
-        from .replies import queue_round_reply
-
         queue_round_reply(session, rnd, "opening", now)
     return rnd.id
 
 
 def _next_number(enc: m.Encounter, policy: RoundPolicy) -> tuple[int, bool]:
-    from ..rules import engine
-
     model = codec.encounter_to_model(enc, enc.combatants, houserules=policy.houserules,
                                      round_number=enc.round_number, surprise_round=enc.surprise)
     return engine.round_number(model, engine.ruleset_for(model))
 
 
 def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundPolicy, *,
-                parse: ParseFn | None) -> None:
-    """Roll initiative from the setup posts' ``.ri`` commands, auto-roll the rest, order."""
-    from ..rules import engine
+                parse: ParseFn | None, keep_fixed: bool) -> None:
+    """Roll initiative from the setup posts' ``.ri`` commands, auto-roll the rest, order.
 
+    *keep_fixed* (round 1): a combatant given a fixed ``initiative:`` keeps it; no
+    ``.ri`` is rolled for it and the engine places it without a roll.
+    """
+    values: dict[str, float] = {c.key: float(c.initiative) for c in enc.combatants
+                                if keep_fixed and c.initiative is not None}
+    given = _setup_commands(session, enc, rnd, policy, values, parse=parse)
+    _place(session, enc, rnd, policy, given, values)
+
+
+def _setup_commands(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundPolicy,
+                    values: dict[str, float], *, parse: ParseFn | None) -> dict[str, Action]:
+    """The setup posts' ``.ri`` commands: a value goes into *values*, a roll is made once
+    (bound to its post tag) and returned as the actor's initiative action."""
     combatants = list(enc.combatants)
     by_key = {c.key: c for c in combatants}
     given: dict[str, Action] = {}
-    values: dict[str, float] = {}
     narrators = narrator_names(session, enc.campaign, enc.thread)
     roster = [codec.combatant_to_model(c) for c in combatants]
     posts = session.scalars(
@@ -155,7 +160,7 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
             for spec in reading.initiative:
                 actor = spec.actor or reading.actor
                 if actor in given or actor in values or actor not in by_key:
-                    continue  # the first command counts; a tag is rolled once
+                    continue  # the first command (or a fixed value) counts; rolled once
                 if spec.value is not None:
                     values[actor] = float(spec.value)
                     continue
@@ -170,13 +175,20 @@ def _initiative(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundP
                     continue
                 given[actor] = Action(ActionKind.OTHER, text=spec.written, rolled=codec.roll_from_record(rec),
                                       options={"initiative": True, "post": post.platform_id})
+    return given
+
+
+def _place(session: Session, enc: m.Encounter, rnd: m.Round, policy: RoundPolicy,
+           given: dict[str, Action], values: dict[str, float]) -> None:
+    """The engine's own initiative step (rolls, ties, roll-offs, groups), run at opening so
+    the opening reply can announce the order; resolution then finds everyone placed."""
+    combatants = list(enc.combatants)
+    by_key = {c.key: c for c in combatants}
     model = codec.encounter_to_model(enc, combatants, houserules=policy.houserules,
                                      round_number=rnd.number, surprise_round=rnd.surprise)
     model = dataclasses.replace(model, order=(), combatants=tuple(
         dataclasses.replace(c, initiative=values.get(c.key)) for c in model.combatants))
     box = DiceBox(seed=rnd.seed, start_index=next_index(session, rnd.id))
-    # The engine's own initiative step (rolls, ties, roll-offs, groups), run at opening so
-    # the opening reply can announce the order; resolution then finds everyone placed.
     placed = engine.roll_initiative(
         model, [Declaration(actor=k, actions=(a,)) for k, a in given.items()], box)
     for roll in box.rolls:
@@ -203,24 +215,11 @@ def _actor_of(events: Sequence[Event], roll: Roll) -> str | None:
 
 
 def _default_expression(enc: m.Encounter, policy: RoundPolicy, row: m.Combatant) -> str:
-    from ..rules import registry
-
     return registry.get(enc.ruleset, policy.houserules).initiative_expression(
         codec.combatant_to_model(row))
 
 
 # --- who has posted, reminders, what is due ----------------------------------------------
-
-def missing_players(session: Session, rnd: m.Round) -> list[m.Combatant]:
-    """Player-controlled combatants still standing with no on-time declaration."""
-    declared = set(session.scalars(
-        select(m.Declaration.combatant_id).where(m.Declaration.round_id == rnd.id,
-                                                 m.Declaration.deleted.is_(False),
-                                                 m.Declaration.late.is_(False))))
-    return [c for c in rnd.encounter.combatants
-            if c.player and not c.down and c.id not in declared
-            and not (c.sheet or {}).get("is_object")]
-
 
 def due_reminders(session: Session, now: datetime) -> list[int]:
     """Open rounds with a reminder threshold passed and not yet sent."""
@@ -249,10 +248,8 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
     if not due:
         return None
     rnd.reminders_sent = sorted({*(float(h) for h in rnd.reminders_sent or []), *due})
-    if not missing_players(session, rnd):
+    if not queries.missing_players(session, rnd):
         return None
-    from .replies import queue_round_reply
-
     return queue_round_reply(session, rnd, "reminder", now, suffix=f"{min(due):g}h")
 
 
@@ -264,6 +261,6 @@ def due_rounds(session: Session, now: datetime) -> list[int]:
     for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
                                                      m.Round.deadline > now)):
         policy = policy_for(rnd.encounter.campaign, rnd.encounter)
-        if policy.early_close and not missing_players(session, rnd):
+        if policy.early_close and not queries.missing_players(session, rnd):
             due.append(rnd.id)
     return due

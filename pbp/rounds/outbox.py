@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 from ..errors import PbpError
 from ..sources.base import Source
 from ..store import models as m
+from ..store.queries import previous_part
 from ..store.types import utcnow
 
 
@@ -38,8 +39,6 @@ def deliver_reply(session: Session, reply_id: int, source: Source, *,
         return reply.platform_id
     if reply.state in ("held", "cancelled"):
         return None
-    from .replies import previous_part
-
     prev = previous_part(session, reply)
     if prev is not None:            # a long reply goes out part after part, threaded
         if prev.state != "sent":

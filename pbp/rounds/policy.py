@@ -5,34 +5,32 @@ keys, while a few settings belong to the rounds layer alone (what to do with spe
 over the limit, early close). Campaign and encounter houserules may carry those under
 a ``rounds`` table; everything else goes to the engine untouched.
 
->>> p = RoundPolicy(ruleset="forum-d20", speech_limit=3)
->>> p.speech_verdict(5)
-(False, 2)
+>>> p = make_policy("forum-d20", {"rounds": {"speech_limit": 2}})
+>>> (p.speech_limit, p.speech(5))
+(2, SpeechVerdict(limit=2, within=False, over=3))
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import ConfigError
+from ..houserule_files import load as load_houserules
+from ..rules import engine, registry
+from ..rules.base import deep_merge
+from ..rules.speech import speech_limit
+
 #: speech over the limit: "drop" (PBP-3 default: not part of the round) or "warn" (kept)
 SPEECH_OVERFLOW = ("drop", "warn")
-
-
-def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
-    out = copy.deepcopy(dict(base))
-    for k, v in over.items():
-        out[k] = _merge(out[k], v) if isinstance(v, Mapping) and isinstance(out.get(k), Mapping) \
-            else copy.deepcopy(v)
-    return out
 
 
 @dataclass(frozen=True)
 class RoundPolicy:
     ruleset: str
     houserules: Mapping[str, Any] = field(default_factory=dict)   # for the engine
+    rounds: Mapping[str, Any] = field(default_factory=dict)       # the rounds-layer table
     speech_limit: int | None = None
     speech_overflow: str = "drop"
     early_close: bool = False
@@ -42,11 +40,10 @@ class RoundPolicy:
     language: str = "en"
     latency_enabled: bool = True
 
-    def speech_verdict(self, count: int) -> tuple[bool, int]:
-        """(within the limit, how many speeches are over it)."""
-        if self.speech_limit is None or count <= self.speech_limit:
-            return True, 0
-        return False, count - self.speech_limit
+    def speech(self, count: int) -> engine.SpeechVerdict:
+        """PBP-3: the engine's verdict on *count* speeches in one post."""
+        return engine.speech_verdict(self.ruleset, {**self.houserules, "rounds": self.rounds},
+                                     count)
 
 
 def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -56,13 +53,9 @@ def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dic
 
 
 def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """The ruleset file's houserules with *overrides* on top (validated when the
-    engine's :mod:`pbp.rules.houserules` is present)."""
-    try:
-        from ..rules import houserules as hr
-    except ImportError:  # pragma: no cover - engine not installed yet
-        return dict(overrides)
-    return hr.load(ruleset, overrides)
+    """The ruleset file's houserules with *overrides* on top, checked against the
+    ruleset's known keys (:func:`pbp.houserule_files.load`)."""
+    return load_houserules(ruleset, overrides)
 
 
 def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float = 24.0,
@@ -70,29 +63,17 @@ def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: flo
                 timezone: str = "UTC", language: str = "en") -> RoundPolicy:
     engine_over, rounds = split_houserules(houserules)
     merged = engine_houserules(ruleset, engine_over)
-    limit: int | None = None
-    overflow = "drop"
-    latency_enabled = True
-    try:
-        from ..rules import registry
-
-        rs = registry.get(ruleset, merged)
-        limit = rs.speech_limit
-        overflow = str(rs.setting("speech_overflow", overflow))
-        latency_enabled = bool(rs.setting("latency.enabled", True))
-    except ImportError:  # pragma: no cover
-        raw = int(merged.get("speech_limit", 0) or 0)
-        limit = raw or None
-    if "speech_limit" in rounds:
-        limit = int(rounds["speech_limit"]) or None
+    rs = registry.get(ruleset, merged)
+    limit = speech_limit(ruleset, {**merged, "rounds": rounds})
+    overflow = str(rs.setting("speech_overflow", "drop"))
+    latency_enabled = bool(rs.setting("latency.enabled", True))
     overflow = str(rounds.get("speech_overflow", overflow))
     if overflow not in SPEECH_OVERFLOW:
-        from ..errors import ConfigError
-
         raise ConfigError(f"speech_overflow must be one of {', '.join(SPEECH_OVERFLOW)}, "
                           f"not {overflow!r}")
     return RoundPolicy(
-        ruleset=ruleset, houserules=merged, speech_limit=limit, speech_overflow=overflow,
+        ruleset=ruleset, houserules=merged, rounds=rounds, speech_limit=limit,
+        speech_overflow=overflow,
         early_close=bool(rounds.get("early_close", early_close)),
         round_hours=float(rounds.get("round_hours", round_hours)),
         reminder_hours=tuple(float(h) for h in rounds.get("reminder_hours", reminder_hours)),
@@ -102,7 +83,7 @@ def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: flo
 
 def policy_for(campaign: Any, encounter: Any) -> RoundPolicy:
     """The policy of *encounter* (a row) in *campaign* (a row)."""
-    houserules = _merge(campaign.houserules or {}, encounter.houserules or {})
+    houserules = deep_merge(campaign.houserules or {}, encounter.houserules or {})
     return make_policy(encounter.ruleset or campaign.ruleset, houserules,
                        round_hours=campaign.round_hours,
                        reminder_hours=tuple(campaign.reminder_hours or ()),

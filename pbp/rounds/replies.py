@@ -9,8 +9,8 @@ answer was lost (``Source.find_reply``) instead of posting it twice.
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -19,11 +19,11 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..render import render_reply
-from ..render.i18n import say
 from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
-from .lifecycle import missing_players
+from ..store import queries
+from . import overrides
 
 
 def reply_platform(thread: m.Thread) -> str:
@@ -41,172 +41,190 @@ def _combatant_state(rnd: m.Round) -> dict[str, Mapping[str, Any]]:
     return {}
 
 
-def _events(session: Session, rnd: m.Round) -> list[EventLine]:
-    breakdown = {r.roll_index: r.breakdown for r in session.scalars(
-        select(m.RollRecord).where(m.RollRecord.round_id == rnd.id))}
-    from .resolve import roll_overrides
-
-    totals = roll_overrides(session, rnd.id)
+def _events(session: Session, rnd: m.Round, rolls: list[m.RollRecord]
+            ) -> tuple[list[EventLine], set[int]]:
+    """The round's events as reply lines (a narrator's total marked), and the indexes of
+    the rolls they show."""
+    breakdown = {r.roll_index: r.breakdown for r in rolls}
+    totals = overrides.roll_totals(session, rnd.id)
     out = []
-    for e in session.scalars(select(m.EventRecord).where(m.EventRecord.round_id == rnd.id)
-                             .order_by(m.EventRecord.seq)):
-        rolls = []
+    used: set[int] = set()
+    for e in queries.round_events(session, rnd.id):
+        used.update(int(i) for i in e.roll_indexes or [])
+        texts = []
         for i in e.roll_indexes or []:
             text = breakdown.get(i, "?")
             if i in totals:
                 text = f"{text} -> {totals[i]} (narrator)"
-            rolls.append(text)
+            texts.append(text)
         out.append(EventLine(code=e.code, params=dict(e.params or {}), rule=e.rule,
-                             rolls=tuple(rolls), message=e.message, actor=e.actor,
+                             rolls=tuple(texts), message=e.message, actor=e.actor,
                              target=e.target))
-    return out
+    return out, used
 
 
-#: override kinds said in the reply (the panel's ``reply.hold``/``approve`` change only when)
-OVERRIDE_TEXTS: Mapping[str, str] = {
-    "roll": "roll #{index} ({who}) set to {after} (rolled {rolled})",
-    "hp": "{who}: HP {before} -> {after}",
-    "penalty.waive": "{who}: latency penalty waived",
-    "penalty.apply": "{who}: latency penalty applied",
-    "condition.add": "{who}: {condition} added",
-    "condition.remove": "{who}: {condition} removed",
-    "initiative": "initiative order changed",
-    "deadline": "deadline moved",
-    "round.reresolve": "round resolved again",
-    "action": "{who}: declared action changed by the narrator",
-}
+@dataclass
+class _Round:
+    """What every step of a resolution reply reads: the round's rows, loaded once."""
+
+    rnd: m.Round
+    rows: list[m.Combatant]
+    order: list[str]
+    state: dict[str, Mapping[str, Any]]
+    events: list[EventLine]
+    rolls: list[m.RollRecord]
+    choice: queries.Choice
+    used: set[int] = field(default_factory=set)      # roll indexes some event shows
+    shown: set[int] = field(default_factory=set)     # ... and those shown anywhere else
+    by_post: dict[tuple[int | None, str | None], list[m.RollRecord]] = field(default_factory=dict)
+
+    @property
+    def by_key(self) -> dict[str, m.Combatant]:
+        return {c.key: c for c in self.rows}
 
 
-def _describe_override(o: m.Override, lang: str, names: Mapping[str, str]) -> str:
-    p = o.payload or {}
-    kind = "action" if o.kind.startswith("action.") else o.kind
-    if kind not in OVERRIDE_TEXTS:
-        return ""
-    params = {"who": names.get(o.target or "", p.get("name") or o.target or ""),
-              "index": p.get("roll_index"), "after": p.get("after"), "before": p.get("before"),
-              "rolled": p.get("rolled"), "condition": p.get("condition")}
-    if kind == "roll":
-        params["who"] = names.get(p.get("actor") or "", p.get("actor") or "?")
-    text = say(OVERRIDE_TEXTS[kind], lang, params)
-    return f"{text}: {o.reason}" if o.reason else text
+def _order(rnd: m.Round, rows: list[m.Combatant]) -> list[str]:
+    """The turn order, then whoever it does not name yet (objects never)."""
+    order = list(rnd.order or rnd.encounter.order or [c.key for c in rows])
+    return order + [c.key for c in rows
+                    if c.key not in order and not (c.sheet or {}).get("is_object")]
 
 
-def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
-               marker: str = "") -> ReplyView:
-    enc = rnd.encounter
-    campaign = enc.campaign
-    thread = enc.thread
-    rows = list(enc.combatants)
-    names = {c.key: c.name for c in rows}
-    state = _combatant_state(rnd) if kind == "resolution" else {}
-    order = list(rnd.order or enc.order or [c.key for c in rows])
-    order += [c.key for c in rows if c.key not in order and not (c.sheet or {}).get("is_object")]
-    view = ReplyView(kind=kind, platform=reply_platform(thread), language=campaign.language,
-                     timezone=campaign.timezone, encounter=enc.name or campaign.name,
-                     round_number=rnd.number, surprise=rnd.surprise, deadline=rnd.deadline,
-                     commitment=rnd.commitment, marker=marker, names=dict(names))
-    by_key = {c.key: c for c in rows}
+def _order_labels(r: _Round) -> list[str]:
+    by_key = r.by_key
 
     def label(key: str) -> str:
         c = by_key[key]
-        init = state.get(key, {}).get("initiative", c.initiative)
+        init = r.state.get(key, {}).get("initiative", c.initiative)
         if init is None:
             return c.name
         return f"{c.name} ({int(init) if float(init).is_integer() else init})"
 
-    view.order = [label(k) for k in order if k in by_key]
-    events = _events(session, rnd)
+    return [label(k) for k in r.order if k in by_key]
+
+
+def _new_view(rnd: m.Round, kind: str, marker: str, names: dict[str, str]) -> ReplyView:
+    enc = rnd.encounter
+    campaign = enc.campaign
+    return ReplyView(kind=kind, platform=reply_platform(enc.thread), language=campaign.language,
+                     timezone=campaign.timezone, encounter=enc.name or campaign.name,
+                     round_number=rnd.number, surprise=rnd.surprise, deadline=rnd.deadline,
+                     commitment=rnd.commitment, marker=marker, names=dict(names))
+
+
+def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
+               marker: str = "", choice: queries.Choice | None = None) -> ReplyView:
+    """The reply of *kind* for *rnd*, as plain values. *choice*: the declarations that
+    count, when the caller (the resolver, in the same transaction) has chosen them."""
+    rows = list(rnd.encounter.combatants)
+    names = {c.key: c.name for c in rows}
+    rolls = queries.round_rolls(session, rnd.id)
+    events, used = _events(session, rnd, rolls)
+    r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
+               state=_combatant_state(rnd) if kind == "resolution" else {},
+               events=events, rolls=rolls, choice=queries.Choice((), ()), used=used)
+    view = _new_view(rnd, kind, marker, names)
+    view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
-        view.header = [e for e in events if e.code != "initiative.order"]
+        view.header = [e for e in r.events if e.code != "initiative.order"]
         return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player}
-                        for c in missing_players(session, rnd)]
+                        for c in queries.missing_players(session, rnd)]
         return view
-    start = next((i for i, e in enumerate(events) if e.code == "round.start"), 0)
-    header, per, footer = group_events(events[start:], order)
-    view.header, view.footer = header, footer
-    from .resolve import choose_declarations
+    r.choice = choice if choice is not None else queries.choose_declarations(session, rnd.id)
+    _index_rolls(r)
+    _resolution_body(session, view, r, names)
+    return view
 
-    cached = session.info.pop("pbp.choice", None)
-    if cached is not None and cached[0] == rnd.id:
-        counted, others = cached[1], cached[2]
-    else:
-        counted, others = choose_declarations(session, rnd)
-    decl_of = {d.combatant_id: d for d in counted}
-    used = {int(i) for idx in session.scalars(select(m.EventRecord.roll_indexes)
-                                             .where(m.EventRecord.round_id == rnd.id))
-            for i in idx or []}
-    waived = set(rnd.waived or [])
-    shown_rolls = set(used)
-    all_rolls = list(session.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
-                                     .order_by(m.RollRecord.roll_index)))
-    by_post: dict[tuple[int | None, str | None], list[m.RollRecord]] = {}
-    for r in sorted(all_rolls, key=lambda r: (r.tag_index is None, r.tag_index or 0)):
-        if r.post_id is not None:
-            by_post.setdefault((r.post_id, r.actor), []).append(r)
-    for key in order:
+
+def _index_rolls(r: _Round) -> None:
+    """Each post's own tag rolls, in tag order; what the events show is shown already."""
+    r.shown = set(r.used)
+    for rec in sorted(r.rolls, key=lambda x: (x.tag_index is None, x.tag_index or 0)):
+        if rec.post_id is not None:
+            r.by_post.setdefault((rec.post_id, rec.actor), []).append(rec)
+
+
+def _resolution_body(session: Session, view: ReplyView, r: _Round,
+                     names: Mapping[str, str]) -> None:
+    rnd = r.rnd
+    start = next((i for i, e in enumerate(r.events) if e.code == "round.start"), 0)
+    header, per, footer = group_events(r.events[start:], r.order)
+    view.header, view.footer = header, footer
+    decl_of = {d.combatant_id: d for d in r.choice.counted}
+    by_key = r.by_key
+    for key in r.order:
         c = by_key.get(key)
-        if c is None:
-            continue
-        s = state.get(key, {})
-        section = ActorSection(
-            key=key, name=c.name, player=c.player, side=c.side,
-            initiative=s.get("initiative", c.initiative), hp=s.get("hp", c.hp),
-            max_hp=s.get("max_hp", c.max_hp), down=s.get("down", c.down),
-            conditions=[x.get("name", "?") for x in s.get("conditions", c.conditions) or []],
-            events=per.get(key, []))
-        d = decl_of.get(c.id)
-        if d is None:
-            section.status = "missing" if c.player else "npc"
-            if c.player and not section.down:
-                section.notes.append({"code": "missing"})
-        else:
-            section.status = {"override": "override", "narrator": "npc"}.get(
-                d.source, "late" if d.late else "declared")
-            section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
-            section.notes.extend({"code": "problem", "message": e.get("message", "")}
-                                 for e in d.errors or [] if e.get("severity", "error") == "error")
-            section.speech = list(d.speech or [])
-            if d.post_id is not None:
-                own = [r for r in by_post.get((d.post_id, key), [])
-                       if r.kind == "tag" and r.roll_index not in used]
-                section.tag_rolls = [r.breakdown for r in own]
-                shown_rolls.update(r.roll_index for r in own)
-        if key in waived and (d is None or d.late):
-            section.waived = True
-            section.notes.append({"code": "waived"})
-        for o in others:
-            if o.combatant_id == c.id:
-                codes = [n.get("code") for n in o.notes or []]
-                code = next((x for x in ("deleted", "after-resolution") if x in codes),
-                            "superseded" if o.superseded else (codes[-1] if codes else "superseded"))
-                if code == "superseded" and o.late and d is not None and not d.late:
-                    code = "late-not-counted"   # PBP-2: kept and shown, the on-time post stands
-                if code != "after-resolution":
-                    theirs = by_post.get((o.post_id, key), []) if o.post_id is not None else []
-                    shown_rolls.update(r.roll_index for r in theirs)
-                    section.others.append({"code": code,
-                                           "rolls": [r.breakdown for r in theirs]})
-        section.events = _latency_params(section.events, d, missing=d is None)
-        view.actors.append(section)
-    view.unused = [f"#{r.roll_index} {r.breakdown}" for r in all_rolls
-                   if r.roll_index not in shown_rolls]
+        if c is not None:
+            view.actors.append(_section(r, c, decl_of.get(c.id), per.get(key, [])))
+    view.unused = [f"#{x.roll_index} {x.breakdown}" for x in r.rolls
+                   if x.roll_index not in r.shown]
     view.earlier = _earlier(session, rnd, names)
-    view.overrides = [t for t in (_describe_override(o, campaign.language, names) for o in
-                                  session.scalars(select(m.Override).where(
-                                      m.Override.round_id == rnd.id).order_by(m.Override.id)))
-                      if t]
+    view.overrides = overrides.marks(queries.round_overrides(session, rnd.id),
+                                     rnd.encounter.campaign.language, names)
     view.seed = rnd.seed if rnd.seed_revealed else None
     view.seed_commitment = rnd.commitment
-    nxt = session.scalar(select(m.Round).where(m.Round.encounter_id == enc.id,
-                                               m.Round.number > rnd.number)
-                         .order_by(m.Round.number).limit(1))
+    nxt = queries.next_round(session, rnd)
     if nxt is not None:
         view.next_round, view.next_deadline, view.next_commitment = (
             nxt.number, nxt.deadline, nxt.commitment)
-    view.ended = enc.status == "finished" and nxt is None
-    return view
+    view.ended = rnd.encounter.status == "finished" and nxt is None
+
+
+def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,
+             events: list[EventLine]) -> ActorSection:
+    """One combatant's part of the resolution reply."""
+    s = r.state.get(c.key, {})
+    section = ActorSection(
+        key=c.key, name=c.name, player=c.player, side=c.side,
+        initiative=s.get("initiative", c.initiative), hp=s.get("hp", c.hp),
+        max_hp=s.get("max_hp", c.max_hp), down=s.get("down", c.down),
+        conditions=[x.get("name", "?") for x in s.get("conditions", c.conditions) or []],
+        events=events)
+    if d is None:
+        section.status = "missing" if c.player else "npc"
+        if c.player and not section.down:
+            section.notes.append({"code": "missing"})
+    else:
+        _declared(r, section, d)
+    if c.key in set(r.rnd.waived or []) and (d is None or d.late):
+        section.waived = True
+        section.notes.append({"code": "waived"})
+    _others(r, section, c, d)
+    section.events = _latency_params(section.events, d, missing=d is None)
+    return section
+
+
+def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
+    """What the counted declaration adds: its status, notes, problems, speech, tag rolls."""
+    section.status = {"override": "override", "narrator": "npc"}.get(
+        d.source, "late" if d.late else "declared")
+    section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
+    section.notes.extend({"code": "problem", "message": e.get("message", "")}
+                         for e in d.errors or [] if e.get("severity", "error") == "error")
+    section.speech = list(d.speech or [])
+    if d.post_id is not None:
+        own = [x for x in r.by_post.get((d.post_id, section.key), [])
+               if x.kind == "tag" and x.roll_index not in r.used]
+        section.tag_rolls = [x.breakdown for x in own]
+        r.shown.update(x.roll_index for x in own)
+
+
+def _others(r: _Round, section: ActorSection, c: m.Combatant, d: m.Declaration | None) -> None:
+    """The combatant's declarations kept but not counted, each with why and its rolls."""
+    for o in r.choice.others:
+        if o.combatant_id != c.id:
+            continue
+        codes = [n.get("code") for n in o.notes or []]
+        code = next((x for x in ("deleted", "after-resolution") if x in codes),
+                    "superseded" if o.superseded else (codes[-1] if codes else "superseded"))
+        if code == "superseded" and o.late and d is not None and not d.late:
+            code = "late-not-counted"   # PBP-2: kept and shown, the on-time post stands
+        if code != "after-resolution":
+            theirs = r.by_post.get((o.post_id, c.key), []) if o.post_id is not None else []
+            r.shown.update(x.roll_index for x in theirs)
+            section.others.append({"code": code, "rolls": [x.breakdown for x in theirs]})
 
 
 def _latency_params(events: list[EventLine], d: m.Declaration | None, *, missing: bool
@@ -227,10 +245,9 @@ def _latency_params(events: list[EventLine], d: m.Declaration | None, *, missing
 
 def _earlier(session: Session, rnd: m.Round, names: Mapping[str, str]) -> list[dict[str, Any]]:
     """Declarations of earlier rounds seen only after those rounds were resolved."""
-    prev = session.scalars(select(m.Round).where(m.Round.encounter_id == rnd.encounter_id,
-                                                 m.Round.number == rnd.number - 1))
-    out = []
-    for p in prev:
+    p = queries.current_round(session, rnd.encounter_id, rnd.number - 1)
+    out: list[dict[str, Any]] = []
+    if p is not None:
         rows = session.execute(select(m.Declaration.notes, m.Combatant.name)
                                .join(m.Combatant, m.Combatant.id == m.Declaration.combatant_id)
                                .where(m.Declaration.round_id == p.id)
@@ -242,20 +259,21 @@ def _earlier(session: Session, rnd: m.Round, names: Mapping[str, str]) -> list[d
 
 
 def render_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, *,
-                       marker: str) -> str:
-    return render_reply(build_view(session, rnd, kind, now, marker=marker))
+                       marker: str, choice: queries.Choice | None = None) -> str:
+    return render_reply(build_view(session, rnd, kind, now, marker=marker, choice=choice))
 
 
 def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, *,
-                      suffix: str | None = None) -> int:
-    """Render and store the (round, kind) reply once; returns its id."""
+                      suffix: str | None = None, choice: queries.Choice | None = None) -> int:
+    """Render and store the (round, kind) reply once; returns its id. *choice*: see
+    :func:`build_view`."""
     key = f"{rnd.id}:{kind}" + (f":{suffix}" if suffix else "")
     existing = session.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == key))
     if existing is not None:
         return existing
     marker = marker_for(key)
     enc = rnd.encounter
-    body = render_round_reply(session, rnd, kind, now, marker=marker)
+    body = render_round_reply(session, rnd, kind, now, marker=marker, choice=choice)
     held = enc.campaign.approval_mode and kind == "resolution"
     platform = reply_platform(enc.thread)
     limit = int((enc.thread.options or {}).get("max_reply_chars") or LIMITS.get(platform, 60_000))
@@ -277,25 +295,3 @@ def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, 
         assert found is not None
         return found
     return replies[0].id
-
-
-_PART = re.compile(r"^(?P<base>.+):p(?P<n>\d+)$")
-
-
-def previous_part(session: Session, reply: m.Reply) -> m.Reply | None:
-    """For part n > 1 of a long reply, part n - 1 (posted first, replied to)."""
-    hit = _PART.match(reply.idempotency_key)
-    if hit is None:
-        return None
-    n = int(hit.group("n"))
-    prev = hit.group("base") if n == 2 else f"{hit.group('base')}:p{n - 1}"
-    return session.scalar(select(m.Reply).where(m.Reply.idempotency_key == prev))
-
-
-def reply_parts(session: Session, round_id: int, kind: str) -> list[m.Reply]:
-    """Every part of the (round, kind) reply, in order."""
-    key = f"{round_id}:{kind}"
-    rows = session.scalars(select(m.Reply).where(m.Reply.round_id == round_id,
-                                                 m.Reply.kind == kind).order_by(m.Reply.id))
-    return [r for r in rows if r.idempotency_key == key
-            or (_PART.match(r.idempotency_key) and r.idempotency_key.startswith(key + ":p"))]

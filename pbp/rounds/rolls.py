@@ -17,16 +17,9 @@ from sqlalchemy.orm import Session
 
 from ..dice import DiceBox, Roll
 from ..errors import PbpError
+from ..rules.stats import resolve_name
 from ..store import models as m
 from .codec import record_from_roll
-
-
-def _resolve_name(name: str) -> str | None:
-    try:
-        from ..rules.stats import resolve_name
-    except ImportError:  # pragma: no cover
-        return name
-    return resolve_name(name)
 
 
 def next_index(session: Session, round_id: int) -> int:
@@ -57,7 +50,7 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
     for _ in range(attempts):
         index = next_index(session, rnd.id)
         box = DiceBox(seed=rnd.seed, start_index=index)
-        roll: Roll = box.roll(expression, label=label, stats=stats, resolve_name=_resolve_name)
+        roll: Roll = box.roll(expression, label=label, stats=stats, resolve_name=resolve_name)
         record = record_from_roll(roll, round_id=rnd.id, kind=kind, actor=actor, post_id=post_id,
                                   tag_index=tag_index, position=position,
                                   written=written or expression)

@@ -11,24 +11,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from ..store import models as m
+from ..store.queries import current_round, missing_players, reply_by_key
 from ..store.types import utcnow
 from .ingest import ingest_posts
-from .lifecycle import (
-    current_round,
-    due_reminders,
-    due_rounds,
-    missing_players,
-    open_round,
-    send_reminder,
-    start_encounter,
-)
+from .lifecycle import due_reminders, due_rounds, open_round, send_reminder, start_encounter
 from .outbox import approve_reply, deliver_reply, pending_replies
+from .overrides import set_penalty
 from .replies import build_view, render_round_reply
-from .resolve import reresolve_round, resolve_round
+from .resolve import reresolve_round, resolve_round, run_resolution
 from .verify import verify_round
 
 
@@ -39,18 +32,17 @@ def preview_reply(session: Session, round_id: int, now: datetime | None = None) 
     rnd = session.get(m.Round, round_id)
     if rnd is None:
         raise LookupError(f"no round {round_id}")
-    stored = session.scalar(select(m.Reply).where(m.Reply.idempotency_key == f"{rnd.id}:resolution"))
+    stored = reply_by_key(session, f"{rnd.id}:resolution")
     if stored is not None:
         return stored.body
     if rnd.state != "open":
         return render_round_reply(session, rnd, "resolution", now, marker="")
-    from .resolve import _resolve
-
     session.flush()
     savepoint = session.begin_nested()
     try:
-        _resolve(session, rnd, now)
-        text = render_round_reply(session, rnd, "resolution", now, marker="(preview)")
+        choice = run_resolution(session, rnd, now)
+        text = render_round_reply(session, rnd, "resolution", now, marker="(preview)",
+                                  choice=choice)
     finally:
         savepoint.rollback()
     session.expire_all()
@@ -60,23 +52,9 @@ def preview_reply(session: Session, round_id: int, now: datetime | None = None) 
 def waive_penalty(session: Session, round_id: int, combatant_key: str, *, reason: str,
                   narrator_id: int | None = None, waive: bool = True,
                   now: datetime | None = None) -> None:
-    """PBP-2: the narrator waives (or restores) one combatant's latency penalty this round."""
-    now = now or utcnow()
-    rnd = session.get(m.Round, round_id)
-    if rnd is None:
-        raise LookupError(f"no round {round_id}")
-    before = sorted(rnd.waived or [])
-    rnd.waived = sorted(set(before) | {combatant_key}) if waive else \
-        sorted(set(before) - {combatant_key})
-    kind = "penalty.waive" if waive else "penalty.apply"
-    session.add(m.Override(encounter_id=rnd.encounter_id, round_id=rnd.id,
-                           narrator_id=narrator_id, kind=kind, target=combatant_key,
-                           payload={"before": before, "after": rnd.waived}, reason=reason,
-                           applied=True, created_at=now))
-    session.add(m.AuditEntry(at=now, narrator_id=narrator_id,
-                             campaign_id=rnd.encounter.campaign_id, action=f"override.{kind}",
-                             entity="round", entity_id=str(rnd.id), before={"value": before},
-                             after={"value": rnd.waived}, note=reason))
+    """PBP-2: the narrator waives (or restores) one combatant's latency penalty this round
+    (:func:`pbp.rounds.overrides.set_penalty`, the one waiver the panel uses too)."""
+    set_penalty(session, round_id, combatant_key, waive, reason, narrator_id, now=now)
 
 
 def round_status(session: Session, round_id: int) -> dict[str, object]:

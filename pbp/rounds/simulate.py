@@ -43,9 +43,12 @@ from sqlalchemy import select
 from sqlalchemy.pool import StaticPool
 
 from ..errors import UnreadableInput
+from ..scenario_files import loads
 from ..sources.base import PostRecord
 from ..store import models as m
 from ..store.db import make_engine, session_scope
+from . import service
+from .lifecycle import seeded
 
 THREAD_KEYS = {"start", "open", "round_hours", "resolve_delay_minutes", "timezone", "language",
                "platform", "narrators", "rounds", "reminder_hours", "early_close", "name"}
@@ -121,8 +124,6 @@ def is_thread_scenario(path: str | Path) -> bool:
 
 
 def load_thread(path: str | Path) -> ThreadScript:
-    from ..rules.scenario import loads
-
     path = str(path)
     try:
         data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
@@ -176,9 +177,6 @@ def load_thread(path: str | Path) -> ThreadScript:
 def simulate(script: ThreadScript, *, seed: str | None = None, language: str | None = None,
              platform: str | None = None, verify: bool = True) -> Simulation:
     """Play *script* through the service layer on an in-memory database; return the replies."""
-    from . import service
-    from .lifecycle import seeded
-
     engine = make_engine("sqlite://", poolclass=StaticPool,
                          connect_args={"check_same_thread": False})
     m.Base.metadata.create_all(engine)
@@ -228,8 +226,6 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
 
 
 def _play(engine: Any, script: ThreadScript, eid: int, tid: int) -> None:
-    from . import service
-
     opened = False
     resolved = 0
     limit = script.rounds

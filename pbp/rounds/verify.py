@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from ..dice import DiceBox, commitment
 from ..errors import PbpError
 from ..store import models as m
+from ..store import queries
 
 
 @dataclass
@@ -59,8 +60,7 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
                                f"but the commitment published was {rnd.commitment}")
     if published is None:
         published = "\n".join(session.scalars(select(m.Reply.body).where(m.Reply.round_id == rnd.id)))
-        opened_by = session.scalar(select(m.Round).where(m.Round.encounter_id == rnd.encounter_id,
-                                                         m.Round.number == rnd.number - 1))
+        opened_by = queries.current_round(session, rnd.encounter_id, rnd.number - 1)
         if opened_by is not None:
             published += "\n" + "\n".join(session.scalars(
                 select(m.Reply.body).where(m.Reply.round_id == opened_by.id)))
@@ -68,8 +68,7 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
         report.problems.append("the commitment does not appear in the published replies")
     if rnd.seed not in published:
         report.problems.append("the seed does not appear in the published replies")
-    rolls = list(session.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rnd.id)
-                                 .order_by(m.RollRecord.roll_index)))
+    rolls = queries.round_rolls(session, rnd.id)
     report.rolls = len(rolls)
     expected = 0
     for r in rolls:
@@ -90,9 +89,7 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
                                    f"the seed gives '{again.breakdown}'")
         elif r.breakdown not in published:
             report.problems.append(f"{_who(r)}: '{r.breakdown}' is not in the published replies")
-    for o in session.scalars(select(m.Override).where(m.Override.round_id == rnd.id,
-                                                      m.Override.kind == "roll")
-                             .order_by(m.Override.id)):
+    for o in queries.round_overrides(session, rnd.id, "roll"):
         p = o.payload or {}
         report.overrides.append(f"roll #{p.get('roll_index')} set to {p.get('after')} by the "
                                 f"narrator (rolled {p.get('rolled')}): {o.reason}")

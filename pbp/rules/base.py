@@ -51,56 +51,13 @@ hooks get added, existing ones keep their parameters.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from ..errors import ConfigError, UnreadableInput
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext, total
+from .effects import effect_problems
+from .houserule_tables import check_keys, deep_merge
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
-
-
-def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
-    """*override* on top of *base*, recursing into tables."""
-    out = copy.deepcopy(dict(base))
-    for key, value in override.items():
-        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
-
-
-def check_keys(defaults: Mapping[str, Any], given: Mapping[str, Any], *, ruleset: str,
-               prefix: str = "") -> None:
-    """Refuse houserule keys the ruleset does not know, naming them and the known ones."""
-    for key, value in given.items():
-        if key not in defaults:
-            known = ", ".join(sorted(f"{prefix}{k}" for k in defaults))
-            raise ConfigError(f"unknown houserule '{prefix}{key}' for ruleset '{ruleset}' "
-                              f"(known: {known})")
-        default = defaults[key]
-        if isinstance(default, Mapping):
-            if not isinstance(value, Mapping):
-                raise ConfigError(f"houserule '{prefix}{key}' for ruleset '{ruleset}' "
-                                  f"must be a table")
-            check_keys(default, value, ruleset=ruleset, prefix=f"{prefix}{key}.")
-        elif not _same_type(default, value):
-            raise ConfigError(f"houserule '{prefix}{key}' for ruleset '{ruleset}' must be "
-                              f"{type(default).__name__}-valued like its default "
-                              f"{default!r}, not {value!r}")
-
-
-def _same_type(default: Any, value: Any) -> bool:
-    """A houserule keeps its default's type (a float default also takes whole numbers)."""
-    if isinstance(default, bool) or isinstance(value, bool):
-        return isinstance(default, bool) and isinstance(value, bool)
-    if isinstance(default, float):
-        return isinstance(value, (int, float))
-    if default is None:
-        return True
-    return isinstance(value, type(default))
 
 
 class Ruleset:
@@ -159,9 +116,7 @@ class Ruleset:
 
     # -- initiative ------------------------------------------------------------------
     has_surprise_round: ClassVar[bool] = False
-    #: a readied action going off moves the readier to that count (FD-14); where the
-    #: ruleset keeps the order fixed (DND-3) it stays False
-    ready_takes_count: ClassVar[bool] = False
+    ready_takes_count: ClassVar[bool] = False  # FD-14 moves the readier; DND-3 does not
 
     def initiative_expression(self, c: Combatant) -> str:
         return f"1d20+{self.initiative_bonus(c)}" if self.initiative_bonus(c) >= 0 \
@@ -263,12 +218,7 @@ class Ruleset:
                                f"{ctx.name(action.target)} is already down", index))
         if action.kind is ActionKind.ATTACK and action.target is None:
             out.append(Problem("target.missing", rule, "an attack needs a target", index))
-        inner = action.options.get("action")  # what a ready (FD-14) or full-round (BEY-8) does
-        if action.kind in (ActionKind.READY, ActionKind.FULL_ROUND) and isinstance(inner, Mapping):
-            try:
-                Action.from_dict(inner)
-            except UnreadableInput as exc:
-                out.append(Problem("effect.unreadable", self.rule_ref("ready"), exc.message, index))
+        out += effect_problems(action, index, self.rule_ref("ready"))
         if action.kind is ActionKind.ATTACK and action.weapon is not None \
                 and c.weapon(action.weapon) is None:
             out.append(Problem("weapon.unknown", rule,
@@ -339,8 +289,7 @@ class Ruleset:
         return []
 
     def reaction_trigger(self, ctx: RoundContext, c: Combatant, action: Action) -> Trigger | None:
-        """What a declared ``reaction`` waits for (DND-7); None: it is carried out on the
-        reactor's own turn, as any other action."""
+        """What a declared ``reaction`` waits for (DND-7); None: done on its owner's turn."""
         return None
 
     def delay_to(self, ctx: RoundContext, c: Combatant, action: Action) -> float | None:
@@ -449,12 +398,3 @@ class Ruleset:
         self.on_other(ctx, c, action)
 
     on_delay = on_ready = on_maneuver = on_defend
-
-    # -- helpers for subclasses ------------------------------------------------------
-    @staticmethod
-    def replace(c: Combatant, **changes: Any) -> Combatant:
-        return dataclasses.replace(c, **changes)
-
-    @staticmethod
-    def kinds(actions: Sequence[Action]) -> list[ActionKind]:
-        return [a.kind for a in actions]

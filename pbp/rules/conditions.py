@@ -59,17 +59,18 @@ NAMES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _fold(text: str) -> str:
+def fold(text: str) -> str:
+    """A name as compared: case, accents and surrounding space do not count; ``_`` is ``-``."""
     text = unicodedata.normalize("NFKD", text.strip().casefold().replace("_", "-"))
     return "".join(ch for ch in text if not unicodedata.combining(ch))
 
 
-_INDEX = {_fold(n): key for key, names in NAMES.items() for n in (key,) + names}
+_INDEX = {fold(n): key for key, names in NAMES.items() for n in (key,) + names}
 
 
 def canonical(name: str, *, where: str | None = None) -> str:
     """The canonical key of a condition name in any of our languages; unknown -> error."""
-    key = _INDEX.get(_fold(name))
+    key = _INDEX.get(fold(name))
     if key is None:
         raise UnreadableInput(f"unknown condition '{name}' (known: {', '.join(sorted(NAMES))})",
                               where=where)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from . import messages
@@ -29,8 +29,17 @@ from .model import (
 )
 from .stats import resolve_name
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .base import Ruleset
+
+class RuleBook(Protocol):
+    """What the context and the round loop ask of the ruleset they were given.
+
+    Why a protocol: :class:`~pbp.rules.base.Ruleset` builds on this module (its hooks take
+    a context), so the context names only the few things it needs and stays below it.
+    """
+
+    def rule_ref(self, step: str) -> str | None: ...
+
+    def setting(self, path: str, default: Any = None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -152,7 +161,7 @@ class Watch:
 class RoundContext:
     """State of the round being resolved, plus the event log. See the module docstring."""
 
-    def __init__(self, encounter: Encounter, ruleset: Ruleset, dice: DiceBox,
+    def __init__(self, encounter: Encounter, ruleset: RuleBook, dice: DiceBox,
                  round_number: int, surprise_round: bool) -> None:
         self.encounter = encounter
         self.ruleset = ruleset

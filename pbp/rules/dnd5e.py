@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 from ..errors import UnreadableInput
 from .base import Ruleset
-from .context import Budget, Modifier, Problem, RoundContext
+from .context import Budget, Defense, Modifier, Problem, RoundContext
 from .model import (
     TRIGGER_MOVE_AWAY,
     Action,
@@ -393,7 +393,5 @@ class Dnd5e(Ruleset):
 
     def defense(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
                 action: Action, weapon: Weapon, attack: Any) -> Any:
-        from .context import Defense
-
         ac = target.stat("armor", target.stat("ac", int(self.setting("attack.default_ac", 10))))
         return Defense(ac, "AC")

@@ -27,7 +27,8 @@ from typing import Any
 
 from ..dice import DiceBox
 from . import triggers
-from .base import Ruleset, deep_merge
+from .base import Ruleset
+from .condition_names import known_conditions, normalise_condition
 from .context import Problem, RoundContext
 from .model import (
     Action,
@@ -39,20 +40,9 @@ from .model import (
     Resolution,
     Trigger,
 )
-from .registry import get as get_ruleset
-
-
-def ruleset_for(encounter: Encounter, houserules: Mapping[str, Any] | None = None) -> Ruleset:
-    """The encounter's ruleset with its stored houserules and *houserules* on top."""
-    merged = deep_merge(encounter.houserules, houserules or {})
-    return get_ruleset(encounter.ruleset, merged)
-
-
-def round_number(encounter: Encounter, ruleset: Ruleset) -> tuple[int, bool]:
-    """(number of the round to resolve, whether it is a surprise round)."""
-    if encounter.round == 0 and encounter.surprise and ruleset.has_surprise_round:
-        return 0, True
-    return max(1, encounter.round), False
+from .queries import actions_left, fight_over
+from .setup import round_number, ruleset_for
+from .speech import SpeechVerdict, speech_verdict
 
 
 def validate(encounter: Encounter, declaration: Declaration, *,
@@ -351,8 +341,6 @@ def _latency(ctx: RoundContext, rs: Ruleset, c: Combatant, decl: Declaration) ->
     return rs.latency(ctx, c, decl)
 
 
-def combatant_keys(encounter: Encounter) -> list[str]:
-    return [c.key for c in encounter.combatants]
-
-
-__all__ = ["Combatant", "resolve", "round_number", "ruleset_for", "validate"]
+__all__ = ["Combatant", "SpeechVerdict", "actions_left", "fight_over", "known_conditions",
+           "normalise_condition", "resolve", "roll_initiative", "round_number", "ruleset_for",
+           "speech_verdict", "validate"]

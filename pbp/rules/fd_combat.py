@@ -4,21 +4,17 @@ player in the next post (FD-4, ``defense_roller = "player"``) and stray shots in
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..dice import Roll
 from . import conditions as C
 from .context import AttackRoll, Defense, Modifier, RoundContext, total
+from .forum_hooks import ForumD20Hooks
 from .model import Action, Combatant, PendingDefense, Weapon
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .forum_d20 import ForumD20
 
 #: weapon categories whose attacks use Pontaria and dodge with Reflexes (FD-3, FD-4)
 RANGED = frozenset({"ranged", "firearm", "thrown", "bow", "blowpipe", "crossbow", "rocket", "beam"})
 
 
-def stray_shot(rs: ForumD20, ctx: RoundContext, c: Combatant, target: Combatant,
+def stray_shot(rs: ForumD20Hooks, ctx: RoundContext, c: Combatant, target: Combatant,
                action: Action, weapon: Weapon) -> None:
     """FD-11: a natural 1 into melee hits an ally in that melee, or a bystander."""
     engaged = [x for x in ctx.living() if x.key not in (c.key, target.key)
@@ -33,7 +29,7 @@ def stray_shot(rs: ForumD20, ctx: RoundContext, c: Combatant, target: Combatant,
     amount, rolls, _ = rs.damage(ctx, c, victim, action, weapon, 1)
     ctx.damage(victim.key, amount, source=c.key, rule="FD-11", rolls=rolls, weapon=weapon.name)
 
-def resolve_pending(rs: ForumD20, ctx: RoundContext) -> None:
+def resolve_pending(rs: ForumD20Hooks, ctx: RoundContext) -> None:
     """FD-4 (defense rolled by the player): last round's attacks on players, resolved
     with the defense roll from this round's post (or by the service if there is none)."""
     waiting = [p for p in ctx.pending if isinstance(p, PendingDefense)]

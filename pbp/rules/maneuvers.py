@@ -8,15 +8,13 @@ context, the actor and the action, and leaves its effects as events.
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from ..dice import Roll
 from . import conditions as C
+from .base import Ruleset
 from .context import Modifier, RoundContext, total
 from .model import Action, Combatant
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .base import Ruleset
 
 RULE = "FD-14"
 #: maneuver name -> the slot it costs (FD-14: feint is a free action, releasing a grapple too)
@@ -55,6 +53,8 @@ def _opposed(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
 
 
 def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> None:
+    """FD-14: release and feint alone; every other maneuver is an opposed Luta test whose
+    winner gets the maneuver's effect."""
     name = name_of(action)
     if name == "release":
         release(ctx, c)
@@ -67,55 +67,81 @@ def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> Non
     won, mine, theirs, rolls = _opposed(rs, ctx, c, target, action, skill="luta", label=name)
     ctx.emit("maneuver.won" if won else "maneuver.lost", actor=c.key, target=target.key,
              rule=RULE, rolls=rolls, maneuver=name, total=mine, opposed=theirs)
-    if not won:
-        return
-    if name == "grapple":
-        ctx.add_condition(target.key, C.lasting(C.GRAPPLED, None, round_number=ctx.round,
-                                                count=ctx.count, source=c.key), rule=RULE,
-                          source=c.key)
-        ctx.add_condition(c.key, C.lasting(C.GRAPPLING, None, round_number=ctx.round,
-                                           count=ctx.count, source=target.key), rule=RULE,
-                          source=c.key)
-    elif name == "escape":
-        grappler = ctx.get(c.key).condition(C.GRAPPLED)
-        ctx.remove_condition(c.key, C.GRAPPLED, rule=RULE, reason="escaped")
-        if grappler is not None and grappler.source in ctx.combatants:
-            ctx.remove_condition(grappler.source, C.GRAPPLING, rule=RULE, reason="escaped")
-    elif name == "trip":
-        ctx.add_condition(target.key, C.lasting(C.PRONE, None, round_number=ctx.round,
-                                                count=ctx.count, source=c.key), rule=RULE,
-                          source=c.key)
-    elif name == "disarm":
-        current = ctx.get(target.key)
-        item = action.options.get("item")
-        dropped = current.weapon(item if isinstance(item, str) else None)
-        if dropped is not None:
-            ctx.put(dataclasses.replace(current, weapons=tuple(
-                w for w in current.weapons if w is not dropped)))
-        ctx.emit("maneuver.disarm", actor=c.key, target=target.key, rule=RULE,
-                 item=dropped.name if dropped else None,
-                 message=f"{target.name} drops {dropped.name if dropped else 'what they held'}.")
-    elif name == "push":
-        margin = mine - theirs
-        base = float(rs.setting("maneuvers.push_base", 1.5))
-        step = float(rs.setting("maneuvers.push_step", 1.5))
-        every = int(rs.setting("maneuvers.push_margin", 5))
-        distance = base + step * (max(0, margin) // every)
-        ctx.emit("maneuver.push", actor=c.key, target=target.key, rule=RULE,
-                 distance=distance, margin=margin)
-    elif name == "sunder":
-        item = action.options.get("item")
-        weapon = rs.weapon_for(c, action)
-        droll = ctx.roll(weapon.damage, who=c, label="sunder")
-        if isinstance(item, str) and item in ctx.combatants and ctx.get(item).is_object:
-            obj = ctx.get(item)
-            ctx.damage(item, max(0, droll.total - obj.stat("reduction")), source=c.key,
-                       rule="FD-19", rolls=[droll], weapon=weapon.name)
-        else:
-            ctx.emit("maneuver.sunder", actor=c.key, target=target.key, rule=RULE,
-                     rolls=[droll], amount=droll.total, item=item,
-                     message=f"{c.name} strikes {target.name}'s {item or 'item'} "
-                             f"for {droll.total} damage.")
+    effect = _EFFECTS.get(name)
+    if won and effect is not None:
+        effect(rs, ctx, c, target, action, mine - theirs)
+
+
+def _grapple(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+             action: Action, margin: int) -> None:
+    ctx.add_condition(target.key, C.lasting(C.GRAPPLED, None, round_number=ctx.round,
+                                            count=ctx.count, source=c.key), rule=RULE,
+                      source=c.key)
+    ctx.add_condition(c.key, C.lasting(C.GRAPPLING, None, round_number=ctx.round,
+                                       count=ctx.count, source=target.key), rule=RULE,
+                      source=c.key)
+
+
+def _escape(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+            action: Action, margin: int) -> None:
+    grappler = ctx.get(c.key).condition(C.GRAPPLED)
+    ctx.remove_condition(c.key, C.GRAPPLED, rule=RULE, reason="escaped")
+    if grappler is not None and grappler.source in ctx.combatants:
+        ctx.remove_condition(grappler.source, C.GRAPPLING, rule=RULE, reason="escaped")
+
+
+def _trip(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+          action: Action, margin: int) -> None:
+    ctx.add_condition(target.key, C.lasting(C.PRONE, None, round_number=ctx.round,
+                                            count=ctx.count, source=c.key), rule=RULE,
+                      source=c.key)
+
+
+def _disarm(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+            action: Action, margin: int) -> None:
+    current = ctx.get(target.key)
+    item = action.options.get("item")
+    dropped = current.weapon(item if isinstance(item, str) else None)
+    if dropped is not None:
+        ctx.put(dataclasses.replace(current, weapons=tuple(
+            w for w in current.weapons if w is not dropped)))
+    ctx.emit("maneuver.disarm", actor=c.key, target=target.key, rule=RULE,
+             item=dropped.name if dropped else None,
+             message=f"{target.name} drops {dropped.name if dropped else 'what they held'}.")
+
+
+def _push(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+          action: Action, margin: int) -> None:
+    """1.5 m, and 1.5 m more per 5 points of margin (the numbers are houserules)."""
+    base = float(rs.setting("maneuvers.push_base", 1.5))
+    step = float(rs.setting("maneuvers.push_step", 1.5))
+    every = int(rs.setting("maneuvers.push_margin", 5))
+    distance = base + step * (max(0, margin) // every)
+    ctx.emit("maneuver.push", actor=c.key, target=target.key, rule=RULE,
+             distance=distance, margin=margin)
+
+
+def _sunder(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
+            action: Action, margin: int) -> None:
+    """The weapon's damage to the item; an item that is an object takes it as FD-19 damage."""
+    item = action.options.get("item")
+    weapon = rs.weapon_for(c, action)
+    droll = ctx.roll(weapon.damage, who=c, label="sunder")
+    if isinstance(item, str) and item in ctx.combatants and ctx.get(item).is_object:
+        obj = ctx.get(item)
+        ctx.damage(item, max(0, droll.total - obj.stat("reduction")), source=c.key,
+                   rule="FD-19", rolls=[droll], weapon=weapon.name)
+    else:
+        ctx.emit("maneuver.sunder", actor=c.key, target=target.key, rule=RULE,
+                 rolls=[droll], amount=droll.total, item=item,
+                 message=f"{c.name} strikes {target.name}'s {item or 'item'} "
+                         f"for {droll.total} damage.")
+
+
+_Effect = Callable[[Ruleset, RoundContext, Combatant, Combatant, Action, int], None]
+#: what winning the opposed test does, by maneuver (FD-14)
+_EFFECTS: dict[str, _Effect] = {"grapple": _grapple, "escape": _escape, "trip": _trip,
+                                "disarm": _disarm, "push": _push, "sunder": _sunder}
 
 
 def feint(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,

@@ -507,8 +507,6 @@ _T = TypeVar("_T")
 def _build(cls: type[_T], data: Mapping[str, Any], **convert: Any) -> _T:
     """Build *cls* from a mapping, converting named fields; unknown keys are an error
     that names them (a typo in a stored state must not pass silently)."""
-    from ..errors import UnreadableInput
-
     if not isinstance(data, Mapping):
         raise UnreadableInput(f"expected a mapping for {cls.__name__}, got {type(data).__name__}")
     names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]

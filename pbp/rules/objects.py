@@ -12,6 +12,7 @@ the size modifier; its HP is 50 + 10 x the size modifier.
 
 from __future__ import annotations
 
+from ..errors import UnreadableInput
 from .model import Combatant
 
 SIZE_MODS: dict[str, int] = {
@@ -35,8 +36,6 @@ def size_mod(size: str | int) -> int:
         return size
     name = SIZE_NAMES_PT.get(size.casefold(), size.casefold())
     if name not in SIZE_MODS:
-        from ..errors import UnreadableInput
-
         raise UnreadableInput(f"unknown object size '{size}' (known: {', '.join(SIZE_MODS)})")
     return SIZE_MODS[name]
 

@@ -7,14 +7,10 @@ condition is Control against the target's defense test (FD-4, naturals per FD-8)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from . import conditions as C
+from .base import Ruleset
 from .context import Modifier, RoundContext, total
 from .model import Action, Combatant, Weapon
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .forum_d20 import ForumD20
 
 
 def uses_power(c: Combatant, action: Action, weapon: Weapon | None) -> bool:
@@ -22,7 +18,7 @@ def uses_power(c: Combatant, action: Action, weapon: Weapon | None) -> bool:
     return bool(action.options.get("power")) or (weapon is not None and weapon.category == "power")
 
 
-def create_power(rs: ForumD20, ctx: RoundContext, c: Combatant, action: Action) -> None:
+def create_power(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> None:
     """FD-5: a move action and a Control test; lasts INT-mod rounds; + INT mod later."""
     dc = int(rs.setting("powers.control_dc", 10))
     mods = [Modifier(c.stat("controle"), "controle")] + rs.condition_modifiers(ctx, c, "roll")
@@ -41,7 +37,7 @@ def create_power(rs: ForumD20, ctx: RoundContext, c: Combatant, action: Action) 
         ctx.emit("power.failed", actor=c.key, rule="FD-5", rolls=[roll], power=name,
                  total=value, dc=dc)
 
-def inflict(rs: ForumD20, ctx: RoundContext, c: Combatant, target: Combatant,
+def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
             action: Action, name: str) -> None:
     """A spell that imposes a condition: Control vs the target's defense test (FD-4);
     Frightened lasts the caster's CHA-mod rounds (FD-18)."""

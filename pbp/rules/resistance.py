@@ -40,7 +40,7 @@ from typing import Any, ClassVar
 
 from .base import Ruleset
 from .context import Budget, RoundContext
-from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
+from .model import Action, ActionKind, Combatant, Condition, Declaration
 from .narrators_call import (
     FreeFormNames,
     announce_ties,
@@ -50,8 +50,9 @@ from .narrators_call import (
     whole_number,
 )
 from .registry import register
+from .resistance_damage import res8_damage
 from .resistance_dice import DIE_SIZES, DIFFICULTIES, apply_wear, difficulty_name, step_down
-from .resistance_sheet import ALIASES, BRUTAL, INTEGER, ResistanceSheet, far
+from .resistance_sheet import ALIASES, BRUTAL, ResistanceSheet, far
 
 
 @register
@@ -301,14 +302,6 @@ class Resistance(ResistanceSheet):
             return kept
         return {}
 
-    @staticmethod
-    def weapon_value(ctx: RoundContext, c: Combatant, weapon: Weapon) -> tuple[int, list[Any]]:
-        text = str(weapon.damage).strip()
-        if INTEGER.match(text):
-            return int(text), []
-        roll = ctx.roll(text, who=c, label="weapon")
-        return roll.total, [roll]
-
     def resolve_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> bool:
         assert action.target is not None
         target = ctx.get(action.target)
@@ -339,7 +332,7 @@ class Resistance(ResistanceSheet):
             params.update(defense_refused=guard["refused"], defense_rule=guard["refused_rule"])
             said = f" ({guard['refused']}, {guard['refused_rule']})"
         if maneuver == "brutal":
-            which, value = self._brutal_value(c, conflict)
+            which, value = self.brutal_value(c, conflict)
             ctx.add_condition(c.key, Condition(BRUTAL, value=value, note=which, source=c.key),
                               rule="RES-7", source=c.key, value=value)
         if a <= d:
@@ -347,39 +340,9 @@ class Resistance(ResistanceSheet):
                      rolls=[ra, rd], **params,
                      message=f"{target.name} holds: {d} against {c.name}'s {a}; no damage{said}.")
             return False
-        extra: list[Any] = []
-        damage = a - d
-        notes = [f"difference {a - d}"]
-        if not unarmed:
-            value, extra = self.weapon_value(ctx, c, weapon)
-            damage += value
-            notes.append(f"{weapon.name} {value:+d}")
-        elif conflict == "physical":
-            pen = int(self.setting("damage.unarmed_penalty", 2))
-            damage -= pen
-            notes.append(f"unarmed -{pen}")
-        if maneuver == "brutal":
-            which, value = self._brutal_value(c, conflict)
-            damage += value
-            notes.append(f"Brutal Attack ({which}) +{value}")
-        elif maneuver != "attack" and whole_number(action.options.get("damage")):
-            extra_damage = whole_number(action.options["damage"]) or 0
-            damage += extra_damage
-            notes.append(f"{maneuver} {extra_damage:+d}")
-        power = whole_number(action.options.get("power")) or 0
-        if power:
-            damage += power
-            notes.append(f"power {power:+d}")
-        armor = target.stat("armor") if conflict == "physical" else 0
-        if armor:
-            damage -= armor
-            notes.append(f"armor -{armor}")
-        for key in ("power", "reduction"):  # the defender's power or trained maneuver
-            less = whole_number(guard.get(key)) or 0
-            if less:
-                damage -= less
-                notes.append(f"{target.name}'s {guard.get('maneuver') or key} -{less}")
-        damage = max(0, damage)
+        damage, notes, extra = res8_damage(self, ctx, c, target, action, weapon, guard,
+                                           margin=a - d, conflict=conflict,
+                                           maneuver=maneuver, unarmed=unarmed)
         ctx.emit("attack.hit", actor=c.key, target=target.key, rule="RES-8",
                  rolls=[ra, rd, *extra], damage=damage, notes=notes, **params,
                  message=f"{c.name} beats {target.name}'s defense, {a} against {d}: "

@@ -177,7 +177,7 @@ class ResistanceSheet(Ruleset):
             out.append(Problem("maneuver.untrained", "RES-7",
                                f"without {skill.replace('_', ' ').title()}, {c.name} can only "
                                f"use {' or '.join(allowed)} as {what}, not '{name}'", index))
-        if name == "brutal" and not defensive and self._brutal_value(c, conflict)[1] <= 0:
+        if name == "brutal" and not defensive and self.brutal_value(c, conflict)[1] <= 0:
             needs = " or ".join(self._brutal_chars(conflict))
             out.append(Problem("maneuver.brutal", "RES-7",
                                f"a Brutal Attack needs {needs}, which {c.name} does not have",
@@ -188,7 +188,7 @@ class ResistanceSheet(Ruleset):
         return [str(x) for x in self.setting("maneuvers.brutal_social" if conflict == "social"
                                              else "maneuvers.brutal_physical")]
 
-    def _brutal_value(self, c: Combatant, conflict: str) -> tuple[str, int]:
+    def brutal_value(self, c: Combatant, conflict: str) -> tuple[str, int]:
         best = max(self._brutal_chars(conflict), key=lambda n: self.char(c, n))
         return best, self.char(c, best)
 

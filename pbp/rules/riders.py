@@ -10,17 +10,13 @@ for from its own budget when the other's turn arrives, and its own turn skips it
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING
 
 from .base import Ruleset
 from .context import Budget, RoundContext
 from .model import Action, Combatant, Declaration
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .beyonders import Beyonders
 
-
-def collect(rs: Beyonders, ctx: RoundContext, c: Combatant, *, interrupting: bool
+def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
             ) -> list[tuple[str, int, Action]]:
     """Actions riding on c's turn: those deferred by riders who already acted, and those
     of riders whose own turn is still to come (judged and paid for now)."""
@@ -59,7 +55,7 @@ def collect(rs: Beyonders, ctx: RoundContext, c: Combatant, *, interrupting: boo
             riders.append((key, i, a))
     return riders
 
-def ride(rs: Beyonders, ctx: RoundContext, c: Combatant, key: str, i: int, a: Action,
+def ride(rs: Ruleset, ctx: RoundContext, c: Combatant, key: str, i: int, a: Action,
          code: str) -> None:
     rider = ctx.get(key)
     if rider.down:

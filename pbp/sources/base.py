@@ -49,6 +49,15 @@ class PostRecord:
         if not self.revision:
             object.__setattr__(self, "revision", revision_hash(self.body))
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PostRecord:
+        """A record sent as JSON (a task argument): the same fields, times in ISO 8601."""
+        d = dict(data)
+        d["posted_at"] = datetime.fromisoformat(d["posted_at"])
+        if d.get("edited_at"):
+            d["edited_at"] = datetime.fromisoformat(d["edited_at"])
+        return cls(**d)
+
 
 @dataclass(frozen=True)
 class FetchResult:

@@ -46,10 +46,24 @@ RELATIVE_DAYS: Mapping[str, Mapping[str, int]] = {
     "fr": {"aujourd'hui": 0, "hier": 1},
     "de": {"heute": 0, "gestern": 1},
     "it": {"oggi": 0, "ieri": 1},
+    "ru": {"сегодня": 0, "вчера": 1},
 }
+#: "N units ago" in the three languages of play and English, unit -> seconds. Engines
+#: print these for fresh posts (MyBB: "5 minutes ago"; Portuguese boards: "há 5 minutos";
+#: Russian ones: "5 минут назад"); the instant is *now* minus the amount, to the unit.
+_UNITS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400, "week": 604800,
+          "segundo": 1, "minuto": 60, "hora": 3600, "dia": 86400, "semana": 604800,
+          "секунд": 1, "минут": 60, "час": 3600, "дн": 86400, "день": 86400, "недел": 604800}
+_ONE = r"(?P<n>\d+|an?|one|um|uma|одн[уа]|один)"
+_AGO = (
+    re.compile(_ONE + r"\s+(?P<unit>second|minute|hour|day|week)s?\s+ago\b"),
+    re.compile(r"\bh[áa]\s+" + _ONE + r"\s+(?P<unit>segundo|minuto|hora|dia|semana)s?\b"),
+    re.compile(r"(?:" + _ONE + r"\s+)?(?P<unit>секунд|минут|час|дн|день|недел)\w*\s+назад"),
+)
 DEFAULT_RELATIVE_FORMATS = ("%Y-%m-%d %H:%M", "%Y-%m-%d %I:%M %p", "%Y-%m-%d %H:%M:%S",
                             "%Y-%m-%d, %H:%M", "%Y-%m-%d, %I:%M %p", "%Y-%m-%d at %H:%M",
-                            "%Y-%m-%d at %I:%M %p", "%Y-%m-%d às %H:%M", "%Y-%m-%d à(s) %H:%M")
+                            "%Y-%m-%d at %I:%M %p", "%Y-%m-%d às %H:%M", "%Y-%m-%d à(s) %H:%M",
+                            "%Y-%m-%d в %H:%M", "%Y-%m-%d, в %H:%M")
 
 
 @lru_cache(maxsize=32)
@@ -100,8 +114,22 @@ class DateReader:
             map(re.escape, sorted(words, key=len, reverse=True))) + r")(?!\w)")
         self.relative_formats = tuple(relative_formats)
 
-    def normalise(self, text: str, now: datetime | None = None) -> tuple[str, bool]:
+    def ago(self, text: str, now: datetime | None = None) -> datetime | None:
+        """The instant of "5 minutes ago" / "há 5 minutos" / "5 минут назад", or None."""
         t = " ".join(text.split()).lower()
+        for pattern in _AGO:
+            m = pattern.search(t)
+            if m:
+                raw = m.group("n")
+                n = int(raw) if raw and raw.isdigit() else 1
+                unit = m.group("unit")
+                seconds = next(v for k, v in _UNITS.items() if unit.startswith(k))
+                return (now or datetime.now(UTC)).astimezone(UTC) - timedelta(seconds=n * seconds)
+        return None
+
+    def normalise(self, text: str, now: datetime | None = None) -> tuple[str, bool]:
+        # " ," from text joined across elements ("<strong>Yesterday</strong> , 04:30")
+        t = re.sub(r"\s+,", ",", " ".join(text.split()).lower())
         relative = False
         m = self._relative_re.search(t)
         if m:
@@ -128,6 +156,9 @@ class DateReader:
             except ValueError:
                 if self.formats == ("iso",):
                     raise ValueError(f"{text!r} is not an ISO 8601 date") from None
+        instant = self.ago(text, now)
+        if instant is not None:
+            return instant
         t, relative = self.normalise(text, now)
         for fmt in (self.relative_formats if relative else ()) + self.formats:
             if fmt == "iso":

@@ -24,7 +24,7 @@ from urllib.parse import urljoin
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from .base import LayoutError, PostRecord, SourceError, revision_hash
-from .forum_preset import ForumPreset, Selector
+from .forum_preset import ForumPreset, Selector, Selectors, describe
 
 _BLOCKS = {"p", "div", "li", "ul", "ol", "blockquote", "dl", "dd", "dt", "h1", "h2", "h3", "h4",
            "h5", "h6", "tr", "table", "pre", "hr", "section", "article", "aside", "header",
@@ -79,7 +79,18 @@ def soup_of(text: str) -> BeautifulSoup:
         return BeautifulSoup(text, "lxml")
 
 
-def _read(el: Tag, sel: Selector, scope: Tag) -> tuple[Tag | None, str | None]:
+def _read(el: Tag, selectors: Selectors, scope: Tag) -> tuple[Tag | None, str | None]:
+    """The first of *selectors* that finds a non-empty value."""
+    found: tuple[Tag | None, str | None] = (None, None)
+    for sel in selectors:
+        node, value = _read_one(el, sel, scope)
+        if node is not None and value:
+            return node, value
+        found = found if found[0] is not None else (node, value)
+    return found
+
+
+def _read_one(el: Tag, sel: Selector, scope: Tag) -> tuple[Tag | None, str | None]:
     node = el if not sel.css else scope.select_one(sel.css)
     if node is None:
         return None, None
@@ -133,11 +144,11 @@ def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
     return Page(url=url, posts=posts, last_page=_last_page(soup, preset, page_no, url))
 
 
-def _required(el: Tag, scope: Tag, sel: Selector, what: str, url: str,
+def _required(el: Tag, scope: Tag, sel: Selectors, what: str, url: str,
               pattern: re.Pattern[str] | None = None) -> tuple[Tag, str]:
     node, value = _read(el, sel, scope)
     if node is None or value is None:
-        raise LayoutError(f"{what} selector {str(sel)!r} matched nothing in a post", where=url)
+        raise LayoutError(f"{what} selector {describe(sel)!r} matched nothing in a post", where=url)
     got = _pattern(value, pattern)
     if got is None:
         raise LayoutError(f"{what} {value[:80]!r} does not match pattern {pattern.pattern!r}"
@@ -155,11 +166,7 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
     time_pattern = spec.time_pattern
     if time_pattern is not None and "{author}" in time_pattern.pattern:
         time_pattern = _with_author(time_pattern.pattern, author)
-    _, when = _required(el, scope, spec.time, "timestamp", where, time_pattern)
-    try:
-        posted_at = preset.dates.parse(when, now)
-    except ValueError as exc:
-        raise LayoutError(f"timestamp: {exc}", where=where) from None
+    posted_at = _posted_at(el, scope, preset, spec.time, time_pattern, where, now)
     body_el, _ = _required(el, scope, spec.body, "body", where)
     for css in spec.body_exclude:
         for junk in body_el.select(css):
@@ -196,6 +203,25 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
                       text=text, fmt="html", edited_at=edited_at, url=link,
                       revision=revision_hash(stable),
                       extra={"page": page_no, "quotes": quotes})
+
+
+def _posted_at(el: Tag, scope: Tag, preset: ForumPreset, selectors: Selectors,
+               pattern: re.Pattern[str] | None, where: str, now: datetime | None) -> datetime:
+    """The post's time from the first selector whose text reads *and* parses as a date.
+
+    Why parse inside the loop: an engine's first choice (MyBB's ``span[title]``) may hold
+    only a date for some posts ("Yesterday"), and the next selector then has the time."""
+    problem: LayoutError | None = None
+    for sel in selectors:
+        try:
+            _, when = _required(el, scope, (sel,), "timestamp", where, pattern)
+            return preset.dates.parse(when, now)
+        except LayoutError as exc:
+            problem = problem or exc
+        except ValueError as exc:
+            problem = LayoutError(f"timestamp: {exc}", where=where)
+    assert problem is not None
+    raise problem
 
 
 @lru_cache(maxsize=256)

@@ -49,6 +49,18 @@ class Selector:
         return self.css + ("@" + "|".join(self.attrs) if self.attrs else "")
 
 
+#: A selector key's value: one selector, or a list tried in order (the first that reads,
+#: and for dates also parses, wins). Why lists: one engine prints the same thing in
+#: several shapes (MyBB: "5 minutes ago" with the date in a title, "Yesterday, 04:45 AM",
+#: or a plain date), and one selector cannot read all of them.
+Selectors = tuple[Selector, ...]
+
+
+def describe(selectors: Selectors) -> str:
+    """The selectors as a preset writes them, for error messages."""
+    return " | ".join(str(s) for s in selectors)
+
+
 @dataclass(frozen=True)
 class ThreadSpec:
     pattern: re.Pattern[str]
@@ -67,10 +79,10 @@ class ThreadSpec:
 @dataclass(frozen=True)
 class PostSpec:
     container: str
-    id: Selector
-    author: Selector
-    time: Selector
-    body: Selector
+    id: Selectors
+    author: Selectors
+    time: Selectors
+    body: Selectors
     scope: str = ""
     id_pattern: re.Pattern[str] | None = None
     time_pattern: re.Pattern[str] | None = None
@@ -78,7 +90,7 @@ class PostSpec:
     body_exclude: tuple[str, ...] = ()
     quote: str = ""
     quote_author: str = ""
-    edited: Selector | None = None
+    edited: Selectors | None = None
     edited_pattern: re.Pattern[str] | None = None
 
 
@@ -130,8 +142,8 @@ class ReplySpec:
 @dataclass(frozen=True)
 class ListingSpec:
     row: str
-    topic_link: Selector
-    last_post: Selector
+    topic_link: Selectors
+    last_post: Selectors
     topic_pattern: re.Pattern[str] | None = None
     last_post_pattern: re.Pattern[str] | None = None
     next_page: str = ""
@@ -279,10 +291,14 @@ def _convert(key: str, value: Any) -> Any:
     if key in _REGEX_LISTS:
         return tuple(re.compile(_str(v), re.DOTALL | re.IGNORECASE) for v in _list(value))
     if key in _SELECTOR_KEYS:
-        sel = Selector.parse(_str(value))
-        if sel.css:
-            soupsieve.compile(sel.css)
-        return sel
+        specs = _list(value) if isinstance(value, list) else [value]
+        if not specs:
+            raise ValueError("an empty list of selectors")
+        out = tuple(Selector.parse(_str(v)) for v in specs)
+        for sel in out:
+            if sel.css:
+                soupsieve.compile(sel.css)
+        return out
     if key in _CSS_KEYS:
         if value:
             soupsieve.compile(_str(value))

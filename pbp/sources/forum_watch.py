@@ -22,7 +22,7 @@ from urllib.parse import urljoin, urlsplit
 from ..settings import Settings, load_settings
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
-from .forum_preset import ForumPreset, load_preset
+from .forum_preset import ForumPreset, describe, load_preset
 from .http import PoliteClient, Response
 
 
@@ -111,13 +111,17 @@ class ForumWatcher:
                              last_posts=dict(last_posts or {}))
 
 
-def _read(row: Any, sel: Any, pattern: Any, what: str, url: str) -> str:
-    node = row.select_one(sel.css) if sel.css else row
+def _read(row: Any, selectors: Any, pattern: Any, what: str, url: str) -> str:
     value = None
-    if node is not None:
-        value = node.get(sel.attrs[0]) if sel.attrs else node.get_text(" ", strip=True)
+    for sel in selectors:
+        node = row.select_one(sel.css) if sel.css else row
+        if node is not None:
+            value = node.get(sel.attrs[0]) if sel.attrs else node.get_text(" ", strip=True)
+        if value:
+            break
     if not value:
-        raise LayoutError(f"{what} selector {str(sel)!r} matched nothing in a topic row", where=url)
+        raise LayoutError(f"{what} selector {describe(selectors)!r} matched nothing in a topic row",
+                          where=url)
     if pattern is not None:
         m = pattern.search(str(value))
         if not m:

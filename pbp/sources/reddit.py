@@ -19,15 +19,11 @@ between them. Errors are :class:`~pbp.sources.base.SourceError`; a 429 (even wit
 body) sets only that poller's / source's :class:`~pbp.sources.reddit_errors.Backoff`, and
 nothing sleeps.
 
->>> parse_submission_id("https://www.reddit.com/r/dnd/comments/4b1tfm/my_fight/")
-'4b1tfm'
->>> parse_submission_id("t3_4b1tfm"), parse_submission_id("https://redd.it/4b1tfm")
-('4b1tfm', '4b1tfm')
+A submission's id, subreddit and comment tree are read in :mod:`pbp.sources.reddit_tree`.
 """
 
 from __future__ import annotations
 
-import re
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
@@ -36,13 +32,13 @@ from typing import Any
 
 import praw
 
-from ..errors import ConfigError
 from ..settings import Settings
 from .base import FetchResult, PostRecord, SourceError
 from .reddit_client import RedditConfig, make_reddit, request_count
 from .reddit_errors import Backoff, translate
 from .reddit_markdown import MAX_COMMENT_CHARS
 from .reddit_records import CursorState, diff, new_cursor
+from .reddit_tree import parse_submission_id, read_tree, subreddit_of
 
 __all__ = [
     "PollResult",
@@ -52,64 +48,6 @@ __all__ = [
     "parse_submission_id",
     "subreddit_of",
 ]
-
-_SUBMISSION = re.compile(
-    r"^(?:t3_)?([a-z0-9]{1,12})$"
-    r"|/comments/([a-z0-9]{1,12})(?:/|$)"
-    r"|^https?://redd\.it/([a-z0-9]{1,12})/?$", re.IGNORECASE)
-
-
-def parse_submission_id(target: str) -> str:
-    """The base36 id in a submission URL, fullname or bare id."""
-    m = _SUBMISSION.search(target.strip())
-    if not m:
-        raise ConfigError("not a Reddit submission URL or id", where=target)
-    return next(g for g in m.groups() if g).lower()
-
-
-_SUBREDDIT = re.compile(r"/r/([A-Za-z0-9_]{2,21})/comments/", re.IGNORECASE)
-
-
-def subreddit_of(target: str, reddit: praw.Reddit | None = None) -> str:
-    """The subreddit of a watched submission: from its URL, else one API call.
-
-    >>> subreddit_of("https://old.reddit.com/r/DnD/comments/4b1tfm/x/")
-    'DnD'
-    """
-    m = _SUBREDDIT.search(target)
-    if m:
-        return m.group(1)
-    if reddit is None:
-        raise ConfigError("the URL does not name its subreddit; a client is needed to ask", where=target)
-    sid = parse_submission_id(target)
-    try:
-        return str(reddit.submission(id=sid).subreddit.display_name)
-    except Exception as exc:
-        raise translate(exc, f"GET /comments/{sid}/") from exc
-
-
-@dataclass
-class Tree:
-    """A submission's comments as one read saw them."""
-
-    comments: list[Any]
-    complete: bool
-    num_comments: int | None
-    newest: float | None
-
-
-def read_tree(reddit: praw.Reddit, submission_id: str, *, max_more: int | None = 32) -> Tree:
-    """``GET /comments/ID/`` plus ``/api/morechildren`` for each ``MoreComments`` (up to
-    *max_more* of them); praw puts the flat morechildren answers back into the tree."""
-    submission = reddit.submission(id=submission_id)
-    submission.comment_sort = "old"
-    submission.comment_limit = 500
-    forest = submission.comments
-    skipped = forest.replace_more(limit=max_more)
-    comments: list[Any] = forest.list()   # no MoreComments left after replace_more
-    newest = max((c.created_utc for c in comments), default=None)
-    return Tree(comments, not skipped, getattr(submission, "num_comments", None), newest)
-
 
 @dataclass
 class PollResult:
@@ -122,6 +60,24 @@ class PollResult:
     gaps: list[str] = field(default_factory=list)        # submissions that had a gap
     tree_reads: list[str] = field(default_factory=list)  # of those, read as a tree
     deferred: list[str] = field(default_factory=list)    # over max_tree_reads: next cycle
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One listing call: the subreddit's newest comments by submission; *full* when it
+    returned as many as asked, so older comments may be missing from it."""
+
+    full: bool
+    oldest: float | None
+    newest: float | None
+    by_link: dict[str, list[Any]]
+
+    def gaps(self, states: Mapping[str, CursorState]) -> list[str]:
+        """Submissions the window may not reach back far enough for."""
+        # >=: a comment made in the same second as `through`, after that read, may sit
+        # just outside the window
+        return [sid for sid, st in states.items()
+                if self.full and (st.through is None or float(self.oldest) >= st.through)]  # type: ignore[arg-type]
 
 
 class SubredditPoller:
@@ -164,27 +120,38 @@ class SubredditPoller:
     def poll(self, cursors: Mapping[str, Mapping[str, Any] | None]) -> PollResult:
         self.backoff.check()
         start = request_count(self.reddit)
+        window = self._read_window()
+        states = {sid: CursorState.load(cur) for sid, cur in cursors.items()}
+        posts: dict[str, list[PostRecord]] = {sid: [] for sid in states}
+        out = PollResult(results={}, gaps=window.gaps(states))
+        self._take_window(window, states, posts, out.gaps)
+        self._fill_gaps(window, states, posts, out)
+        self._report(states, posts, out)
+        out.requests = request_count(self.reddit) - start
+        return out
+
+    # -- the steps of a poll
+    def _read_window(self) -> _Window:
+        """The one listing call: the subreddit's newest comments, by submission."""
         try:
             listing = list(self.reddit.subreddit(self.subreddit).comments(limit=self.limit))
         except Exception as exc:
             raise self.backoff.note(translate(exc, self.where)) from exc
-        full = len(listing) >= self.limit
-        oldest = min((c.created_utc for c in listing), default=None)
-        newest = max((c.created_utc for c in listing), default=None)
         by_link: dict[str, list[Any]] = defaultdict(list)
         for c in listing:
             by_link[str(c.link_id)[3:]].append(c)
+        return _Window(full=len(listing) >= self.limit, by_link=by_link,
+                       oldest=min((c.created_utc for c in listing), default=None),
+                       newest=max((c.created_utc for c in listing), default=None))
 
-        states = {sid: CursorState.load(cur) for sid, cur in cursors.items()}
-        posts: dict[str, list[PostRecord]] = {sid: [] for sid in states}
-        out = PollResult(results={})
-        out.gaps = [sid for sid, st in states.items()
-                    # >=: a comment made in the same second as `through`, after that read,
-                    # may sit just outside the window
-                    if full and (st.through is None or float(oldest) >= st.through)]  # type: ignore[arg-type]
+    def _take_window(self, window: _Window, states: dict[str, CursorState],
+                     posts: dict[str, list[PostRecord]], gaps: list[str]) -> None:
+        """What the listing shows of each submission; a submission without a gap is then
+        read through the window's newest comment."""
+        full, oldest, newest = window.full, window.oldest, window.newest
         for sid, st in states.items():
-            mine = by_link.get(sid, [])
-            if sid in out.gaps:
+            mine = window.by_link.get(sid, [])
+            if sid in gaps:
                 # what the window shows still counts; the tree (if read) adds the rest
                 unseen = any(str(c.id) not in st.seen for c in mine)
                 posts[sid] += diff(st, mine)
@@ -197,27 +164,40 @@ class SubredditPoller:
             elif not full:
                 st.num_comments = 0    # the listing is the whole history and has none of it
             st.advance(newest if newest is not None else (st.through or 0.0))
+
+    def _fill_gaps(self, window: _Window, states: dict[str, CursorState],
+                   posts: dict[str, list[PostRecord]], out: PollResult) -> None:
+        """Recent edits out of the window, then the gap submissions' trees (bounded)."""
         try:
-            self._recheck(states, out.gaps, posts, oldest if full else None)
-            trees = self._screen(states, out.gaps, newest)
+            self._recheck(states, out.gaps, posts, window.oldest if window.full else None)
+            trees = self._screen(states, out.gaps, window.newest)
             # bound one cycle's cost; the rest keep their cursor's `through`, so they are
             # still gaps next cycle (their listing comments are reported now all the same)
             out.tree_reads, out.deferred = trees[:self.max_tree_reads], trees[self.max_tree_reads:]
             for sid in out.deferred:
                 states[sid].num_comments = None
-            for n, sid in enumerate(out.tree_reads):
-                try:
-                    self._fill(sid, states[sid], posts[sid], newest)
-                except SourceError as err:
-                    out.errors[sid] = err
-                    if err.retry_after is not None:   # 429: no more gap fills this cycle
-                        for rest in out.tree_reads[n + 1:]:
-                            out.errors[rest] = err
-                        break
+            self._read_trees(states, posts, out, window.newest)
         except SourceError as err:   # recheck or screen failed: the listing results stand
             self.backoff.note(err)
             for sid in out.gaps:
                 out.errors.setdefault(sid, err)
+
+    def _read_trees(self, states: dict[str, CursorState], posts: dict[str, list[PostRecord]],
+                    out: PollResult, newest: float | None) -> None:
+        for n, sid in enumerate(out.tree_reads):
+            try:
+                self._fill(sid, states[sid], posts[sid], newest)
+            except SourceError as err:
+                out.errors[sid] = err
+                if err.retry_after is not None:   # 429: no more gap fills this cycle
+                    for rest in out.tree_reads[n + 1:]:
+                        out.errors[rest] = err
+                    break
+
+    def _report(self, states: dict[str, CursorState], posts: dict[str, list[PostRecord]],
+                out: PollResult) -> None:
+        """A result per submission that had no error (errors go to ``on_error``); the
+        backoff learns whether the cycle went well."""
         for sid, st in states.items():
             if sid in out.errors:
                 if self.on_error:
@@ -229,8 +209,6 @@ class SubredditPoller:
                 self.backoff.note(next(iter(out.errors.values())))
         else:
             self.backoff.succeeded()
-        out.requests = request_count(self.reddit) - start
-        return out
 
     # -- the parts
     def _recheck(self, states: dict[str, CursorState], gaps: list[str],

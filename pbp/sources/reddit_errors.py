@@ -51,68 +51,87 @@ def _seconds(value: Any) -> float | None:
 
 
 def translate(exc: BaseException, where: str, *, posting: bool = False) -> SourceError:
-    """One :class:`SourceError` for any praw / prawcore / transport failure."""
+    """One :class:`SourceError` for any praw / prawcore / transport failure: what Reddit
+    answered (:func:`_answered`), that it could not be reached (:func:`_unreachable`), or
+    what its API refused (:func:`_refused`)."""
     if isinstance(exc, SourceError):
         return exc
+    if isinstance(exc, QuotaDeferred):
+        return SourceError(str(exc), where=where, retry_after=exc.wait)
+    if isinstance(exc, prawcore.OAuthException):
+        return SourceError(f"Reddit login failed: {exc}", where=where)
+    if isinstance(exc, prawcore.ResponseException):
+        return _answered(exc)
+    if isinstance(exc, prawcore.RequestException):
+        return _unreachable(exc, where, posting)
+    if isinstance(exc, RedditAPIException):
+        return _refused(exc, where)
+    return SourceError(f"unexpected {type(exc).__name__}: {exc}", where=where)
+
+
+def _answered(exc: prawcore.ResponseException) -> SourceError:
+    """An HTTP answer prawcore raised on, by status: the body is summarised, never dumped."""
+    where = _where(exc.response)
     if isinstance(exc, prawcore.TooManyRequests):
         wait = _seconds(exc.retry_after)
         said = _body_summary(exc.response)
         return SourceError(
             f"Reddit answered 429 Too Many Requests with {said}"
             + (f"; retry after {wait:g} s" if wait is not None else "; no retry-after given"),
-            where=_where(exc.response), retry_after=wait, retryable=True)
-    if isinstance(exc, QuotaDeferred):
-        return SourceError(str(exc), where=where, retry_after=exc.wait)
+            where=where, retry_after=wait, retryable=True)
     if isinstance(exc, prawcore.NotFound):
         return SourceError("Reddit says this does not exist (404): a deleted submission or a "
-                           "misspelt subreddit?", where=_where(exc.response))
+                           "misspelt subreddit?", where=where)
     if isinstance(exc, prawcore.Forbidden):
         return SourceError("Reddit refused access (403): a private, quarantined or banned "
-                           "subreddit, or the bot account lacks the right", where=_where(exc.response))
-    if isinstance(exc, prawcore.OAuthException):
-        return SourceError(f"Reddit login failed: {exc}", where=where)
+                           "subreddit, or the bot account lacks the right", where=where)
     if isinstance(exc, prawcore.ServerError):
         return SourceError(f"Reddit had a server error ({exc.response.status_code})",
-                           where=_where(exc.response), retryable=True)
+                           where=where, retryable=True)
     if isinstance(exc, prawcore.BadJSON):
         return SourceError(f"Reddit answered something that is not JSON: "
-                           f"{_body_summary(exc.response)}", where=_where(exc.response), retryable=True)
-    if isinstance(exc, prawcore.ResponseException) and exc.response.status_code == 429:
+                           f"{_body_summary(exc.response)}", where=where, retryable=True)
+    if exc.response.status_code == 429:
         # a 429 prawcore did not classify (the token endpoint: JSON, no retry-after)
         wait = _seconds(exc.response.headers.get("retry-after"))
         return SourceError(f"Reddit answered 429 Too Many Requests with "
-                           f"{_body_summary(exc.response)}", where=_where(exc.response),
+                           f"{_body_summary(exc.response)}", where=where,
                            retry_after=wait, retryable=True)
-    if isinstance(exc, prawcore.ResponseException):
-        return SourceError(f"Reddit answered HTTP {exc.response.status_code} with "
-                           f"{_body_summary(exc.response)}", where=_where(exc.response),
-                           retryable=exc.response.status_code >= 500)
-    if isinstance(exc, prawcore.RequestException):
-        original = exc.original_exception
-        url = f"{exc.request_args[0]} {exc.request_args[1]}" if len(exc.request_args) >= 2 else where
-        if isinstance(original, ResponseTooLarge):
-            return SourceError(f"response too large: {original}", where=url)
-        if isinstance(original, ResponseTooSlow):
-            return SourceError(f"response too slow: {original}", where=url, retryable=True)
-        if posting:
-            lost = SourceError(f"the answer to a post was lost ({type(original).__name__}); it may "
-                               "have been posted: check find_reply(marker) before posting again",
-                               where=url, retryable=True)
-            lost.answer_lost = True   # type: ignore[attr-defined]
-            return lost
-        return SourceError(f"could not reach Reddit ({type(original).__name__}: {original})",
+    return SourceError(f"Reddit answered HTTP {exc.response.status_code} with "
+                       f"{_body_summary(exc.response)}", where=where,
+                       retryable=exc.response.status_code >= 500)
+
+
+def _unreachable(exc: prawcore.RequestException, where: str, posting: bool) -> SourceError:
+    """No answer: too large, too slow, or the transport failed. A post whose answer was
+    lost may have gone through, so it says to look for the marker before posting again."""
+    original = exc.original_exception
+    url = f"{exc.request_args[0]} {exc.request_args[1]}" if len(exc.request_args) >= 2 else where
+    if isinstance(original, ResponseTooLarge):
+        return SourceError(f"response too large: {original}", where=url)
+    if isinstance(original, ResponseTooSlow):
+        return SourceError(f"response too slow: {original}", where=url, retryable=True)
+    if posting:
+        lost = SourceError(f"the answer to a post was lost ({type(original).__name__}); it may "
+                           "have been posted: check find_reply(marker) before posting again",
                            where=url, retryable=True)
-    if isinstance(exc, RedditAPIException):
-        for item in exc.items:
-            if item.error_type == "RATELIMIT":
-                m = _RATELIMIT.search(item.message or "")
-                wait = 60.0
-                if m:
-                    n, unit = int(m.group(1)), m.group(2).lower()
-                    wait = {"millisecond": 1.0, "second": float(n), "minute": 60.0 * n}[unit]
-                return SourceError(f"Reddit rate limit: {item.message}", where=where, retry_after=wait)
-        return SourceError(f"Reddit refused: {exc}", where=where)
-    return SourceError(f"unexpected {type(exc).__name__}: {exc}", where=where)
+        lost.answer_lost = True   # type: ignore[attr-defined]
+        return lost
+    return SourceError(f"could not reach Reddit ({type(original).__name__}: {original})",
+                       where=url, retryable=True)
+
+
+def _refused(exc: RedditAPIException, where: str) -> SourceError:
+    """An API error in a 200 answer; RATELIMIT says how long to wait in words."""
+    for item in exc.items:
+        if item.error_type == "RATELIMIT":
+            m = _RATELIMIT.search(item.message or "")
+            wait = 60.0
+            if m:
+                n, unit = int(m.group(1)), m.group(2).lower()
+                wait = {"millisecond": 1.0, "second": float(n), "minute": 60.0 * n}[unit]
+            return SourceError(f"Reddit rate limit: {item.message}", where=where, retry_after=wait)
+    return SourceError(f"Reddit refused: {exc}", where=where)
 
 
 @dataclass

@@ -47,7 +47,7 @@ from typing import Any
 import yaml
 
 from ..errors import UnreadableInput
-from .base import FetchResult, PostRecord, SourceError, revision_hash
+from .base import Change, FetchResult, PostRecord, SourceError, revision_hash
 
 
 def _utc(value: Any, default: datetime) -> datetime:
@@ -160,7 +160,7 @@ class FileSource:
             if seen.get(pid) == rev:
                 continue
             first = first_seen.setdefault(pid, now.isoformat())
-            change = "new" if pid not in seen else "edited"
+            change: Change = "new" if pid not in seen else "edited"
             out.append(PostRecord(
                 platform_id=pid, author=author, posted_at=_utc(doc.get("at"), datetime.fromisoformat(first)),
                 body=body, text=body, fmt=str(doc.get("format", self.fmt)), change=change,

@@ -21,6 +21,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -99,8 +102,6 @@ def _rolls_are_immutable(session: Session, _ctx: Any, _instances: Any) -> None:
 
 def alembic_config(url: str) -> Any:
     """An Alembic Config pointing at the packaged migrations, for *url*."""
-    from alembic.config import Config
-
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS))
     cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
@@ -110,21 +111,15 @@ def alembic_config(url: str) -> Any:
 
 def upgrade(url: str, revision: str = "head") -> None:
     """Migrate the database at *url* to *revision* (head by default)."""
-    from alembic import command
-
     command.upgrade(alembic_config(url), revision)
 
 
 def downgrade(url: str, revision: str) -> None:
     """Migrate the database at *url* down to *revision* (``base`` empties it)."""
-    from alembic import command
-
     command.downgrade(alembic_config(url), revision)
 
 
 def current_revision(url: str) -> str | None:
-    from alembic.runtime.migration import MigrationContext
-
     engine = make_engine(url)
     try:
         with engine.connect() as conn:

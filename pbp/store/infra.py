@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from .models import Base
+from .base import Base
 
 #: One row per held lease (``poll:<thread id>``, ``watch:<listing url>``).
 leases_table = sa.Table(

@@ -18,131 +18,17 @@ All datetimes are aware UTC (:class:`pbp.store.types.UTCDateTime`).
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import Any
 
-from sqlalchemy import (
-    DDL,
-    Boolean,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Text,
-    UniqueConstraint,
-    event,
-)
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy import DDL, Boolean, Float, Index, Integer, String, Text, UniqueConstraint, event
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
-from .types import JsonType, UTCDateTime, utcnow
-
-NAMING = {
-    "ix": "ix_%(column_0_label)s",
-    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-    "ck": "ck_%(table_name)s_%(constraint_name)s",
-    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-    "pk": "pk_%(table_name)s",
-}
-
-
-class Base(DeclarativeBase):
-    metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime, dict[str, Any]: JsonType, list[Any]: JsonType}
-
-
-def _fk(target: str, nullable: bool = False, ondelete: str = "CASCADE") -> Any:
-    return mapped_column(ForeignKey(target, ondelete=ondelete), nullable=nullable, index=True)
-
-
-# --- people and campaigns ---------------------------------------------------------------
-
-
-class Narrator(Base):
-    """A person who runs campaigns from the panel. ``password_hash`` is argon2 (panel)."""
-
-    __tablename__ = "narrators"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    username: Mapped[str] = mapped_column(String(80), unique=True)
-    display_name: Mapped[str] = mapped_column(String(120), default="")
-    email: Mapped[str | None] = mapped_column(String(200))
-    password_hash: Mapped[str] = mapped_column(String(255))
-    language: Mapped[str] = mapped_column(String(8), default="en")
-    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    last_login_at: Mapped[datetime | None]
-
-
-class Campaign(Base):
-    """A game: its ruleset, language, time zone, houserules and round timing."""
-
-    __tablename__ = "campaigns"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    slug: Mapped[str] = mapped_column(String(100), unique=True)
-    ruleset: Mapped[str] = mapped_column(String(40))
-    language: Mapped[str] = mapped_column(String(8), default="en")
-    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
-    houserules: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    #: hold every reply until a narrator approves it (settings.approval_mode is the default)
-    approval_mode: Mapped[bool] = mapped_column(Boolean, default=False)
-    #: length of a round's posting window, in hours
-    round_hours: Mapped[float] = mapped_column(Float, default=24.0)
-    #: hours before the deadline at which reminders go out (e.g. [12, 2])
-    reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
-    #: resolve as soon as everyone has declared (PBP-1 early close)
-    early_close: Mapped[bool] = mapped_column(Boolean, default=False)
-    owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    archived: Mapped[bool] = mapped_column(Boolean, default=False)
-
-    narrators: Mapped[list[CampaignNarrator]] = relationship(
-        back_populates="campaign", cascade="all, delete-orphan")
-    threads: Mapped[list[Thread]] = relationship(back_populates="campaign",
-                                                   cascade="all, delete-orphan")
-
-
-class CampaignNarrator(Base):
-    """Who may run a campaign: its owner and co-narrators."""
-
-    __tablename__ = "campaign_narrators"
-    __table_args__ = (UniqueConstraint("campaign_id", "narrator_id"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = _fk("campaigns.id")
-    narrator_id: Mapped[int] = _fk("narrators.id")
-    role: Mapped[str] = mapped_column(String(20), default="co")  # owner | co
-    #: the name this narrator posts under on the platforms (their NPC posts)
-    platform_names: Mapped[list[Any]] = mapped_column(default=list)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-    campaign: Mapped[Campaign] = relationship(back_populates="narrators")
-    narrator: Mapped[Narrator] = relationship()
-
-
-class Thread(Base):
-    """A watched source: a forum topic, a Reddit submission, or a scenario file."""
-
-    __tablename__ = "threads"
-    __table_args__ = (UniqueConstraint("campaign_id", "kind", "url"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = _fk("campaigns.id")
-    kind: Mapped[str] = mapped_column(String(20))            # forum | reddit | file
-    url: Mapped[str] = mapped_column(String(500))
-    title: Mapped[str] = mapped_column(String(300), default="")
-    #: reply markup: bbcode (forums) | markdown (Reddit) | text
-    platform: Mapped[str] = mapped_column(String(20), default="bbcode")
-    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    cursor: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
-    active: Mapped[bool] = mapped_column(Boolean, default=True)
-    last_poll: Mapped[datetime | None]
-    next_poll: Mapped[datetime | None]
-    last_error: Mapped[str | None] = mapped_column(Text)
-    error_count: Mapped[int] = mapped_column(Integer, default=0)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-    campaign: Mapped[Campaign] = relationship(back_populates="threads")
-
+from .base import Base
+from .base import fk as _fk
+from .campaigns import Campaign, CampaignNarrator, Narrator, Thread
+from .infra import leases_table, watch_table
+from .ledger import AuditEntry, Override, Reply
+from .types import JsonType, utcnow
 
 # --- the fight ----------------------------------------------------------------------------
 
@@ -353,76 +239,10 @@ class EventRecord(Base):
     roll_indexes: Mapped[list[Any]] = mapped_column(default=list)
 
 
-# --- what we post, what narrators changed -------------------------------------------------
-
-
-class Reply(Base):
-    """The outbox. ``idempotency_key`` (``<round id>:<kind>``) is unique: a second
-    resolution cannot queue a second reply. ``marker`` is embedded in the text so a
-    lost answer is found on the platform (``Source.find_reply``) instead of reposted."""
-
-    __tablename__ = "replies"
-    __table_args__ = (Index("ix_replies_state", "state"),)
-    id: Mapped[int] = mapped_column(primary_key=True)
-    thread_id: Mapped[int] = _fk("threads.id")
-    round_id: Mapped[int | None] = _fk("rounds.id", nullable=True, ondelete="SET NULL")
-    kind: Mapped[str] = mapped_column(String(20))       # opening | reminder | resolution | notice
-    idempotency_key: Mapped[str] = mapped_column(String(120), unique=True)
-    marker: Mapped[str] = mapped_column(String(120))
-    platform: Mapped[str] = mapped_column(String(20))
-    language: Mapped[str] = mapped_column(String(8))
-    body: Mapped[str] = mapped_column(Text)
-    #: held (awaiting approval) | pending | sending | sent | failed | cancelled
-    state: Mapped[str] = mapped_column(String(20), default="pending")
-    attempts: Mapped[int] = mapped_column(Integer, default=0)
-    last_error: Mapped[str | None] = mapped_column(Text)
-    platform_id: Mapped[str | None] = mapped_column(String(120))
-    in_reply_to: Mapped[str | None] = mapped_column(String(120))
-    approved_by: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
-    approved_at: Mapped[datetime | None]
-    not_before: Mapped[datetime | None]
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    sent_at: Mapped[datetime | None]
-
-
-class Override(Base):
-    """An explicit narrator decision (waive a penalty, set HP, replace a declaration,
-    reject an action, add a condition...). Shown, marked, in the reply it affects."""
-
-    __tablename__ = "overrides"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    encounter_id: Mapped[int] = _fk("encounters.id")
-    round_id: Mapped[int | None] = _fk("rounds.id", nullable=True)
-    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
-    kind: Mapped[str] = mapped_column(String(40))
-    target: Mapped[str | None] = mapped_column(String(80))    # combatant key, roll index...
-    payload: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    reason: Mapped[str] = mapped_column(Text, default="")
-    applied: Mapped[bool] = mapped_column(Boolean, default=False)
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-
-
-class AuditEntry(Base):
-    """Who changed what, with the value before and after (panel and service alike)."""
-
-    __tablename__ = "audit_log"
-    id: Mapped[int] = mapped_column(primary_key=True)
-    at: Mapped[datetime] = mapped_column(default=utcnow, index=True)
-    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
-    actor: Mapped[str] = mapped_column(String(120), default="system")
-    campaign_id: Mapped[int | None] = _fk("campaigns.id", nullable=True, ondelete="SET NULL")
-    action: Mapped[str] = mapped_column(String(60))
-    entity: Mapped[str] = mapped_column(String(40))
-    entity_id: Mapped[str | None] = mapped_column(String(60))
-    before: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
-    after: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
-    note: Mapped[str] = mapped_column(Text, default="")
-
-
 __all__ = [
     "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
     "Encounter", "EventRecord", "Narrator", "Override", "Post", "PostRevision", "Reply",
-    "RollRecord", "Round", "Thread",
+    "RollRecord", "Round", "Thread", "leases_table", "watch_table",
 ]
 
 
@@ -448,7 +268,3 @@ event.listen(RollRecord.__table__, "after_create",
              DDL(ROLLS_FUNCTION_PG).execute_if(dialect="postgresql"))
 event.listen(RollRecord.__table__, "after_create",
              DDL(ROLLS_TRIGGER_PG).execute_if(dialect="postgresql"))
-
-
-# The workers' infrastructure tables belong to the same metadata (migration 0004).
-from . import infra  # noqa: E402,F401

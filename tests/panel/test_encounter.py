@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from pbp.rules.engine import known_conditions
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import AuditEntry, Combatant, Declaration, Override, Reply
 
@@ -197,3 +198,24 @@ def test_violations_listed_with_rule_ids(alice: Any, ids: dict[str, Any], db_url
     for text in ("late", "speech limit", "edited after roll", "over budget", "PBP-2", "PBP-3", "PBP-4", "FD-3"):
         assert text in section, text
     assert "Latency penalty" in html  # the waive form appears on a late declaration
+
+
+def test_conditions_are_stored_normalised_and_only_known_names_are_suggested(
+        alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """The campaign plays forum-d20 (FD-18 lists flat-footed, prone, ...): a Portuguese name
+    is stored under its canonical key, a name the ruleset never reads is refused, and the
+    form suggests exactly the names the rules know."""
+    html = _page(alice, ids)
+    listed = re.search(r'<datalist id="condition-names">(.*?)</datalist>', html, re.DOTALL)
+    assert listed
+    names = re.findall(r'<option value="([^"]+)">', listed.group(1))
+    assert names == list(known_conditions("forum-d20"))
+    assert "flat-footed" in names and "prone" in names
+    assert not {"dazed", "helpless", "shaken", "stunned", "unconscious"} & set(names)
+    url = f"/encounters/{ids['encounter']}/override/condition"
+    cid = ids["combatants"]["brom"]
+    alice.post(url, {"combatant_id": cid, "name": "Desprevenido", "reason": "caught napping"})
+    r = alice.post(url, {"combatant_id": cid, "name": "stunned", "reason": "not a forum-d20 word"})
+    assert "unknown condition" in alice.get(r.headers["Location"]).text
+    with session_scope(make_engine(db_url)) as s:
+        assert [c["name"] for c in s.get(Combatant, cid).conditions] == ["flat-footed"]

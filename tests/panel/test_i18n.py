@@ -25,13 +25,15 @@ def _extracted() -> set[str]:
 
 
 def test_template_catalog_is_current() -> None:
-    pot = {m.id for m in read_po((TRANSLATIONS / "messages.pot").open("rb")) if m.id}
+    with (TRANSLATIONS / "messages.pot").open("rb") as f:
+        pot = {m.id for m in read_po(f) if m.id}
     assert _extracted() <= pot, "run the pybabel extract in pbp/panel/babel.cfg, then update the .po files"
 
 
 @pytest.mark.parametrize("lang", ["pt", "ru"])
 def test_every_message_is_translated(lang: str) -> None:
-    po = read_po((TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po").open("rb"))
+    with (TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po").open("rb") as f:
+        po = read_po(f)
     untranslated = [m.id for m in po if m.id and not m.string]
     assert not untranslated
     assert _extracted() <= {m.id for m in po if m.id}
@@ -40,6 +42,8 @@ def test_every_message_is_translated(lang: str) -> None:
 @pytest.mark.parametrize("lang", ["en", "pt", "ru"])
 def test_mo_matches_po(lang: str) -> None:
     folder = TRANSLATIONS / lang / "LC_MESSAGES"
-    po = {m.id: m.string for m in read_po((folder / "messages.po").open("rb")) if m.id and m.string}
-    mo = {m.id: m.string for m in read_mo((folder / "messages.mo").open("rb")) if m.id and m.string}
+    with (folder / "messages.po").open("rb") as f:
+        po = {m.id: m.string for m in read_po(f) if m.id and m.string}
+    with (folder / "messages.mo").open("rb") as f:
+        mo = {m.id: m.string for m in read_mo(f) if m.id and m.string}
     assert po == mo, "compile: pybabel compile -d pbp/panel/translations"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pbp.render.split import LIMITS
 from pbp.rounds import service
-from pbp.rounds.replies import reply_parts
+from pbp.store.queries import reply_parts
 from pbp.rules.model import Combatant, Weapon
 from pbp.store import models as m
 from pbp.store.db import session_scope

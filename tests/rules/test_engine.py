@@ -12,7 +12,7 @@ from pbp.dice import DiceBox
 from pbp.errors import ConfigError, PbpError
 from pbp.rules import engine, registry, stats
 from pbp.rules.base import Ruleset
-from pbp.rules.houserules import DEFAULT_DIR, load
+from pbp.houserule_files import DEFAULT_DIR, load
 from pbp.rules.model import Condition, Declaration, Encounter, Event, Weapon
 
 from .helpers import A, act, decl, fighter, find, one, rejected, run
@@ -137,7 +137,9 @@ def test_event_sentences_are_english_here_and_translated_by_the_catalogs() -> No
 
 
 @pytest.mark.parametrize("module", ["pbp.rules.stats", "pbp.rules.objects", "pbp.rules.economy",
-                                    "pbp.rules.conditions", "pbp.rules.registry"])
+                                    "pbp.rules.conditions", "pbp.rules.registry",
+                                    "pbp.rules.speech", "pbp.rules.condition_names",
+                                    "pbp.rules.houserule_tables"])
 def test_docstring_examples(module: str) -> None:
     import doctest
     import importlib

@@ -14,6 +14,7 @@ from pbp.rules.engine import resolve, validate
 from pbp.rules.model import Condition, Encounter, Weapon
 from pbp.rules.registry import get
 from pbp.rules.resistance_dice import DIFFICULTIES, apply_wear, step_down
+from pbp.scenario_files import loads
 
 from .helpers import (
     A,
@@ -431,8 +432,6 @@ def test_res_properties_junk_options_are_refused_never_raise(data):
 
 def test_resistance_scenario_sheets_take_the_campaigns_own_skills():
     """Skills/Characteristics are free-form in this ruleset: a scenario sheet may name any."""
-    from pbp.rules.scenario import loads
-
     text = ("ruleset: resistance\ncombatants:\n  - key: a\n    stats: {Vigor: 8, Luta: 2, Carpentry: 3}\n"
             "  - key: b\n    side: foes\n")
     stats = loads(text).encounter.combatant("a").stats

@@ -409,7 +409,7 @@ def test_ta_properties_junk_options_are_refused_never_raise(data):
 
 def test_two_action_scenario_sheets_take_the_campaigns_own_skills():
     """Skills/Characteristics are free-form in this ruleset: a scenario sheet may name any."""
-    from pbp.rules.scenario import loads
+    from pbp.scenario_files import loads
 
     text = ("ruleset: two-action\ncombatants:\n  - key: a\n    stats: {Reaction: 2, Rapier: 4, Herbalism: 1}\n"
             "  - key: b\n    side: foes\n")

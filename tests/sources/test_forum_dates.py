@@ -61,3 +61,30 @@ def test_day_month_order_is_never_guessed() -> None:
 def test_bad_configuration(kw: dict[str, str], needle: str) -> None:
     with pytest.raises(ConfigError, match=needle):
         DateReader(["%Y"], **kw)
+
+
+CAPTURED = datetime(2026, 12, 1, 7, 51, 4, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("text,ago_seconds", [
+    ("5 minutes ago", 300), ("1 minute ago", 60), ("an hour ago", 3600), ("3 hours ago", 10800),
+    ("há 5 minutos", 300), ("há uma hora", 3600), ("há 2 dias", 172800),
+    ("5 минут назад", 300), ("минуту назад", 60), ("3 часа назад", 10800), ("2 дня назад", 172800),
+])
+def test_relative_times_in_three_languages_and_english(text: str, ago_seconds: int) -> None:
+    """Issue 14, relative dates: "N units ago" is *now* minus N units, whatever the format."""
+    reader = DateReader(["%d/%m/%Y %H:%M"], timezone="Europe/Lisbon")
+    assert (CAPTURED - reader.parse(text, CAPTURED)).total_seconds() == ago_seconds
+
+
+@pytest.mark.parametrize("language,text,utc", [
+    ("en", "Yesterday , 04:30 AM", "2026-11-30T07:30:00+00:00"),   # joined text: " ,"
+    ("en", "Today at 04:30 AM", "2026-12-01T07:30:00+00:00"),
+    ("pt", "Hoje às 04:30", "2026-12-01T07:30:00+00:00"),
+    ("ru", "Сегодня в 04:30", "2026-12-01T07:30:00+00:00"),
+    ("ru", "Вчера в 04:30", "2026-11-30T07:30:00+00:00"),
+])
+def test_today_and_yesterday_in_the_board_zone(language: str, text: str, utc: str) -> None:
+    """Issue 14: "Today"/"Yesterday" name the board's local day (GMT-3 here: 04:51 local)."""
+    reader = DateReader(["%d.%m.%Y %H:%M"], language=language, timezone="Etc/GMT+3")
+    assert reader.parse(text, CAPTURED).isoformat() == utc

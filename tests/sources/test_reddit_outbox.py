@@ -12,13 +12,11 @@ import pytest
 from reddit_fixtures import bot, player, reddit_server  # noqa: F401  (fixtures)
 from sqlalchemy import select
 
+from pbp.rounds import service
 from pbp.sources.base import SourceError
 from pbp.sources.reddit import RedditSource, SubredditPoller, new_cursor
-
-store = pytest.importorskip("pbp.store.db")
-m = pytest.importorskip("pbp.store.models")
-outbox = pytest.importorskip("pbp.rounds.outbox")
-ingest = pytest.importorskip("pbp.rounds.ingest")
+from pbp.store import db as store
+from pbp.store import models as m
 
 
 @pytest.fixture
@@ -50,9 +48,9 @@ def test_outbox_posts_once_when_the_first_answer_is_lost(db: Any, reddit_server:
         reply_id = reply.id
     reddit_server.drop_reply()
     with pytest.raises(SourceError, match="lost"), store.session_scope(db) as session:
-        outbox.deliver_reply(session, reply_id, source)           # the worker records, retries
+        service.deliver_reply(session, reply_id, source)           # the worker records, retries
     with store.session_scope(db) as session:
-        platform_id = outbox.deliver_reply(session, reply_id, source)
+        platform_id = service.deliver_reply(session, reply_id, source)
     posted = reddit_server.comments_by("pbp_bot", "pbp-reply:1:resolution")
     assert [c.id for c in posted] == [platform_id]
     assert reddit_server.count("/api/comment") == 1
@@ -71,7 +69,7 @@ def test_poller_records_go_into_the_store(db: Any, reddit_server: Any, bot: praw
         nonlocal cursor
         result = poller.poll({sid: cursor}).results[sid]
         with store.session_scope(db) as session:
-            ingest.ingest_posts(session, thread_id, result.posts)
+            service.ingest_posts(session, thread_id, result.posts)
         cursor = result.cursor                      # stored after the posts
 
     a = s.add_comment(sid, "I attack the goblin", author="brakka")

@@ -101,10 +101,10 @@ class Stack:
 
     # -- processes ------------------------------------------------------------------------
     def _spawn(self, name: str, argv: list[str], extra_env: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
-        log = open(self.root / f"{name}.log", "ab")
         env = dict(self.env, **(extra_env or {}))
-        proc = subprocess.Popen(argv, env=env, cwd=self.root, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        with open(self.root / f"{name}.log", "ab") as log:   # the child keeps its own copy
+            proc = subprocess.Popen(argv, env=env, cwd=self.root, stdout=log,
+                                    stderr=subprocess.STDOUT, start_new_session=True)
         self.procs[name] = proc
         return proc
 
@@ -219,7 +219,6 @@ def redis_pg_stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[S
 
 
 def _make_stack(request: pytest.FixtureRequest, tmp_path: Path, backend: str) -> Iterator[Stack]:
-    pytest.importorskip("pbp.rounds.service")
     data = tmp_path / "data"
     env = dict(os.environ, **FAST_ENV, PBP_DATA_DIR=str(data), PYTHONPATH=str(ROOT))
     env.pop("PBP_CONFIG", None)

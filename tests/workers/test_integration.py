@@ -234,7 +234,6 @@ def _free_port() -> int:
 
 
 def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None:
-    pytest.importorskip("pbp.rounds.service")
     port = _free_port()
     env = dict(os.environ, PBP_DATA_DIR=str(tmp_path / "var"), PYTHONPATH=str(ROOT),
                PBP_BROKER_POLLING_INTERVAL="0.1",
@@ -242,11 +241,11 @@ def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None
                PBP_PANEL_SESSION_COOKIE_SECURE="false", PBP_PANEL_REMEMBER_COOKIE_SECURE="false")
     for k in ("PBP_DATABASE_URL", "PBP_BROKER_URL", "PBP_CONFIG"):
         env.pop(k, None)
-    log = open(tmp_path / "serve.log", "wb")
     started = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-c", "from pbp.cli import main; main()", "serve", "--demo",
-                             "--port", str(port)], env=env, cwd=tmp_path, stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    with open(tmp_path / "serve.log", "wb") as log:     # the child keeps its own copy
+        proc = subprocess.Popen([sys.executable, "-c", "from pbp.cli import main; main()", "serve",
+                                 "--demo", "--port", str(port)], env=env, cwd=tmp_path, stdout=log,
+                                stderr=subprocess.STDOUT, start_new_session=True)
     replies = tmp_path / "var" / "demo" / "thread.replies.yaml"
     try:
         def resolved() -> bool:

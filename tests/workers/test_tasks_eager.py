@@ -16,13 +16,11 @@ from sqlalchemy import select, text
 
 from tests.conftest import ROOT
 
-pytest.importorskip("pbp.rounds.service")
-
-from pbp.settings import load_settings  # noqa: E402
-from pbp.sources.base import SourceError  # noqa: E402
-from pbp.sources.scenario_file import FileSource, append_post  # noqa: E402
-from pbp.store import models as m  # noqa: E402
-from pbp.store.db import make_engine, session_scope, upgrade  # noqa: E402
+from pbp.settings import load_settings
+from pbp.sources.base import SourceError
+from pbp.sources.scenario_file import FileSource, append_post
+from pbp.store import models as m
+from pbp.store.db import make_engine, session_scope, upgrade
 
 
 @pytest.fixture

@@ -19,8 +19,9 @@ from pbp.settings import load_settings
 from pbp.sources.base import SourceError
 from pbp.sources.factory import open_source
 from pbp.sources.scenario_file import FileSource, append_post
+from pbp.jobs.schedule import backoff, jittered
 from workers.locks import DatabaseLease, RedisLease, lease_backend
-from workers.runtime import backoff, enqueue_after_commit, jittered
+from workers.runtime import enqueue_after_commit
 
 
 # --- leases ---------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from alembic import context
 
+from pbp.settings import load_settings
 from pbp.store.db import make_engine
 from pbp.store.models import Base
 
@@ -22,8 +23,6 @@ def _url() -> str:
     """The URL given by pbp.store.db, else alembic.ini's, else the settings'."""
     url = config.attributes.get("pbp_url") or config.get_main_option("sqlalchemy.url")
     if not url:
-        from pbp.settings import load_settings
-
         url = load_settings().database_url
     return url
 

@@ -77,10 +77,10 @@ def start(*, etag: bool = False, flood: float = 0, port: int | None = None,
     env = {**os.environ, "PYTHONPATH": str(HERE), "DJANGO_SETTINGS_MODULE": "host.settings",
            "MACHINA_DB": str(db), "MACHINA_ETAG": "1" if etag else "0",
            "MACHINA_FLOOD": str(flood)}
-    log = open(workdir / "server.log", "wb")
-    proc = subprocess.Popen([str(PYTHON), "-m", "django", "runserver", f"127.0.0.1:{port}",
-                             "--noreload", "--skip-checks"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
+    with open(workdir / "server.log", "wb") as log:   # the child keeps its own copy
+        proc = subprocess.Popen([str(PYTHON), "-m", "django", "runserver", f"127.0.0.1:{port}",
+                                 "--noreload", "--skip-checks"],
+                                env=env, stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
     server = MachinaServer(f"http://127.0.0.1:{port}", port, db, etag, proc, workdir)
     until = time.monotonic() + timeout
     while time.monotonic() < until:

@@ -1,0 +1,211 @@
+"""Polling one watched thread: what is new is stored with the thread's new cursor.
+
+Why the cursor is written here, with the posts, in one transaction: a poll that dies half
+way leaves the old cursor, so the next poll reads the same posts again, and posts are
+unique per (thread, platform id). The fetch itself happens between two transactions (no
+database transaction is held over a network call) under the thread's lease, so two
+workers never read one thread at once. Errors are the narrator's to see: a thread keeps
+``error_count`` and ``last_error`` until a poll succeeds.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from ..errors import PbpError
+from ..rounds import service
+from ..settings import Settings
+from ..sources.base import FetchResult, SourceError
+from ..sources.factory import open_source
+from ..store.db import session_scope
+from ..store.models import Round, Thread
+from .resources import Busy, Resources, error_note, utcnow
+from .schedule import jittered
+
+log = logging.getLogger("pbp.jobs.threads")
+
+#: a listing-watched thread is re-read in full every this many poll intervals
+RECHECK_FACTOR = 10
+
+
+def poll_interval(thread: Thread, settings: Settings) -> float:
+    """Seconds between two polls of *thread*: its own ``poll_interval`` or the setting."""
+    return float((thread.options or {}).get("poll_interval") or settings.poll_interval)
+
+
+def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> list[tuple[int, float]]:
+    """Move every active thread whose next poll has come to its next (jittered) poll time;
+    (thread id, interval) for each, so the caller sends one poll that expires with it.
+
+    A thread watched through its forum's topic list is read in full only every
+    :data:`RECHECK_FACTOR` intervals: the list says when it grew. On PostgreSQL the rows
+    are locked (``SKIP LOCKED``), so two dispatchers never send the same thread twice.
+    """
+    q = (select(Thread).where(Thread.active.is_(True))
+         .where((Thread.next_poll.is_(None)) | (Thread.next_poll <= now))
+         .order_by(Thread.next_poll).limit(5000))
+    if session.get_bind().dialect.name == "postgresql":
+        q = q.with_for_update(skip_locked=True)
+    due = []
+    for t in session.scalars(q):
+        interval = poll_interval(t, settings)
+        if (t.options or {}).get("listing_url"):
+            interval *= RECHECK_FACTOR
+        t.next_poll = now + timedelta(seconds=jittered(interval))
+        due.append((t.id, interval))
+    return due
+
+
+@dataclass(frozen=True)
+class Target:
+    """What opening a thread's source takes, read in one short transaction."""
+
+    kind: str
+    url: str
+    options: dict[str, Any]
+    cursor: Any
+
+
+def poll_target(session: Session, thread_id: int) -> Target | None:
+    """The source and cursor of an active thread; None when it is gone or inactive."""
+    t = session.get(Thread, thread_id)
+    if t is None or not t.active:
+        return None
+    return Target(t.kind, t.url, dict(t.options or {}), t.cursor)
+
+
+def store_poll(session: Session, thread_id: int, result: FetchResult, now: datetime) -> list[int]:
+    """Store a fetch's posts with its cursor; a good poll clears the thread's errors."""
+    post_ids = service.ingest_posts(session, thread_id, list(result.posts)) if result.posts else []
+    t = session.get_one(Thread, thread_id)
+    t.cursor = dict(result.cursor)
+    t.last_poll = now
+    t.error_count = 0
+    t.last_error = None
+    return list(post_ids)
+
+
+def record_thread_error(session: Session, thread_id: int, exc: BaseException,
+                        retry_in: float | None, now: datetime) -> None:
+    """Count a failed poll and show its cause; *retry_in* seconds moves the next poll."""
+    t = session.get(Thread, thread_id)
+    if t is None:
+        return
+    t.error_count = (t.error_count or 0) + 1
+    t.last_error = error_note(exc, now)
+    if retry_in is not None:
+        t.next_poll = now + timedelta(seconds=retry_in)
+
+
+def fetch_and_store(res: Resources, thread_id: int) -> int | None:
+    """Fetch what is new in one thread and store it with the new cursor, under its lease:
+    the number of posts stored, None when the thread is gone or inactive. Raises
+    :class:`~pbp.jobs.resources.Busy` when the thread is leased elsewhere and the source's
+    errors as they are."""
+    lease = res.leases.acquire(f"poll:{thread_id}", res.settings.poll_lease_ttl)
+    if not lease:
+        raise Busy(thread_id)
+    try:
+        with session_scope(res.engine) as s:
+            target = poll_target(s, thread_id)
+        if target is None:
+            return None
+        source = open_source(target.kind, target.url, target.options, res.settings)
+        result = source.fetch(target.cursor)
+        with session_scope(res.engine) as s:
+            stored = store_poll(s, thread_id, result, utcnow())
+        # An idle poll is the common case (every few seconds per thread): DEBUG, not INFO.
+        log.log(logging.INFO if result.posts else logging.DEBUG, "polled",
+                extra={"new": len(result.posts), "requests": result.requests,
+                       "bytes": result.bytes, "not_modified": result.not_modified})
+        return len(stored)
+    finally:
+        lease.release()
+
+
+@dataclass(frozen=True)
+class PollOutcome:
+    """What a poll did: posts stored, or a platform error to retry after ``retry_in``."""
+
+    stored: int = 0
+    retry_in: float | None = None
+    error: SourceError | None = None
+
+
+def poll_thread(res: Resources, thread_id: int, retries: int = 0) -> PollOutcome:
+    """One poll of a thread, its failure recorded for the narrator. *retries* is how many
+    times this poll already failed: a retryable error below ``retry_max`` asks for a retry
+    (``retry_in``); past it, or not retryable (404, login refused, layout changed), the
+    thread keeps its schedule after a long pause. An unreadable source (a broken scenario
+    file) is shown and not retried."""
+    try:
+        return PollOutcome(stored=fetch_and_store(res, thread_id) or 0)
+    except Busy:
+        log.info("poll skipped: another worker holds the thread")
+    except SourceError as exc:
+        return _poll_failed(res, thread_id, exc, retries)
+    except PbpError as exc:
+        with session_scope(res.engine) as s:
+            record_thread_error(s, thread_id, exc, None, utcnow())
+        log.error("poll failed", extra={"error": str(exc)})
+    return PollOutcome()
+
+
+def _poll_failed(res: Resources, thread_id: int, exc: SourceError, retries: int) -> PollOutcome:
+    retry_max = res.settings.retry_max
+    if exc.retryable and retries < retry_max:
+        delay = res.backoff(retries, exc.retry_after)
+        with session_scope(res.engine) as s:
+            record_thread_error(s, thread_id, exc, delay, utcnow())
+        log.warning("poll failed; retrying", extra={"error": str(exc), "retry_in": round(delay, 1),
+                                                    "attempt": retries + 1})
+        return PollOutcome(retry_in=delay, error=exc)
+    with session_scope(res.engine) as s:
+        record_thread_error(s, thread_id, exc, res.backoff(retry_max, exc.retry_after), utcnow())
+    log.error("poll failed", extra={"error": str(exc), "retryable": exc.retryable})
+    return PollOutcome(error=exc)
+
+
+def thread_of_round(session: Session, round_id: int) -> int | None:
+    rnd = session.get(Round, round_id)
+    return rnd.encounter.thread_id if rnd is not None else None
+
+
+def final_poll(res: Resources, round_id: int, thread_id: int) -> bool:
+    """Read the thread once more before resolving, so a post made before the deadline but
+    not yet polled (a worker backlog, a broker or platform outage) still counts.
+
+    Returns False when the resolution is deferred: the platform failed and the round is
+    less than the ``final_poll_grace`` setting past its deadline. Nothing is scheduled: the
+    round stays due, so the next sweep tries again (a per-message retry count would restart
+    with every sweep); past the grace it is resolved with what is stored.
+    """
+    with session_scope(res.engine) as s:
+        rnd = s.get(Round, round_id)
+        if rnd is None or rnd.state != "open":
+            return True
+        overdue = (utcnow() - rnd.deadline).total_seconds()
+    try:
+        fetch_and_store(res, thread_id)
+        return True
+    except Busy:
+        reason = "another worker is polling the thread"
+    except SourceError as exc:
+        if not exc.retryable:
+            log.warning("final poll failed; resolving with what is stored", extra={"error": str(exc)})
+            return True
+        with session_scope(res.engine) as s:
+            record_thread_error(s, thread_id, exc, None, utcnow())
+        reason = str(exc)
+    if overdue >= res.settings.final_poll_grace:
+        log.warning("final poll failed past the grace; resolving with what is stored",
+                    extra={"error": reason})
+        return True
+    log.info("resolution waits for the thread's last poll (next sweep)", extra={"error": reason})
+    return False

@@ -1,0 +1,46 @@
+"""What a reply (and the panel) says about a narrator's override: one sentence per kind.
+
+The one description table: the resolution reply marks each override with these lines,
+the panel lists the overrides a stored reply does not hold yet with the same lines, in
+the campaign's language (the sentences are message ids of the reply catalogs,
+:mod:`pbp.render.catalog`). Kinds that only change *when* a reply goes out (hold,
+approve) say nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .i18n import say
+
+#: override kind (``action.*`` said as ``action``) -> its sentence
+OVERRIDE_TEXTS: Mapping[str, str] = {
+    "roll": "roll #{index} ({who}) set to {after} (rolled {rolled})",
+    "hp": "{who}: HP {before} -> {after}",
+    "penalty.waive": "{who}: latency penalty waived",
+    "penalty.apply": "{who}: latency penalty applied",
+    "condition.add": "{who}: {condition} added",
+    "condition.remove": "{who}: {condition} removed",
+    "initiative": "initiative order changed",
+    "deadline": "deadline moved",
+    "round.reresolve": "round resolved again",
+    "action": "{who}: declared action changed by the narrator",
+}
+
+
+def override_text(kind: str, payload: Mapping[str, Any] | None, target: str | None,
+                  reason: str, lang: str, names: Mapping[str, str]) -> str:
+    """The line marking one override in *lang* ("" for a kind that is not said);
+    *names*: combatant key -> name."""
+    p = payload or {}
+    key = "action" if kind.startswith("action.") else kind
+    if key not in OVERRIDE_TEXTS:
+        return ""
+    params = {"who": names.get(target or "", p.get("name") or target or ""),
+              "index": p.get("roll_index"), "after": p.get("after"), "before": p.get("before"),
+              "rolled": p.get("rolled"), "condition": p.get("condition")}
+    if key == "roll":
+        params["who"] = names.get(p.get("actor") or "", p.get("actor") or "?")
+    text = say(OVERRIDE_TEXTS[key], lang, params)
+    return f"{text}: {reason}" if reason else text

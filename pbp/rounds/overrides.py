@@ -1,0 +1,195 @@
+"""Narrator overrides, one home: how one is recorded, what a roll override totals, the
+late-post waiver, and the line that marks an override in a reply.
+
+Used by the resolver (:mod:`pbp.rounds.resolve`), ``pbp verify``, the round service and
+the panel (:mod:`pbp.panel.overrides` adds the panel's other corrections on top). Every
+override writes one :class:`~pbp.store.models.Override` (shown, marked, in the reply it
+affects) and one :class:`~pbp.store.models.AuditEntry` of one shape: ``action`` is
+``override.<kind>``, ``before``/``after`` are ``{"value": ...}``, ``note`` the reason,
+``actor`` the narrator's username (``system`` without one). None commits: the caller
+owns the transaction.
+
+Rolls are immutable (PBP-4): setting a roll's result records an override of kind
+``roll`` that resolution applies by roll index (:class:`OverridingBox`); the stored roll
+stays as the seed gave it.
+
+>>> reason_or_fail("  typo in the tag ")
+'typo in the tag'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from ..dice import DiceBox, Roll
+from ..errors import PbpError
+from ..render.overrides import override_text
+from ..store import queries
+from ..store.models import AuditEntry, Encounter, Narrator, Override, RollRecord, Round
+
+#: Every override kind, in the order the panel lists them.
+KINDS = ("roll", "hp", "condition.add", "condition.remove", "initiative", "action.confirm",
+         "action.correct", "action.reject", "penalty.waive", "penalty.apply", "deadline",
+         "reply.hold", "reply.approve", "round.reresolve")
+
+#: Kinds that change what happened (marked in the reply); hold/approve only change when.
+MARKED = frozenset(KINDS) - {"reply.hold", "reply.approve"}
+
+
+class OverrideError(PbpError):
+    """An override that cannot be applied as asked (no reason, unknown id, wrong state)."""
+
+
+def reason_or_fail(reason: str | None) -> str:
+    """Every override says why (shown in the reply and the audit log)."""
+    text = (reason or "").strip()
+    if not text:
+        raise OverrideError("an override needs a reason")
+    if len(text) > 500:
+        raise OverrideError("a reason is at most 500 characters")
+    return text
+
+
+def now_utc() -> datetime:
+    return datetime.now(UTC)
+
+
+def get_row(session: Session, model: Any, ident: int, what: str) -> Any:
+    """Row *ident* of *model*, or an :class:`OverrideError` naming what is missing."""
+    row = session.get(model, ident)
+    if row is None:
+        raise OverrideError(f"no {what} #{ident}")
+    return row
+
+
+def narrator_of(session: Session, narrator: Narrator | int | None) -> tuple[int | None, str]:
+    """(narrator id, the audit log's actor) of whoever makes the override."""
+    if narrator is None:
+        return None, "system"
+    row = narrator if isinstance(narrator, Narrator) else session.get(Narrator, narrator)
+    if row is None:
+        raise OverrideError(f"no narrator #{narrator}")
+    return row.id, row.username
+
+
+def record(session: Session, *, encounter: Encounter, round_id: int | None, kind: str,
+           target: str | None, before: Any, after: Any, reason: str,
+           narrator: Narrator | int | None, entity: str, entity_id: Any,
+           applied: bool = True, extra: dict[str, Any] | None = None,
+           now: datetime | None = None) -> Override:
+    """Write the override and its audit entry (the one shape, see the module)."""
+    narrator_id, actor = narrator_of(session, narrator)
+    at = now or now_utc()
+    payload = {"before": before, "after": after, **(extra or {})}
+    ov = Override(encounter_id=encounter.id, round_id=round_id, narrator_id=narrator_id, kind=kind,
+                  target=target, payload=payload, reason=reason, applied=applied, created_at=at)
+    session.add(ov)
+    session.add(AuditEntry(at=at, narrator_id=narrator_id, actor=actor,
+                           campaign_id=encounter.campaign_id, action=f"override.{kind}",
+                           entity=entity, entity_id=str(entity_id),
+                           before={"value": before}, after={"value": after}, note=reason))
+    session.flush()
+    return ov
+
+
+# --- roll overrides -----------------------------------------------------------------------
+
+
+def totals(rows: Iterable[Override]) -> dict[int, int]:
+    """Roll index -> the total the narrator set (the latest override of a roll wins)."""
+    return {int(o.payload["roll_index"]): int(o.payload["after"]) for o in rows
+            if o.kind == "roll" and "roll_index" in (o.payload or {})}
+
+
+def roll_totals(session: Session, round_id: int) -> dict[int, int]:
+    """:func:`totals` of a round's stored roll overrides."""
+    return totals(queries.round_overrides(session, round_id, "roll"))
+
+
+def override_roll(r: Roll, total: int) -> Roll:
+    """*r* as the engine sees it once the narrator set its total (the breakdown says so)."""
+    return dataclasses.replace(r, total=int(total),
+                               breakdown=f"{r.breakdown} -> {int(total)} (narrator)")
+
+
+class OverridingBox(DiceBox):
+    """A DiceBox that hands the engine the narrator's total for an overridden roll index.
+
+    The roll itself (faces, seed index) is what the seed gives and is stored as such
+    (``raw``); only what the engine sees changes, and the reply marks it.
+    """
+
+    def __init__(self, seed: str, start_index: int, totals: Mapping[int, int]) -> None:
+        super().__init__(seed=seed, start_index=start_index)
+        self.totals = dict(totals)
+        self.raw: list[Roll] = []
+
+    def roll(self, expression: str, **kwargs: Any) -> Roll:  # type: ignore[override]
+        r = super().roll(expression, **kwargs)
+        self.raw.append(r)
+        if r.index in self.totals:
+            r = override_roll(r, self.totals[r.index])
+            self.rolls[-1] = r
+        return r
+
+
+def set_roll(session: Session, roll_id: int, total: int, reason: str,
+             narrator: Narrator | int | None) -> Override:
+    """Set roll *roll_id*'s result to *total* (the stored roll stays as rolled)."""
+    reason = reason_or_fail(reason)
+    roll = get_row(session, RollRecord, roll_id, "roll")
+    rnd = get_row(session, Round, roll.round_id, "round")
+    before = roll_totals(session, rnd.id).get(roll.roll_index, roll.total)
+    return record(session, encounter=rnd.encounter, round_id=rnd.id, kind="roll",
+                  target=str(roll.roll_index), before=before, after=int(total), reason=reason,
+                  narrator=narrator, entity="roll", entity_id=roll.id, applied=False,
+                  extra={"roll_id": roll.id, "roll_index": roll.roll_index, "actor": roll.actor,
+                         "rolled": roll.total})
+
+
+# --- the late-post waiver (PBP-2) ---------------------------------------------------------
+
+
+def set_penalty(session: Session, round_id: int, combatant_key: str, waive: bool, reason: str,
+                narrator: Narrator | int | None, *, now: datetime | None = None) -> Override:
+    """Waive (or apply again) the latency penalty (PBP-2) of one combatant this round:
+    ``rounds.waived`` changes, resolution reads it."""
+    reason = reason_or_fail(reason)
+    rnd = get_row(session, Round, round_id, "round")
+    enc = rnd.encounter
+    if combatant_key not in {c.key for c in enc.combatants}:
+        raise OverrideError(f"unknown combatant {combatant_key!r}")
+    before = sorted(rnd.waived or [])
+    waived = set(before)
+    (waived.add if waive else waived.discard)(combatant_key)
+    rnd.waived = sorted(waived)
+    return record(session, encounter=enc, round_id=rnd.id,
+                  kind="penalty.waive" if waive else "penalty.apply", target=combatant_key,
+                  before=before, after=rnd.waived, reason=reason, narrator=narrator,
+                  entity="round", entity_id=rnd.id, now=now)
+
+
+# --- what the reply says about them -------------------------------------------------------
+
+
+def describe(ov: Override, lang: str, names: Mapping[str, str]) -> str:
+    """The line marking *ov* in a reply ("" for hold/approve), in *lang*."""
+    return override_text(ov.kind, ov.payload, ov.target, ov.reason, lang, names)
+
+
+def marks(rows: Iterable[Override], lang: str, names: Mapping[str, str]) -> list[str]:
+    """The lines of the overrides among *rows* that change what happened."""
+    return [t for t in (describe(o, lang, names) for o in rows if o.kind in MARKED) if t]
+
+
+def reply_marks(session: Session, round_id: int) -> list[str]:
+    """A round's override lines, oldest first, as its reply says them."""
+    rnd = get_row(session, Round, round_id, "round")
+    names = {c.key: c.name for c in rnd.encounter.combatants}
+    return marks(queries.round_overrides(session, round_id), rnd.encounter.campaign.language,
+                 names)

@@ -1,0 +1,145 @@
+"""Posting a reply to a forum thread through its reply form (or API), once.
+
+Why the marker search: a reply whose answer was lost may still have been posted, so
+:meth:`ThreadPoster.find_reply` looks for its marker on the last pages before anyone
+posts again; flood control ("posting too fast", HTTP 429) is a retryable SourceError
+with the forum's wait.
+"""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import urljoin
+
+from .base import LayoutError, SourceError
+from .forum_page import soup_of
+from .forum_session import ForumAccount, form_fields
+from .http import Response, retry_after_seconds
+
+
+class ThreadPoster(ForumAccount):
+    """The posting half of :class:`pbp.sources.forum.ForumSource`."""
+
+    _reply_url: str | None
+
+    def reply(self, text: str, marker: str, *, in_reply_to: str | None = None) -> str:
+        """Post *text* through the forum's reply form (or API) and return the new post's id.
+
+        Flood control ("posting too fast", HTTP 429) raises a SourceError with
+        ``retry_after``; the caller retries later and checks :meth:`find_reply` first.
+        """
+        spec = self.preset.reply
+        if spec is None:
+            raise SourceError(f"preset {self.preset.name!r} has no [reply] settings", where=self.url)
+        if spec.kind == "api":
+            return self._reply_api(text)
+        self.login()
+        form_url = self._reply_form_url()
+        page = self.client.get(form_url)
+        login_spec = self.preset.login
+        if login_spec is not None and soup_of(page.text).select_one(login_spec.form) is not None:
+            self.login(force=True)      # the session expired
+            page = self.client.get(form_url)
+        self._flood(page, form_url)
+        self._check(page, form_url)
+        form = soup_of(page.text).select_one(spec.form)
+        if form is None:
+            raise LayoutError(f"reply form selector {spec.form!r} matched nothing", where=form_url)
+        data = form_fields(form)
+        data.update(spec.extra_fields)
+        data[spec.text_field] = text
+        if spec.submit:
+            name, _, value = spec.submit.partition("=")
+            data[name] = value
+        action = urljoin(page.url, str(form.get("action") or page.url))
+        resp = self.client.post(action, data=data, headers={"Referer": page.url})
+        self._flood(resp, action)
+        self._check(resp, action)
+        pid = self._post_id(resp)
+        if pid:
+            return pid
+        if spec.error:
+            errors = soup_of(resp.text).select(spec.error)
+            if errors:
+                msg = "; ".join(e.get_text(" ", strip=True) for e in errors)[:300]
+                raise SourceError(f"the forum refused the reply: {msg}", where=action)
+        found = self.find_reply(marker)
+        if found:
+            return found
+        raise SourceError("the reply was sent but does not show in the thread", where=action,
+                          retry_after=60)
+
+    def _post_id(self, resp: Response) -> str | None:
+        pattern = self.preset.reply.post_id_pattern if self.preset.reply else None
+        if pattern is None:
+            return None
+        for candidate in [resp.url, *reversed(resp.redirects), resp.text[:200_000]]:
+            m = pattern.search(candidate)
+            if m:
+                return next((g for g in m.groups() if g), m.group(0))
+        return None
+
+    def _flood(self, resp: Response, where: str) -> None:
+        spec = self.preset.reply
+        if spec is None:
+            return
+        wait = self._flood_wait(resp)
+        if resp.status in spec.flood_status or wait is not None:
+            seconds = (retry_after_seconds(resp.headers.get("Retry-After")) or wait
+                       or spec.flood_default_wait)
+            raise SourceError(f"flood control: the forum refused a reply this soon "
+                              f"(HTTP {resp.status}); retry in {seconds:g} s",
+                              where=where, retry_after=seconds)
+
+    def _reply_form_url(self) -> str:
+        spec = self.preset.reply
+        assert spec is not None
+        if spec.url:
+            return spec.url.format(**self.groups)
+        if self._reply_url is None:
+            url = self.page_url(1)
+            page = self._check(self.client.get(url), url)
+            link = soup_of(page.text).select_one(spec.link)
+            if link is None or not link.get("href"):
+                raise LayoutError(f"reply link selector {spec.link!r} matched nothing "
+                                  f"(is the bot allowed to reply?)", where=url)
+            self._reply_url = urljoin(page.url, str(link["href"]))
+        return self._reply_url
+
+    def _reply_api(self, text: str) -> str:
+        spec = self.preset.reply
+        assert spec is not None
+        creds = self._creds(*[k for k in ("api_key", "api_username")
+                              if any("{" + k + "}" in v for v in spec.api_headers.values())])
+        fields = {**self.groups, **creds, "text": text}
+        headers = {k: v.format(**fields) for k, v in spec.api_headers.items()}
+        body = {k: v.format(**fields) for k, v in spec.api_body.items()}
+        url = spec.url.format(**fields)
+        resp = self.client.post(url, json=body, headers=headers)
+        self._flood(resp, url)
+        self._check(resp, url)
+        try:
+            return str(json.loads(resp.text)[spec.api_id_field])
+        except (ValueError, KeyError, TypeError):
+            raise LayoutError(f"reply answer has no {spec.api_id_field!r} field", where=url) from None
+
+    def find_reply(self, marker: str) -> str | None:
+        """The id of a post holding *marker* on the thread's last pages, newest first."""
+        first = self._get_page(1)
+        if first is None:
+            return None
+        pages = {1: self._parse(first, 1)}
+        last = pages[1].last_page or 1
+        if self.preset.format == "discourse-json":
+            last = 1
+        for n in range(last, max(0, last - 3), -1):
+            if n not in pages:
+                resp = self._get_page(n)
+                if resp is None:
+                    continue
+                pages[n] = self._parse(resp, n)
+            for post in reversed(pages[n].posts):
+                if marker in post.body or marker in post.text:
+                    return post.platform_id
+        return None
+

@@ -1,0 +1,245 @@
+"""Reading a forum thread: the last page it knows, conditionally; new, edited and
+deleted posts against the cursor (see :mod:`pbp.sources.forum` for why it polls this way).
+
+:class:`ThreadReader` holds what every part of a forum source shares — the preset, the
+thread's URL groups, the polite HTTP client — and the reading itself; logging in
+(:mod:`.forum_session`) and posting (:mod:`.forum_posting`) build on it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from ..settings import Settings
+from .base import FetchResult, PostRecord, SourceError
+from .forum_page import Page, parse_discourse_json, parse_html_page, soup_of
+from .forum_preset import ForumPreset
+from .http import PoliteClient, Response, retry_after_seconds
+
+CURSOR_VERSION = 1
+
+
+class ThreadReader:
+    """The reading half of :class:`pbp.sources.forum.ForumSource` (which sets these)."""
+
+    preset: ForumPreset
+    url: str
+    root: str
+    groups: dict[str, str]
+    topic_id: str
+    settings: Settings | None
+    client: PoliteClient
+    backfill_pages: int | None
+    seen_limit: int
+
+    # -- URLs ----------------------------------------------------------------------------
+    def page_url(self, page: int) -> str:
+        t = self.preset.thread
+        template = t.first_page_url if page == 1 and t.first_page_url else t.page_url
+        return template.format(**self.groups, page=page, offset=(page - 1) * t.per_page)
+
+    # -- reading -------------------------------------------------------------------------
+    def fetch(self, cursor: Mapping[str, Any] | None) -> FetchResult:
+        start = (self.client.requests_made, self.client.bytes_read)
+        cur = dict(cursor or {})
+        if cur and cur.get("v") != CURSOR_VERSION:
+            cur = {}
+        if self.preset.format == "discourse-json":
+            posts, new_cur, unchanged = self._fetch_json(cur)
+        else:
+            posts, new_cur, unchanged = self._fetch_html(cur)
+        return FetchResult(posts=posts, cursor=new_cur,
+                           requests=self.client.requests_made - start[0],
+                           bytes=self.client.bytes_read - start[1], not_modified=unchanged)
+
+    def _fetch_html(self, cur: dict[str, Any]) -> tuple[list[PostRecord], dict[str, Any], bool]:
+        seen: dict[str, str] = dict(cur.get("seen") or [])
+        pages: dict[int, Page] = {}
+        responses: dict[int, Response] = {}
+        known: int | None = cur.get("page")
+        last = 1
+        if known:
+            resp = self._get_page(known, etag=cur.get("etag"), last_modified=cur.get("last_modified"))
+            if resp is not None:
+                if resp.not_modified:
+                    return [], cur, True
+                digest = self._page_hash(resp)
+                if digest == cur.get("page_hash"):
+                    return [], {**cur, **_validators(resp)}, True
+                pages[known] = self._parse(resp, known)
+                responses[known] = resp
+                last = pages[known].last_page or known
+            else:
+                known = None        # the page is gone (deleted posts shrank the thread)
+        if not pages:
+            resp = self._get_page(1)
+            if resp is None:
+                raise SourceError("thread not found", where=self.page_url(1))
+            pages[1], responses[1] = self._parse(resp, 1), resp
+            last = pages[1].last_page or 1
+            known = 1
+        assert known is not None
+        floor = known + 1
+        if not cur and self.backfill_pages:
+            floor = max(floor, last - self.backfill_pages + 1)
+        for k in range(last, floor - 1, -1):   # walk back while pages hold only unseen posts
+            if k not in pages:
+                resp = self._get_page(k)
+                if resp is None:
+                    raise SourceError(f"page {k} vanished while reading", where=self.page_url(k),
+                                      retry_after=30)
+                pages[k], responses[k] = self._parse(resp, k), resp
+            if any(p.platform_id in seen for p in pages[k].posts):
+                break
+        # ids that were on the last page before and are gone from the start of it may have
+        # shifted back a page (posts deleted earlier in the thread): look back a little
+        old_ids = [str(i) for i in cur.get("page_ids") or []]
+        for _ in range(3):
+            present = {p.platform_id for pg in pages.values() for p in pg.posts}
+            below = max(pages)          # the page under the run of pages read from the end
+            while below in pages:
+                below -= 1
+            if not old_ids or old_ids[0] in present or below < 1:
+                break
+            resp = self._get_page(below)
+            if resp is None:
+                break
+            pages[below], responses[below] = self._parse(resp, below), resp
+        return self._classify(pages, responses, seen, old_ids)
+
+    def _classify(self, pages: dict[int, Page], responses: dict[int, Response],
+                  seen: dict[str, str], old_ids: list[str]) -> tuple[list[PostRecord], dict[str, Any], bool]:
+        order = list(seen)
+        index = {pid: i for i, pid in enumerate(order)}
+        out: list[PostRecord] = []
+        present: set[str] = set()
+        for n in sorted(pages):
+            for post in pages[n].posts:
+                if post.platform_id in present:
+                    continue            # shifted onto two pages while we walked
+                present.add(post.platform_id)
+                rev = post.revision[:16]
+                if post.platform_id not in seen:
+                    out.append(post)
+                elif seen[post.platform_id] != rev:
+                    out.append(replace(post, change="edited"))
+                seen[post.platform_id] = rev
+        vanished: list[str] = [pid for pid in old_ids if pid not in present]
+        for pg in pages.values():       # seen ids inside a re-read page's range
+            known_here = [index[p.platform_id] for p in pg.posts if p.platform_id in index]
+            if len(known_here) >= 2:
+                vanished += [order[i] for i in range(min(known_here), max(known_here) + 1)
+                             if order[i] not in present]
+        now = datetime.now(UTC)
+        for pid in dict.fromkeys(vanished):
+            seen.pop(pid, None)
+            out.append(PostRecord(platform_id=pid, author="", posted_at=now, body="", text="",
+                                  change="deleted", url=self.url))
+        final = max(pages)
+        resp = responses[final]
+        cursor = {"v": CURSOR_VERSION, "page": final,
+                  "page_ids": [p.platform_id for p in pages[final].posts],
+                  "page_hash": self._page_hash(resp), **_validators(resp),
+                  "seen": [[k, v] for k, v in list(seen.items())[-self.seen_limit:]]}
+        return out, cursor, False
+
+    def _fetch_json(self, cur: dict[str, Any]) -> tuple[list[PostRecord], dict[str, Any], bool]:
+        spec = self.preset.json
+        assert spec is not None
+        seen: dict[str, str] = dict(cur.get("seen") or [])
+        resp = self._get_page(1, etag=cur.get("etag"), last_modified=cur.get("last_modified"))
+        if resp is None:
+            raise SourceError("thread not found", where=self.page_url(1))
+        if resp.not_modified:
+            return [], cur, True
+        digest = self._page_hash(resp)
+        if digest == cur.get("page_hash"):
+            return [], {**cur, **_validators(resp)}, True
+        page = self._parse(resp, 1)
+        have = {p.platform_id: p for p in page.posts}
+        stream = page.stream or list(have)
+        wanted = [pid for pid in stream if pid not in seen and pid not in have]
+        base = spec.more_posts_url.format(**self.groups)
+        for i in range(0, len(wanted), spec.chunk):
+            if not base:
+                break
+            url = base + "?" + urlencode([("post_ids[]", pid) for pid in wanted[i:i + spec.chunk]])
+            more = self._check(self.client.get(url), url)
+            for p in parse_discourse_json(more.text, self.preset, url).posts:
+                have[p.platform_id] = p
+        out: list[PostRecord] = []
+        for pid in stream:
+            post = have.get(pid)
+            if post is None:
+                continue
+            rev = post.revision[:16]
+            if pid not in seen:
+                out.append(post)
+            elif seen[pid] != rev:
+                out.append(replace(post, change="edited"))
+            seen[pid] = rev
+        now = datetime.now(UTC)
+        live = set(stream)
+        for pid in [p for p in seen if p not in live]:
+            seen.pop(pid)
+            out.append(PostRecord(platform_id=pid, author="", posted_at=now, body="", text="",
+                                  change="deleted", url=self.url))
+        cursor = {"v": CURSOR_VERSION, "page": 1, "page_hash": digest, **_validators(resp),
+                  "seen": [[k, v] for k, v in list(seen.items())[-self.seen_limit:]]}
+        return out, cursor, False
+
+    def _get_page(self, page: int, *, etag: str | None = None,
+                  last_modified: str | None = None) -> Response | None:
+        url = self.page_url(page)
+        resp = self.client.get(url, etag=etag, last_modified=last_modified)
+        if resp.status in self.preset.thread.missing_status:
+            if page == 1:
+                raise SourceError(f"thread not found (HTTP {resp.status})", where=url)
+            return None
+        return self._check(resp, url)
+
+    def _check(self, resp: Response, where: str) -> Response:
+        if resp.status == 304 or resp.status < 400:
+            return resp
+        if resp.status == 429 or resp.status == 503:
+            wait = retry_after_seconds(resp.headers.get("Retry-After")) or self._flood_wait(resp) or 60.0
+            raise SourceError(f"the forum asks us to slow down (HTTP {resp.status})", where=where,
+                              retry_after=wait)
+        if resp.status in (401, 403):
+            raise SourceError(f"access refused (HTTP {resp.status})", where=where)
+        raise SourceError(f"HTTP {resp.status}", where=where, retryable=resp.status >= 500,
+                          retry_after=60 if resp.status >= 500 else None)
+
+    def _parse(self, resp: Response, page: int) -> Page:
+        text = resp.text
+        if self.preset.format == "discourse-json" and text.lstrip().startswith("{"):
+            return parse_discourse_json(text, self.preset, resp.url)
+        return parse_html_page(text, self.preset, resp.url, page, groups=self.groups)
+
+    def _page_hash(self, resp: Response) -> str:
+        text = resp.text
+        for pattern in self.preset.thread.volatile:
+            text = pattern.sub("", text)
+        return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()[:32]
+
+    def _flood_wait(self, resp: Response) -> float | None:
+        """Seconds a flood-control page asks for (the preset's patterns), else None."""
+        spec = self.preset.reply
+        if spec is None or not spec.flood_patterns:
+            return None
+        text = soup_of(resp.text).get_text(" ", strip=True) if resp.content else ""
+        for pattern in spec.flood_patterns:
+            m = pattern.search(text)
+            if m:
+                digits = next((g for g in m.groups() if g and g.isdigit()), None)
+                return float(digits) if digits else spec.flood_default_wait
+        return None
+
+
+def _validators(resp: Response) -> dict[str, str | None]:
+    return {"etag": resp.etag, "last_modified": resp.last_modified}

@@ -1,0 +1,118 @@
+"""A forum bot's account: one cookie jar per (site, account) in the process, credentials
+from the secrets, and the forum's own login form.
+
+Why one session per account and not per thread: a campaign watches many threads of one
+forum, and logging in for each would look like an attack (and trip flood control).
+"""
+
+from __future__ import annotations
+
+import threading
+from urllib.parse import urljoin, urlsplit
+
+import requests
+from bs4 import Tag
+
+from ..errors import ConfigError
+from ..settings import load_secrets, load_settings
+from .base import LayoutError, SourceError
+from .forum_page import soup_of
+from .forum_reading import ThreadReader
+
+_sessions_lock = threading.Lock()
+_sessions: dict[tuple[str, str], requests.Session] = {}
+_logged_in: set[tuple[str, str]] = set()
+
+
+def shared_session(root: str, username: str = "") -> requests.Session:
+    """One cookie jar per (site, bot account) in this process: logins are reused."""
+    with _sessions_lock:
+        return _sessions.setdefault((root, username), requests.Session())
+
+
+def forget_sessions() -> None:
+    with _sessions_lock:
+        _sessions.clear()
+        _logged_in.clear()
+
+
+def form_fields(form: Tag) -> dict[str, str]:
+    """The values a browser would send for *form* (hidden inputs and CSRF token included)."""
+    data: dict[str, str] = {}
+    for el in form.select("input[name], textarea[name], select[name]"):
+        kind = str(el.get("type") or "").lower()
+        if kind in ("submit", "button", "image", "file", "reset"):
+            continue
+        if kind in ("checkbox", "radio") and not el.has_attr("checked"):
+            continue
+        name = str(el["name"])
+        if el.name == "textarea":
+            data[name] = el.get_text()
+        elif el.name == "select":
+            opt = el.select_one("option[selected]") or el.select_one("option")
+            data[name] = str(opt.get("value", opt.get_text())) if opt else ""
+        else:
+            data[name] = str(el.get("value", ""))
+    return data
+
+
+class ForumAccount(ThreadReader):
+    """The bot's credentials and login, for a forum source that posts."""
+
+    _credentials: dict[str, str] | None
+
+    def _username(self) -> str:
+        creds = self._credentials_or_none()
+        return (creds or {}).get("username", "") or (creds or {}).get("api_username", "")
+
+    def _credentials_or_none(self) -> dict[str, str] | None:
+        if self._credentials is None:
+            host = (urlsplit(self.url).hostname or "").lower()
+            try:
+                self._credentials = load_secrets(self.settings or load_settings()).get(host, {})
+            except ConfigError:
+                self._credentials = {}
+        return self._credentials
+
+    def _creds(self, *keys: str) -> dict[str, str]:
+        creds = self._credentials_or_none() or {}
+        missing = [k for k in keys if not creds.get(k)]
+        if missing:
+            host = (urlsplit(self.url).hostname or "").upper().replace(".", "_")
+            raise SourceError(f"no bot {' and '.join(missing)} for this forum (set "
+                              f"PBP_SECRET_{host}_{missing[0].upper()} or the secrets file)",
+                              where=self.root)
+        return creds
+
+    def login(self, *, force: bool = False) -> None:
+        """Log the bot in through the forum's own login form (the session is then reused)."""
+        spec = self.preset.login
+        if spec is None:
+            raise SourceError(f"preset {self.preset.name!r} has no [login] settings", where=self.url)
+        creds = self._creds("username", "password")
+        key = (self.root, creds["username"])
+        if key in _logged_in and not force:
+            return
+        url = spec.url.format(**self.groups)
+        page = self._check(self.client.get(url), url)
+        form = soup_of(page.text).select_one(spec.form)
+        if form is None:
+            raise LayoutError(f"login form selector {spec.form!r} matched nothing", where=url)
+        data = form_fields(form)
+        data.update(spec.extra_fields)
+        data[spec.username_field] = creds["username"]
+        data[spec.password_field] = creds["password"]
+        action = urljoin(page.url, str(form.get("action") or page.url))
+        resp = self.client.post(action, data=data, headers={"Referer": page.url})
+        if resp.status == 429:
+            self._check(resp, action)
+        after = soup_of(resp.text)
+        refused = resp.status >= 400 or after.select_one(spec.form) is not None or (
+            bool(spec.failure) and after.select_one(spec.failure) is not None)
+        if spec.success_cookie and spec.success_cookie not in self.client.session.cookies:
+            refused = True
+        if refused:
+            _logged_in.discard(key)
+            raise SourceError(f"login refused for bot account {creds['username']!r} "
+                              f"(HTTP {resp.status})", where=url)
+        _logged_in.add(key)

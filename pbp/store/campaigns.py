@@ -1,0 +1,99 @@
+"""People and campaigns: narrators, campaigns, who may run them, the watched threads."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Boolean, Float, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import Mapped, mapped_column, relationship
+
+from .base import Base
+from .base import fk as _fk
+from .types import JsonType, utcnow
+
+
+class Narrator(Base):
+    """A person who runs campaigns from the panel. ``password_hash`` is argon2 (panel)."""
+
+    __tablename__ = "narrators"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    username: Mapped[str] = mapped_column(String(80), unique=True)
+    display_name: Mapped[str] = mapped_column(String(120), default="")
+    email: Mapped[str | None] = mapped_column(String(200))
+    password_hash: Mapped[str] = mapped_column(String(255))
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_login_at: Mapped[datetime | None]
+
+
+class Campaign(Base):
+    """A game: its ruleset, language, time zone, houserules and round timing."""
+
+    __tablename__ = "campaigns"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    slug: Mapped[str] = mapped_column(String(100), unique=True)
+    ruleset: Mapped[str] = mapped_column(String(40))
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    houserules: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: hold every reply until a narrator approves it (settings.approval_mode is the default)
+    approval_mode: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: length of a round's posting window, in hours
+    round_hours: Mapped[float] = mapped_column(Float, default=24.0)
+    #: hours before the deadline at which reminders go out (e.g. [12, 2])
+    reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
+    #: resolve as soon as everyone has declared (PBP-1 early close)
+    early_close: Mapped[bool] = mapped_column(Boolean, default=False)
+    owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    archived: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    narrators: Mapped[list[CampaignNarrator]] = relationship(
+        back_populates="campaign", cascade="all, delete-orphan")
+    threads: Mapped[list[Thread]] = relationship(back_populates="campaign",
+                                                   cascade="all, delete-orphan")
+
+
+class CampaignNarrator(Base):
+    """Who may run a campaign: its owner and co-narrators."""
+
+    __tablename__ = "campaign_narrators"
+    __table_args__ = (UniqueConstraint("campaign_id", "narrator_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = _fk("campaigns.id")
+    narrator_id: Mapped[int] = _fk("narrators.id")
+    role: Mapped[str] = mapped_column(String(20), default="co")  # owner | co
+    #: the name this narrator posts under on the platforms (their NPC posts)
+    platform_names: Mapped[list[Any]] = mapped_column(default=list)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="narrators")
+    narrator: Mapped[Narrator] = relationship()
+
+
+class Thread(Base):
+    """A watched source: a forum topic, a Reddit submission, or a scenario file."""
+
+    __tablename__ = "threads"
+    __table_args__ = (UniqueConstraint("campaign_id", "kind", "url"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    campaign_id: Mapped[int] = _fk("campaigns.id")
+    kind: Mapped[str] = mapped_column(String(20))            # forum | reddit | file
+    url: Mapped[str] = mapped_column(String(500))
+    title: Mapped[str] = mapped_column(String(300), default="")
+    #: reply markup: bbcode (forums) | markdown (Reddit) | text
+    platform: Mapped[str] = mapped_column(String(20), default="bbcode")
+    options: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    cursor: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    active: Mapped[bool] = mapped_column(Boolean, default=True)
+    last_poll: Mapped[datetime | None]
+    next_poll: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    error_count: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    campaign: Mapped[Campaign] = relationship(back_populates="threads")

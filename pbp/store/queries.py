@@ -1,0 +1,193 @@
+"""The read queries the rounds layer and the panel share, written once.
+
+Why here: the round service decides (who is missing, which declaration counts, what a
+narrator's roll override makes of a roll) and the panel shows the same answers; when
+both wrote their own ``select``, the two drifted (the panel's "missing" counted late
+and deleted posts). Nothing here writes: every function reads rows and returns them
+or plain values computed from them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session, defer, selectinload
+
+from .models import (
+    Combatant,
+    Declaration,
+    EventRecord,
+    Override,
+    Reply,
+    RollRecord,
+    Round,
+)
+
+# --- rounds ---------------------------------------------------------------------------
+
+
+@functools.cache
+def _round_statement(numbered: bool) -> Any:
+    """Built once per shape (the panel's live poll runs it every few seconds per page)."""
+    # the resolution snapshots (the whole encounter, twice) load only when read
+    q = select(Round).options(defer(Round.state_before), defer(Round.state_after)) \
+        .where(Round.encounter_id == bindparam("eid"))
+    if numbered:
+        q = q.where(Round.number == bindparam("number"))
+    return q.order_by(Round.number.desc()).limit(1)
+
+
+def current_round(session: Session, encounter_id: int, number: int | None = None) -> Round | None:
+    """The encounter's latest round, or its round *number*."""
+    return session.scalars(_round_statement(number is not None),
+                           {"eid": encounter_id, "number": number}).first()
+
+
+def next_round(session: Session, rnd: Round) -> Round | None:
+    """The round opened after *rnd* in its encounter, if any."""
+    return session.scalar(select(Round).where(Round.encounter_id == rnd.encounter_id,
+                                              Round.number > rnd.number)
+                          .order_by(Round.number).limit(1))
+
+
+def round_rolls(session: Session, round_id: int) -> list[RollRecord]:
+    """Every roll of a round, by index under its seed."""
+    return list(session.scalars(select(RollRecord).where(RollRecord.round_id == round_id)
+                                .order_by(RollRecord.roll_index)))
+
+
+def round_events(session: Session, round_id: int) -> list[EventRecord]:
+    """Every event of a round, in the order it happened."""
+    return list(session.scalars(select(EventRecord).where(EventRecord.round_id == round_id)
+                                .order_by(EventRecord.seq)))
+
+
+# --- declarations -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Per combatant, the declaration that counts; and the others, kept and shown."""
+
+    counted: tuple[Declaration, ...]
+    others: tuple[Declaration, ...]
+
+
+def _usable(d: Declaration) -> bool:
+    codes = {n.get("code") for n in d.notes or []}
+    if "after-resolution" in codes:
+        return False
+    return not (d.deleted and "deleted-after-roll" not in codes)
+
+
+def _rank(d: Declaration) -> tuple[Any, ...]:
+    at = d.post.posted_at if d.post is not None else d.created_at
+    return (d.source == "override", not d.late, at, d.id)
+
+
+def choose_declarations(session: Session, round_id: int) -> Choice:
+    """Which declaration counts per combatant (PBP-2).
+
+    An on-time post beats a late one; among equals the latest post counts; a narrator's
+    override beats every post. A post deleted before any roll withdraws its declaration;
+    one seen only after the round was resolved never counts here (it is shown in the
+    next reply).
+    """
+    rows = list(session.scalars(select(Declaration).where(Declaration.round_id == round_id)
+                                .options(selectinload(Declaration.post))
+                                .order_by(Declaration.id)))
+    counted: dict[int, Declaration] = {}
+    others: list[Declaration] = []
+    for d in rows:
+        if not _usable(d):
+            others.append(d)
+            continue
+        best = counted.get(d.combatant_id)
+        if best is None or _rank(d) > _rank(best):
+            if best is not None:
+                others.append(best)
+            counted[d.combatant_id] = d
+        else:
+            others.append(d)
+    return Choice(tuple(counted.values()), tuple(others))
+
+
+def superseded(choice: Choice) -> list[Declaration]:
+    """The usable declarations another one beat (what ``Declaration.superseded`` says)."""
+    return [d for d in choice.others if _usable(d)]
+
+
+def missing_among(combatants: Iterable[Combatant], declarations: Iterable[Declaration]
+                  ) -> list[Combatant]:
+    """PBP-2: player-controlled combatants still standing with no on-time declaration
+    among *declarations* (rows already loaded)."""
+    declared = {d.combatant_id for d in declarations if not d.deleted and not d.late}
+    return [c for c in combatants
+            if c.player and not c.down and c.id not in declared
+            and not (c.sheet or {}).get("is_object")]
+
+
+def missing_players(session: Session, rnd: Round) -> list[Combatant]:
+    """Who a reminder names and an early close waits for (see :func:`missing_among`)."""
+    rows = session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
+                                                     Declaration.deleted.is_(False),
+                                                     Declaration.late.is_(False)))
+    return missing_among(rnd.encounter.combatants, rows)
+
+
+# --- overrides ----------------------------------------------------------------------------
+
+
+def round_overrides(session: Session, round_id: int, kind: str | None = None) -> list[Override]:
+    """A round's narrator overrides (of *kind* only, when given), oldest first."""
+    q = select(Override).where(Override.round_id == round_id)
+    if kind is not None:
+        q = q.where(Override.kind == kind)
+    return list(session.scalars(q.order_by(Override.id)))
+
+
+# --- replies ------------------------------------------------------------------------------
+
+_PART = re.compile(r"^(?P<base>.+):p(?P<n>\d+)$")
+
+
+def reply_by_key(session: Session, key: str) -> Reply | None:
+    """The reply stored under idempotency *key* (``<round id>:<kind>``)."""
+    return session.scalar(select(Reply).where(Reply.idempotency_key == key))
+
+
+def previous_part(session: Session, reply: Reply) -> Reply | None:
+    """For part n > 1 of a long reply, part n - 1 (posted first, replied to)."""
+    hit = _PART.match(reply.idempotency_key)
+    if hit is None:
+        return None
+    n = int(hit.group("n"))
+    prev = hit.group("base") if n == 2 else f"{hit.group('base')}:p{n - 1}"
+    return reply_by_key(session, prev)
+
+
+def reply_parts(session: Session, round_id: int, kind: str) -> list[Reply]:
+    """Every part of the (round, kind) reply, in order."""
+    key = f"{round_id}:{kind}"
+    rows = session.scalars(select(Reply).where(Reply.round_id == round_id,
+                                               Reply.kind == kind).order_by(Reply.id))
+    return [r for r in rows if r.idempotency_key == key
+            or (_PART.match(r.idempotency_key) and r.idempotency_key.startswith(key + ":p"))]
+
+
+def held_replies(session: Session, encounter_id: int) -> list[tuple[Reply, int]]:
+    """(reply, round number) of the encounter's replies held for approval, by round."""
+    rows = session.execute(select(Reply, Round.number).join(Round, Round.id == Reply.round_id)
+                           .where(Round.encounter_id == encounter_id, Reply.state == "held")
+                           .order_by(Round.number))
+    return [(reply, number) for reply, number in rows]
+
+
+def posted(parts: Sequence[Reply]) -> bool:
+    """Whether any part of a reply is out (or going out) already."""
+    return any(p.state in ("sending", "sent") for p in parts)
