@@ -33,6 +33,8 @@ How to add a ruleset (after python-chess's variants)
    ``condition_modifiers``       what a combatant's conditions add to a roll or defense
    ``latency``                   what a late or missing declaration costs (PBP-2)
    ``delay_to``                  the count a delaying combatant waits for (FD-16)
+   ``reaction_trigger``          what a declared reaction waits for (DND-7)
+   ``ready_takes_count``         whether a readied action moves the readier (FD-14)
    ``can_act``                   why a combatant cannot act now (None: it can)
    ``plan`` / ``validate``       accepted actions, every problem, the budget after paying
    ``resolve_attack``            the whole attack pipeline (override for deferred defenses...)
@@ -53,8 +55,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext, total
+from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
-from .model import Action, ActionKind, Combatant, Declaration, Weapon
+from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 
 
 class Ruleset:
@@ -113,6 +116,7 @@ class Ruleset:
 
     # -- initiative ------------------------------------------------------------------
     has_surprise_round: ClassVar[bool] = False
+    ready_takes_count: ClassVar[bool] = False  # FD-14 moves the readier; DND-3 does not
 
     def initiative_expression(self, c: Combatant) -> str:
         return f"1d20+{self.initiative_bonus(c)}" if self.initiative_bonus(c) >= 0 \
@@ -214,6 +218,7 @@ class Ruleset:
                                f"{ctx.name(action.target)} is already down", index))
         if action.kind is ActionKind.ATTACK and action.target is None:
             out.append(Problem("target.missing", rule, "an attack needs a target", index))
+        out += effect_problems(action, index, self.rule_ref("ready"))
         if action.kind is ActionKind.ATTACK and action.weapon is not None \
                 and c.weapon(action.weapon) is None:
             out.append(Problem("weapon.unknown", rule,
@@ -282,6 +287,10 @@ class Ruleset:
         """What *c*'s conditions add when it makes (``attack``/``roll``) or resists
         (``defense``) a roll. Modifiers with a ``rule`` are situational."""
         return []
+
+    def reaction_trigger(self, ctx: RoundContext, c: Combatant, action: Action) -> Trigger | None:
+        """What a declared ``reaction`` waits for (DND-7); None: done on its owner's turn."""
+        return None
 
     def delay_to(self, ctx: RoundContext, c: Combatant, action: Action) -> float | None:
         """The count a delaying combatant waits for (``options.until`` or right after

@@ -22,7 +22,7 @@ from . import latency, riders
 from .base import Ruleset
 from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext
 from .economy import usable_extras
-from .model import Action, ActionKind, Combatant, Declaration, Weapon
+from .model import Action, ActionKind, Combatant, Declaration, PendingFullRound, Weapon
 from .registry import register
 
 ATTACK_KINDS = frozenset({ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER})
@@ -316,8 +316,7 @@ class Beyonders(Ruleset):
 
     def on_full_round(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         """BEY-8: the effect lands at the start of c's next turn."""
-        ctx.pending.append({"type": "full-round", "actor": c.key, "round": ctx.round,
-                            "action": action.to_dict()})
+        ctx.pending.append(PendingFullRound(actor=c.key, round=ctx.round, action=action))
         ctx.emit("full-round.started", actor=c.key, rule="BEY-8",
                  text=action.text or "full-round action")
         ctx.add_condition(c.key, C.lasting(C.FULL_ROUND, None, round_number=ctx.round,
@@ -366,8 +365,8 @@ class Beyonders(Ruleset):
         return True
 
     def _complete_full_round(self, ctx: RoundContext, c: Combatant) -> None:
-        mine = [p for p in ctx.pending if p.get("type") == "full-round" and p["actor"] == c.key
-                and p["round"] < ctx.round]
+        mine = [p for p in ctx.pending if isinstance(p, PendingFullRound)
+                and p.actor == c.key and p.round < ctx.round]
         if not mine:
             return
         ctx.pending = [p for p in ctx.pending if p not in mine]
@@ -376,7 +375,7 @@ class Beyonders(Ruleset):
         ctx.remove_condition(c.key, C.FULL_ROUND, rule="BEY-8",
                              reason="cancelled" if cancel else "completed")
         for entry in mine:
-            action = Action.from_dict(entry["action"])
+            action = entry.action
             if cancel:
                 ctx.emit("cast.cancelled", actor=c.key, rule="BEY-16")
                 continue

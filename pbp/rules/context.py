@@ -16,7 +16,17 @@ from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from . import messages
-from .model import Action, Combatant, Condition, Declaration, Encounter, Event
+from .model import (
+    Action,
+    Combatant,
+    Condition,
+    Declaration,
+    Encounter,
+    Event,
+    PendingWork,
+    ReadiedAction,
+    Trigger,
+)
 from .stats import resolve_name
 
 
@@ -137,6 +147,17 @@ class Defense:
     pending: bool = False          # FD-4: the player rolls it in the next post
 
 
+@dataclass(frozen=True)
+class Watch:
+    """A declared reaction armed for this round (DND-7): *owner*'s action number *index*
+    goes off when *trigger* happens; unused by the end of the round, it lapses."""
+
+    owner: str
+    index: int
+    action: Action
+    trigger: Trigger
+
+
 class RoundContext:
     """State of the round being resolved, plus the event log. See the module docstring."""
 
@@ -150,8 +171,10 @@ class RoundContext:
         self.combatants: dict[str, Combatant] = {c.key: c for c in encounter.combatants}
         self.order: list[str] = list(encounter.order)
         self.delayed: dict[str, float] = dict(encounter.delayed)
-        self.readied: dict[str, dict[str, Any]] = {k: dict(v) for k, v in encounter.readied.items()}
-        self.pending: list[dict[str, Any]] = [dict(p) for p in encounter.pending]
+        self.readied: dict[str, ReadiedAction] = dict(encounter.readied)
+        self.pending: list[PendingWork] = list(encounter.pending)
+        #: this round's declared reactions waiting for their trigger (DND-7), in order
+        self.watching: list[Watch] = []
         self.surprised: tuple[str, ...] = encounter.surprised
         self.events: list[Event] = []
         self.count: float | None = None
@@ -279,6 +302,6 @@ class RoundContext:
             surprised=self.surprised,
             order=tuple(self.order),
             delayed=dict(self.delayed),
-            readied={k: dict(v) for k, v in self.readied.items()},
+            readied=dict(self.readied),
             pending=tuple(self.pending),
         )

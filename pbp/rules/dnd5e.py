@@ -22,7 +22,11 @@ How each rule is carried out (numbers from ``config/rulesets/dnd5e.toml``):
   ``options.gesture``); one free object interaction (any other ``free`` action); a second
   one costs the action (``action.changed``), and with the action spent it is refused.
 * DND-7 one reaction, on any turn (``reaction`` actions and readied actions going off);
-  then none until the start of your next turn (the ``reaction-used`` condition).
+  then none until the start of your next turn (``reaction-used``). It goes off when its
+  trigger happens (:mod:`pbp.rules.triggers`): an attack at a target is an opportunity
+  attack, set off when the target moves away (``options.away_from`` names the reactor),
+  or ``options.trigger``; untriggered, it lapses at the round's end. A readied action
+  goes off the same way, and the order stays (DND-3).
 
 Attacks are outside the excerpt: standard 5e, d20 + bonus (the weapon's skill, else the
 Str/Dex modifier plus ``proficiency``) against ``armor`` (AC); a creature taking total
@@ -35,9 +39,19 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from ..errors import UnreadableInput
 from .base import Ruleset
 from .context import Budget, Defense, Modifier, Problem, RoundContext
-from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
+from .model import (
+    TRIGGER_MOVE_AWAY,
+    Action,
+    ActionKind,
+    Combatant,
+    Condition,
+    Declaration,
+    Trigger,
+    Weapon,
+)
 from .narrators_call import announce_ties, check_choices, forfeit
 from .registry import register
 
@@ -67,6 +81,7 @@ class Dnd5e(Ruleset):
     rule_ids = ("DND-1", "DND-2", "DND-3", "DND-4", "DND-5", "DND-6", "DND-7", "PBP-2", "PBP-3")
     rule_refs: ClassVar[Mapping[str, str]] = {"initiative": "DND-3", "budget": "DND-4",
                                               "surprise": "DND-2", "ready": "DND-7",
+                                              "reaction": "DND-7",
                                               "latency": "PBP-2"}
     #: sheet keys of this ruleset besides the common ones in stats.py (scenario files)
     extra_stats = frozenset({"speed", "attack", "proficiency", "ac"})
@@ -213,6 +228,11 @@ class Dnd5e(Ruleset):
                 return [Problem("bonus.not-granted", "DND-5",
                                 f"'{granted}' is not a feature of {c.name} that grants a bonus "
                                 f"action (it has: {', '.join(sources)})", index)]
+        if kind in (ActionKind.READY, ActionKind.REACTION) and "trigger" in action.options:
+            try:
+                Trigger.from_option(action.options.trigger)
+            except UnreadableInput as exc:
+                return [Problem("ready.trigger", "DND-7", exc.message, index)]
         if kind is ActionKind.MOVE:
             distance = action.options.distance
             if distance is not None and (isinstance(distance, bool)
@@ -297,14 +317,15 @@ class Dnd5e(Ruleset):
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,
                 declaration: Declaration, index: int) -> None:
         budget = ctx.budgets.get(c.key)
-        if ctx.turn_of != c.key:  # a readied action going off on another's turn: a reaction
+        if ctx.turn_of != c.key:  # going off on another's turn: a reaction (DND-7)
             if c.key in ctx.surprised or c.has(REACTION_USED) or self.forbidding(c):
                 why = ("is surprised" if c.key in ctx.surprised
                        else f"is {self.forbidding(c)}" if self.forbidding(c)
                        else "already used its reaction")
+                what = "reaction" if action.kind is ActionKind.REACTION else "readied action"
                 ctx.emit("action.rejected", actor=c.key, rule="DND-7", action_index=index,
                          problem="reaction.used",
-                         reason=f"{c.name} {why}, so the readied action cannot go off")
+                         reason=f"{c.name} {why}, so the {what} cannot go off")
                 return
             self._spend_reaction(ctx, c)
         elif budget is not None and index in budget.marks.get("paid_with_action", []):
@@ -317,9 +338,30 @@ class Dnd5e(Ruleset):
         ctx.add_condition(c.key, Condition(REACTION_USED, source=c.key), rule="DND-7",
                           source=c.key)
 
+    @staticmethod
+    def _attacks(action: Action) -> bool:
+        return action.target is not None and bool(
+            action.options.attack if action.options.attack is not None
+            else action.weapon is not None)
+
+    def reaction_trigger(self, ctx: RoundContext, c: Combatant, action: Action) -> Trigger | None:
+        """DND-7: a named trigger, else an attack at a target is an opportunity attack that
+        waits for the target to move away from *c*; else None (noted on c's turn)."""
+        if action.options.trigger:
+            try:
+                trigger = Trigger.from_option(action.options.trigger)
+            except UnreadableInput:
+                return None  # refused with its reason when the owner's turn is planned
+            known = isinstance(trigger.actor, str) and trigger.actor in ctx.combatants
+            return trigger if known else None
+        if self._attacks(action):
+            return Trigger(actor=action.target, does=TRIGGER_MOVE_AWAY, text="moves away")
+        return None
+
     def on_reaction(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        self._spend_reaction(ctx, c)
-        if action.target is not None and (action.options.attack if action.options.attack is not None else action.weapon is not None):
+        if not ctx.get(c.key).has(REACTION_USED):  # perform() spent it when off-turn
+            self._spend_reaction(ctx, c)
+        if self._attacks(action):
             self.resolve_attack(ctx, c, action)
         else:
             self.on_other(ctx, c, action)

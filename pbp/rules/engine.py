@@ -12,8 +12,11 @@ The round (PBP-1, BEY-17: everyone declared in one window; resolve in initiative
 2. each combatant in initiative order: upkeep, latency (PBP-2), validation (every
    problem reported at once; refused actions dropped, the rest carried out);
    ``delay`` re-queues the rest of the turn at a later count (FD-16); readied actions
-   go off just before their trigger's turn (FD-14);
-3. ``end_of_round``; the encounter comes back with ``round`` advanced.
+   (FD-14) and declared reactions (DND-7) go off when their trigger happens: just
+   before the triggering action (the turn goes on after), never at the mere start of
+   the trigger's turn;
+3. reactions whose trigger never came lapse; ``end_of_round``; the encounter comes back
+   with ``round`` advanced.
 """
 
 from __future__ import annotations
@@ -23,10 +26,20 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..dice import DiceBox
+from . import triggers
 from .base import Ruleset
 from .condition_names import known_conditions, normalise_condition
 from .context import Problem, RoundContext
-from .model import Action, ActionKind, Combatant, Declaration, Encounter, Resolution
+from .model import (
+    Action,
+    ActionKind,
+    Combatant,
+    Declaration,
+    Encounter,
+    ReadiedAction,
+    Resolution,
+    Trigger,
+)
 from .queries import actions_left, fight_over
 from .setup import round_number, ruleset_for
 from .speech import SpeechVerdict, speech_verdict
@@ -59,7 +72,9 @@ def resolve(encounter: Encounter, declarations: Iterable[Declaration], dice: Dic
              speech_limit=ruleset.speech_limit)
     _initiative(ctx, ruleset, decls)
     ruleset.start_of_round(ctx)
+    triggers.arm_reactions(ctx, ruleset, decls)
     _run_turns(ctx, ruleset, decls)
+    triggers.lapse_reactions(ctx, ruleset)
     ruleset.end_of_round(ctx)
     ctx.emit("round.end", round=number)
     return Resolution(ctx.finish(number + 1), tuple(ctx.events))
@@ -70,7 +85,7 @@ def roll_initiative(encounter: Encounter, declarations: Iterable[Declaration], d
     """Only the initiative step of a round (BEY-4, FD-1, DND-3, TA-1, RES-6).
 
     Everyone with no place in the order rolls (or uses the roll of their ``.ri`` tag,
-    given as an action with ``options["initiative"]``), ties are broken by the
+    given as an action with ``options.initiative``), ties are broken by the
     ruleset's policy, and the order is sorted. The rounds layer runs this when a
     round opens, so the opening reply can announce the order; :func:`resolve` then
     finds everyone placed. The round number and surprise flag are left as they are.
@@ -230,7 +245,6 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
         ctx.count = count
         ctx.turn_of = key
         ctx.expire_conditions(count, rs.rule_ref("conditions"))  # FD-6: just before the count
-        _fire_readied(ctx, rs, key, decls)
         c = ctx.get(key)
         if rest is None:
             if c.is_object:
@@ -240,7 +254,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 if key in decls and not decls[key].missing:
                     ctx.emit("turn.skipped", actor=key, reason=why)
                 continue
-            _lapse_readied(ctx, key)
+            triggers.lapse_readied(ctx, key)
             decl = decls.get(key)
             if decl is not None:
                 ctx.emit("turn.start", actor=key, count=_fmt(count))
@@ -253,6 +267,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             decl = _latency(ctx, rs, ctx.get(key), decl)
             accepted, problems, budget = rs.plan(ctx, decl)
             ctx.budgets[key] = budget
+            triggers.disarm_refused(ctx, key, [a for _, a in accepted])
             for p in problems:
                 ctx.emit(p.code if p.code.startswith("action.") else "action.rejected",
                          actor=key, rule=p.rule, reason=p.message, problem=p.code,
@@ -287,64 +302,33 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
 
 def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
              todo: list[tuple[int, Action]]) -> list[tuple[int, Action]] | None:
-    """Carry out *todo*; returns what is left when a delay interrupts the turn."""
+    """Carry out *todo*; returns what is left when a delay interrupts the turn.
+
+    Before each action, whatever waits for it goes off (FD-14, DND-7); a reaction
+    armed for this round is not carried out on its owner's own turn."""
+    watched = ctx.note(key).get("watched", [])
     for pos, (index, action) in enumerate(todo):
-        c = ctx.get(key)
-        if c.down:
+        if ctx.get(key).down:
             break
         if action.kind is ActionKind.DELAY and not ctx.note(key).get("delayed"):
-            count = rs.delay_to(ctx, c, action)
+            count = rs.delay_to(ctx, ctx.get(key), action)
             ctx.note(key)["delayed"] = True
             if count is not None:
                 ctx.delayed[key] = count
                 return todo[pos + 1:]
             return []
+        if action.kind is ActionKind.REACTION and action in watched:
+            continue  # DND-7: it waits for its trigger, not for its owner's turn
+        triggers.fire(ctx, rs, key, action)
+        c = ctx.get(key)
+        if c.down:  # the reaction felled it: the triggering action never happens
+            break
         if action.kind is ActionKind.READY:
-            trigger = action.options.trigger or {}
-            if not isinstance(trigger, Mapping):  # free text: the narrator fires it
-                trigger = {"text": str(trigger)}
-            ctx.readied[key] = {"action": action.to_dict(), "round": ctx.round,
-                                "trigger": dict(trigger), "index": index}
+            ctx.readied[key] = ReadiedAction(
+                action=action, round=ctx.round, index=index, count=ctx.count,
+                trigger=Trigger.from_option(action.options.trigger))
         rs.perform(ctx, c, action, decl, index)
     return None
-
-
-def _fire_readied(ctx: RoundContext, rs: Ruleset, key: str,
-                  decls: Mapping[str, Declaration]) -> None:
-    """FD-14: a readied action goes off as a reaction just before its trigger's turn."""
-    for readier, entry in list(ctx.readied.items()):
-        trigger = entry.get("trigger", {})
-        if readier == key or trigger.get("actor") != key:
-            continue
-        if entry["round"] == ctx.round and readier not in ctx.acted:
-            continue  # readied later this round; cannot fire before it was readied
-        del ctx.readied[readier]
-        c = ctx.get(readier)
-        if c.down:
-            continue
-        action = Action.from_dict(entry["action"])
-        inner = action.options.action
-        act = Action.from_dict(inner) if isinstance(inner, Mapping) else \
-            dataclasses.replace(action, kind=ActionKind.ATTACK,
-                                options=action.options.without("trigger", "action"))
-        trigger_count = ctx.get(key).initiative
-        ctx.put(dataclasses.replace(c, initiative=trigger_count))
-        ctx.delayed.pop(readier, None)
-        ctx.order = [k for k in ctx.order if k != readier]
-        ctx.order.insert(ctx.order.index(key), readier)
-        ctx.emit("ready.triggered", actor=readier, target=key, rule=rs.rule_ref("ready"),
-                 count=_fmt(trigger_count))
-        if act.kind in (ActionKind.ATTACK, ActionKind.MANEUVER) and act.target is None:
-            act = dataclasses.replace(act, target=key)
-        rs.perform(ctx, c, act, decls.get(readier) or Declaration(actor=readier),
-                   int(entry.get("index", 0)))
-
-
-def _lapse_readied(ctx: RoundContext, key: str) -> None:
-    entry = ctx.readied.get(key)
-    if entry is not None and entry["round"] < ctx.round:
-        del ctx.readied[key]
-        ctx.emit("ready.lapsed", actor=key, rule=ctx.ruleset.rule_ref("ready"))
 
 
 def _latency(ctx: RoundContext, rs: Ruleset, c: Combatant, decl: Declaration) -> Declaration:

@@ -8,7 +8,7 @@ from ..dice import Roll
 from . import conditions as C
 from .context import AttackRoll, Defense, Modifier, RoundContext, total
 from .forum_hooks import ForumD20Hooks
-from .model import Action, Combatant, Weapon
+from .model import Action, Combatant, PendingDefense, Weapon
 
 #: weapon categories whose attacks use Pontaria and dodge with Reflexes (FD-3, FD-4)
 RANGED = frozenset({"ranged", "firearm", "thrown", "bow", "blowpipe", "crossbow", "rocket", "beam"})
@@ -32,17 +32,17 @@ def stray_shot(rs: ForumD20Hooks, ctx: RoundContext, c: Combatant, target: Comba
 def resolve_pending(rs: ForumD20Hooks, ctx: RoundContext) -> None:
     """FD-4 (defense rolled by the player): last round's attacks on players, resolved
     with the defense roll from this round's post (or by the service if there is none)."""
-    waiting = [p for p in ctx.pending if p.get("type") == "defense"]
-    ctx.pending = [p for p in ctx.pending if p.get("type") != "defense"]
+    waiting = [p for p in ctx.pending if isinstance(p, PendingDefense)]
+    ctx.pending = [p for p in ctx.pending if not isinstance(p, PendingDefense)]
     for entry in waiting:
-        if entry["attacker"] not in ctx.combatants or entry["target"] not in ctx.combatants:
+        if entry.attacker not in ctx.combatants or entry.target not in ctx.combatants:
             continue
-        c, target = ctx.get(entry["attacker"]), ctx.get(entry["target"])
+        c, target = ctx.get(entry.attacker), ctx.get(entry.target)
         if target.down:
             continue
-        action = Action.from_dict(entry["action"])
+        action = entry.action
         weapon = rs.weapon_for(c, action)
-        attack = AttackRoll(int(entry["attack"]["total"]), entry["attack"]["natural"], None)
+        attack = AttackRoll(entry.attack.total, entry.attack.natural, None)
         skill, armored, rule = rs.defense_skill(action, weapon)
         mods = [Modifier(target.stat(skill), skill)]
         if armored:
@@ -58,7 +58,7 @@ def resolve_pending(rs: ForumD20Hooks, ctx: RoundContext) -> None:
             roll = ctx.roll("1d20", who=target, label=f"defense {skill}")
             value = roll.total + total(mods)
         defense = Defense(value, skill, roll, roll.natural, tuple(mods), rule)
-        ctx.note(c.key)["attack_number"] = entry.get("attack_number", 1)
+        ctx.note(c.key)["attack_number"] = entry.attack_number
         rs.finish_attack(ctx, c, target, action, weapon, attack, defense)
         ctx.note(c.key)["attack_number"] = 0
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..errors import PbpError
+from ..errors import PbpError, UnreadableInput
 from . import conditions as C
 from . import maneuvers
 from .base import Ruleset
 from .context import Budget, Problem, RoundContext
-from .model import Action, ActionKind, Combatant, Declaration
+from .model import Action, ActionKind, Combatant, Declaration, Trigger
 from .powers import uses_power
 
 COMBAT_KINDS = frozenset({ActionKind.ATTACK, ActionKind.CAST, ActionKind.MANEUVER,
@@ -152,12 +152,7 @@ class ForumD20Economy(Ruleset):
                 out.append(Problem("target.missing", "FD-14", "a maneuver needs a target",
                                    index))
         if k is ActionKind.READY:
-            trigger = action.options.trigger or {}
-            actor = trigger.get("actor") if isinstance(trigger, Mapping) else None
-            if not isinstance(actor, str) or actor not in ctx.combatants:
-                out.append(Problem("ready.trigger", "FD-14",
-                                   "a readied action needs a trigger: whose action sets it off",
-                                   index))
+            out += self._check_trigger(ctx, action, index)
         if k is ActionKind.DELAY:
             until = action.options.until
             if until is not None and (isinstance(until, bool)
@@ -171,6 +166,22 @@ class ForumD20Economy(Ruleset):
         if k is ActionKind.CAST and action.options.inflict is not None:
             out += self._check_inflict(action, index)
         return out
+
+    @staticmethod
+    def _check_trigger(ctx: RoundContext, action: Action, index: int) -> list[Problem]:
+        """FD-14: "say the action and in which circumstances": whose action (and which
+        kind of action, ``on``) sets it off."""
+        value = action.options.trigger or {}
+        try:
+            trigger = Trigger.from_option(value) if isinstance(value, Mapping) else None
+        except UnreadableInput as exc:
+            return [Problem("ready.trigger", "FD-14", exc.message, index)]
+        if trigger is None or not isinstance(trigger.actor, str) \
+                or trigger.actor not in ctx.combatants:
+            return [Problem("ready.trigger", "FD-14",
+                            "a readied action needs a trigger: whose action sets it off",
+                            index)]
+        return []
 
     def _check_inflict(self, action: Action, index: int) -> list[Problem]:
         out: list[Problem] = []

@@ -20,7 +20,7 @@ from . import conditions as C
 from . import fd_combat, latency, maneuvers, powers
 from .context import AttackRoll, Defense, Modifier, RoundContext, total
 from .fd_economy import ForumD20Economy
-from .model import Action, Combatant, Declaration, Weapon
+from .model import Action, AttackTotal, Combatant, Declaration, PendingDefense, Trigger, Weapon
 from .registry import register
 
 RANGED = fd_combat.RANGED
@@ -54,6 +54,7 @@ class ForumD20(ForumD20Economy):
         "conditions": {"recovery_dc": 15, "auto_recovery": True},
     }
     extra_stats = frozenset({"attacks", "speed_bonus", "mp", "hardness", "reduction"})
+    ready_takes_count = True  # FD-14: "your initiative becomes the count of the readied action"
 
     # -- initiative (FD-1, FD-16) ------------------------------------------------------
     def initiative_bonus(self, c: Combatant) -> int:
@@ -226,10 +227,10 @@ class ForumD20(ForumD20Economy):
     def resolve_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> bool:
         target, weapon, attack, defense = self.roll_attack(ctx, c, action)
         if defense.pending:
-            ctx.pending.append({"type": "defense", "attacker": c.key, "target": target.key,
-                                "action": action.to_dict(), "round": ctx.round,
-                                "attack": {"total": attack.total, "natural": attack.natural},
-                                "attack_number": ctx.note(c.key).get("attack_number", 1)})
+            ctx.pending.append(PendingDefense(
+                attacker=c.key, target=target.key, action=action, round=ctx.round,
+                attack=AttackTotal(attack.total, attack.natural),
+                attack_number=int(ctx.note(c.key).get("attack_number", 1))))
             ctx.emit("attack.pending", actor=c.key, target=target.key, rule="FD-4",
                      rolls=[attack.roll] if attack.roll else [], total=attack.total,
                      natural=attack.natural, weapon=weapon.name)
@@ -311,9 +312,9 @@ class ForumD20(ForumD20Economy):
         maneuvers.perform(self, ctx, c, action)
 
     def on_ready(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        trigger = action.options.trigger or {}
+        trigger = Trigger.from_option(action.options.trigger)
         ctx.emit("ready", actor=c.key, rule="FD-14",
-                 trigger=trigger.get("text") or f"{ctx.name(trigger.get('actor'))} acts")
+                 trigger=trigger.text or f"{ctx.name(trigger.actor)} acts")
 
     def on_reaction(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         if action.options.defense:
@@ -321,15 +322,16 @@ class ForumD20(ForumD20Economy):
         self.on_other(ctx, c, action)
 
     def delay_to(self, ctx: RoundContext, c: Combatant, action: Action) -> float | None:
-        """FD-16: wait down to initiative bonus - 10 at most; then act (here: at that floor)."""
+        """FD-16: wait down to count -10 - initiative bonus at most (the source's example: a
+        +3 bonus waits until count -13); then act (here: at that floor)."""
         wanted = super().delay_to(ctx, c, action)
-        floor = float(self.initiative_bonus(c) - int(self.setting("delay.floor", 10)))
+        floor = float(-int(self.setting("delay.floor", 10)) - self.initiative_bonus(c))
         if wanted is None:
             return None
         if wanted < floor:
             ctx.emit("action.changed", actor=c.key, rule="FD-16", problem="delay.floor",
                      reason=f"{c.name} can wait only down to count {floor:g} "
-                            f"(initiative bonus - 10) and must act there")
+                            f"(-10 - initiative bonus) and must act there")
             wanted = floor
         ctx.emit("delay", actor=c.key, rule="FD-16", count=f"{wanted:g}")
         return wanted

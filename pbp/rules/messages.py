@@ -73,6 +73,8 @@ EN: dict[str, str] = {
     "ready": "{actor} readies an action for when {trigger}.",
     "ready.triggered": "{actor}'s readied action goes off; their initiative becomes {count}.",
     "ready.lapsed": "{actor}'s readied action lapses unused.",
+    "reaction.triggered": "{actor} reacts to {target}'s {kind} action.",
+    "reaction.lapsed": "{actor}'s reaction is not used: {target} did not set it off.",
     "defend": "{actor} takes total defense (+{bonus} defense until their next turn).",
     "simultaneous": "{actor}'s {kind} action takes effect together with {target}'s action.",
     "interrupt": "{actor}'s {kind} action interrupts {target}'s turn (the ability says so).",
@@ -125,6 +127,10 @@ VARIANTS: dict[str, str] = {
     "move/plain": "{actor} moves.",
     "move/feet": "{actor} moves {distance} ft (speed {speed} ft, {left} ft left).",
     "move/speed": "{actor} moves {distance} (Speed {speed}; {lost} left over is lost).",
+    "ready.triggered/fixed": "{actor}'s readied action goes off; the initiative order stays "
+                             "as it is.",
+    "reaction.triggered/away": "{target} moves away from {actor}: {actor} makes an "
+                               "opportunity attack.",
 }
 
 
@@ -141,6 +147,10 @@ def template(code: str, params: Mapping[str, Any]) -> str | None:
         variant = "broken"
     elif code in ("maneuver.disarm", "maneuver.sunder") and not params.get("item"):
         variant = "nothing"
+    elif code == "ready.triggered" and params.get("fixed"):  # DND-3: the order stays
+        variant = "fixed"
+    elif code == "reaction.triggered" and params.get("does") == "move-away":  # DND-7
+        variant = "away"
     elif code == "move" and "left" in params:           # DND-4, in feet
         variant = "feet"
     elif code == "move" and "lost" in params:           # BEY-7, Speed points
@@ -204,6 +214,7 @@ REASONS: dict[str, tuple[str, ...]] = {
                     "that count"),),
     "delay.after": ("there is nobody by that name to wait for",),
     "delay.count": ("that is not an initiative count",),
+    "effect.unreadable": ("what this action would carry out is not an action",),
     "cancel.kind": ("cancelling your own casting costs one free action",),
     "bonus.not-granted": ("{actor} has no feature or spell that grants this bonus action",),
     "forbidden": ("{actor} cannot take actions or reactions now",),
@@ -264,6 +275,7 @@ KIND_CONTEXT = "action kind"
 #: parameters holding an action kind or slot, by event code
 KIND_PARAMS: dict[str, tuple[str, ...]] = {
     "action.noted": ("kind",), "simultaneous": ("kind",), "interrupt": ("kind",),
+    "reaction.triggered": ("kind",),
     "action.converted": ("source", "into"), "action.rejected": ("slot",),
     "action.changed": ("slot",),
 }

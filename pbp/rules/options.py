@@ -135,7 +135,9 @@ class Options:
     items: tuple[str, ...] = ()           # move: BEY-7 items taken (body, beside)
     until: Json = None                    # delay: FD-16 the count waited for
     after: str | None = None              # delay: FD-16 act right after this combatant
-    trigger: Json = None                  # ready: FD-14 {"actor": key} or words
+    trigger: Json = None                  # ready: FD-14 {"actor": key, "does": kind} or words;
+                                          # reaction: DND-7 what sets it off
+    away_from: Json = None                # move: DND-7 whom the move leaves (a key or keys)
     action: Mapping[str, Json] | None = None  # ready / full-round: the inner action, stored form
     touch: bool = False                   # strikes: FD-4 touch attack
     into_melee: bool = False              # strikes: FD-10 shooting into melee
@@ -204,7 +206,7 @@ _TUPLES = frozenset(f.name for f in fields(Options) if str(f.type).startswith("t
 #: What every kind takes: provenance, commands, timing, rolls and the rulesets' own checks
 #: (a ruleset refuses an option that makes no sense for a kind with its rule id).
 COMMON = frozenset(_NAMES) - {"move", "items", "until", "after", "trigger", "action", "touch",
-                              "into_melee", "mental", "area", "inflict", "rounds"}
+                              "into_melee", "mental", "area", "inflict", "rounds", "away_from"}
 _STRIKE = frozenset({"touch", "into_melee", "mental", "area"})
 
 
@@ -223,7 +225,7 @@ class CastOptions(Options):
 @dataclass(frozen=True, repr=False)
 class MoveOptions(Options):
     KIND = ActionKind.MOVE
-    ACCEPTS = COMMON | {"move", "items"}
+    ACCEPTS = COMMON | {"move", "items", "away_from"}
 
 
 @dataclass(frozen=True, repr=False)
@@ -277,7 +279,7 @@ class BonusOptions(Options):
 @dataclass(frozen=True, repr=False)
 class ReactionOptions(Options):
     KIND = ActionKind.REACTION
-    ACCEPTS = COMMON | _STRIKE
+    ACCEPTS = COMMON | _STRIKE | {"trigger"}
 
 
 @dataclass(frozen=True, repr=False)

@@ -25,11 +25,13 @@ How each rule is carried out (numbers from ``config/rulesets/two-action.toml``):
 * TA-5 ranged at a character: the hit check as TA-4 (``checks.hit_dc``), with
   ``options.inspiration`` / ``options.mastery`` bonuses; a natural 20 before modifiers is a
   critical and hits; then opposed d20 + skill + weapon bonus
-  (thrown 0, bow/blowpipe/crossbow 10, rocket 20, firearm 30, beam 40) + TA-6 against
+  (thrown 0, bow/blowpipe/crossbow 10, rocket 20, firearm 30, beam 40) against
   d20 + the target's Reaction; the target must win to evade (``attack.evaded``).
-* TA-6 situational modifiers on every accuracy roll of a ranged attack
-  (``options.situational``, see :mod:`pbp.rules.two_action_tables`); out-of-range values
-  are refused, each with its reason.
+* TA-6 situational modifiers ("bonuses and penalties to accuracy") on the accuracy
+  check of a ranged attack, once: the TA-4 check, or TA-5's hit check (not again on the
+  opposed check, which adds the weapon bonus) (``options.situational``, see
+  :mod:`pbp.rules.two_action_tables`); out-of-range values are refused, each with its
+  reason.
 """
 
 from __future__ import annotations
@@ -356,7 +358,8 @@ class TwoAction(Ruleset):
                      message=f"{c.name} rolls a natural {hit.natural} before modifiers: a "
                              f"critical hit on a weak spot.")
         bonus = weapon_bonus(weapon.category, self.setting("weapon_bonus")) or 0
-        attack = ctx.roll(_signed("1d20", value + bonus + sit), label=f"opposed {target.key}")
+        # TA-6 counted once, on the hit check above; the opposed check adds the weapon type
+        attack = ctx.roll(_signed("1d20", value + bonus), label=f"opposed {target.key}")
         defense = ctx.roll(_signed("1d20", self.reaction(target)), label=f"reaction {c.key}")
         params = {"total": attack.total, "defense": defense.total, "weapon": weapon.name,
                   "weapon_bonus": bonus, "situational": sit, "critical": critical,

@@ -251,10 +251,69 @@ def test_dnd6_second_interaction_after_the_action_is_refused():
 def test_dnd7_one_reaction_a_round():
     res = run(RS, [aria(), goblin(1)],
               [decl("aria", act(A.REACTION, "goblin-1", weapon="rapier"),
-                    act(A.REACTION, text="shield"))], forced=[1])
+                    act(A.REACTION, text="shield")),
+               decl("goblin-1", act(A.MOVE, distance=10, away_from="aria"))], forced=[1])
     refused = rejected(res, "DND-7")
     assert len(refused) == 1 and refused[0].params["action_index"] == 1
+    assert one(res, "attack.miss", actor="aria").params["total"] == 1 + 5  # the OA, vs AC 15
     assert res.encounter.combatant("aria").has("reaction-used")
+
+
+def test_dnd7_opportunity_attack_goes_off_when_the_target_moves_away():
+    """DND-7 (002: a reaction is an instant answer to its trigger, on your turn or
+    another's; the opportunity attack is the commonest; a creature whose turn it
+    interrupted goes on after it): Aria's opportunity attack waits for the goblin to move
+    away from her. Her own turn (first, initiative 20) does not carry it out; it
+    goes off as the goblin moves, before the move, and the goblin's turn goes on."""
+    res = run(RS, [aria(), goblin(1)],
+              [decl("aria", act(A.REACTION, "goblin-1", weapon="rapier",
+                                text="opportunity attack")),
+               decl("goblin-1", act(A.MOVE, distance=10, away_from="aria"))],
+              forced=[15, 4])
+    seq = [(e.code, e.actor) for e in res.events
+           if e.code in ("turn.start", "reaction.triggered", "attack.hit", "attack.miss", "move")]
+    assert seq == [("turn.start", "aria"), ("turn.start", "goblin-1"),
+                   ("reaction.triggered", "aria"), ("attack.hit", "aria"), ("move", "goblin-1")]
+    assert one(res, "reaction.triggered").rule == "DND-7"
+    assert "opportunity attack" in one(res, "reaction.triggered").message
+    assert one(res, "attack.hit").params["total"] == 15 + 5        # against AC 15
+    assert hp(res, "goblin-1") == 30 - (4 + 3)                       # rapier 1d8+3
+    assert res.encounter.combatant("aria").has("reaction-used")
+
+
+def test_dnd7_no_trigger_no_opportunity_attack_the_reaction_lapses():
+    """DND-7: the goblin attacks and moves without leaving Aria: no trigger, so no
+    opportunity attack at all, and she keeps her reaction."""
+    res = run(RS, [aria(), goblin(1)],
+              [decl("aria", act(A.REACTION, "goblin-1", weapon="rapier")),
+               decl("goblin-1", act(A.MOVE, distance=5, away_from="bram"),
+                    act(A.ATTACK, "aria"))], forced=[2])
+    assert not find(res, "reaction.triggered")
+    assert one(res, "attack.miss").actor == "goblin-1"               # 2 + 4 against AC 14
+    lapsed = one(res, "reaction.lapsed")
+    assert lapsed.actor == "aria" and lapsed.rule == "DND-7"
+    assert not res.encounter.combatant("aria").has("reaction-used")
+    assert hp(res, "goblin-1") == 30
+
+
+def test_dnd3_readied_action_goes_off_at_its_trigger_and_the_order_stays():
+    """DND-3: the initiative order stays the same all combat, so a readied action going
+    off does not move Aria; DND-7: it goes off as a reaction when the trigger happens (the
+    goblin moves), not when the goblin's turn starts (it attacks first)."""
+    ready = act(A.READY, "goblin-1", weapon="rapier",
+                trigger={"actor": "goblin-1", "does": "move", "text": "the goblin moves"})
+    res = run(RS, [aria(), goblin(1)],
+              [decl("aria", ready),
+               decl("goblin-1", act(A.ATTACK, "aria"), act(A.MOVE, distance=5))],
+              forced=[2, 15, 4])
+    seq = [(e.code, e.actor) for e in res.events
+           if e.code in ("ready.triggered", "attack.hit", "attack.miss", "move")]
+    assert seq == [("attack.miss", "goblin-1"), ("ready.triggered", "aria"),
+                   ("attack.hit", "aria"), ("move", "goblin-1")]
+    assert "order stays" in one(res, "ready.triggered").message
+    assert res.encounter.order == ("aria", "goblin-1")
+    assert res.encounter.combatant("aria").initiative == 20
+    assert hp(res, "goblin-1") == 30 - (4 + 3)
 
 
 def test_dnd7_reaction_comes_back_at_the_start_of_your_turn():

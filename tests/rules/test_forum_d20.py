@@ -49,7 +49,9 @@ def test_fd_1_surprised_cannot_attack_in_round_1_and_is_flat_footed() -> None:
     # round 2: the orc attacks normally; flat-footed ended just before its count (FD-6)
     res2 = run(FD, res.encounter.combatants, [decl("orc", act(A.ATTACK, "hero"))],
                forced=[10, 10, 1], round=2, surprised=("orc",))
-    assert not rejected(res2) and find(res2, "attack.hit") + find(res2, "attack.miss")
+    # 10 + Luta 3 = 13 meets the hero's defense roll 10 (no Fortitude, no armor): a hit
+    assert not rejected(res2) and one(res2, "attack.hit").params["total"] == 13
+    assert hp(res2, "hero") == 30 - 1
     assert not res2.encounter.combatant("orc").has(C.FLAT_FOOTED)
 
 
@@ -79,13 +81,16 @@ def test_fd_2_missing_post_and_waiver_and_roll_penalty_mode() -> None:
                  [decl("hero", act(A.ATTACK, "orc"), late=True, penalty_waived=True)],
                  forced=[10, 10, 1])
     assert find(waived, "latency.waived") and not find(waived, "latency.penalty")
-    assert find(waived, "attack.hit") or find(waived, "attack.miss")
+    # FD-3: 10 + Luta 5 = 15 meets the orc's 10 + Fortitude 2 + armor 2 = 14: a hit
+    hit = one(waived, "attack.hit")
+    assert (hit.params["total"], hit.params["defense"]) == (15, 14)
+    assert hp(waived, "orc") == 30 - (1 + 4 // 2 + 3)                # FD-7
     penalty = run(FD, [hero(player="p1"), orc()],
                   [decl("hero", act(A.ATTACK, "orc", weapon="sword"), late=True)],
                   forced=[10, 10, 1], houserules={"latency": {"mode": "roll-penalty",
                                                               "penalty": 3}})
-    attack = find(penalty, "attack.hit") + find(penalty, "attack.miss")
-    assert mods(attack[0])["late post"] == -3
+    miss = one(penalty, "attack.miss")                               # 15 - 3 = 12 < 14
+    assert mods(miss)["late post"] == -3 and miss.params["total"] == 12
 
 
 # -- FD-3 attack roll meets or exceeds ------------------------------------------------------
@@ -96,9 +101,9 @@ def test_fd_3_attack_hits_when_it_meets_the_defense_roll(defense_face: int, hit:
     # attack 10 + 5 luta = 15; defense face + fortitude 2 + armor 2 + 1 = 15 or 16
     res = run(FD, [hero(), orc(stats={"fortitude": 3})],
               [decl("hero", act(A.ATTACK, "orc", weapon="sword"))], forced=[10, defense_face, 4])
-    event = (find(res, "attack.hit") or find(res, "attack.miss"))[0]
-    assert event.params["total"] == 15
-    assert (event.code == "attack.hit") is hit and event.rule == "FD-3"
+    event = one(res, "attack.hit" if hit else "attack.miss")
+    assert event.params["total"] == 15 and event.rule == "FD-3"
+    assert not find(res, "attack.miss" if hit else "attack.hit")
     assert (hp(res, "orc") < 30) is hit
 
 
@@ -283,8 +288,11 @@ def test_fd_12_extra_attacks_share_the_combat_action_at_cumulative_minus_4() -> 
     res = run(FD, [fast, orc(hp=200)],
               [decl("hero", *[act(A.ATTACK, "orc", weapon="sword") for _ in range(4)])],
               forced=[10, 5, 1, 10, 5, 1, 10, 5, 1])
-    swings = find(res, "attack.hit") + find(res, "attack.miss")
+    swings = [e for e in res.events if e.code in ("attack.hit", "attack.miss")]
     assert [e.params["total"] for e in swings] == [15, 11, 7]
+    # against the orc's defense roll 5 + Fortitude 2 + armor 2 = 9 each time
+    assert [e.code for e in swings] == ["attack.hit", "attack.hit", "attack.miss"]
+    assert hp(res, "orc") == 200 - 2 * (1 + 4 // 2 + 3)
     assert [e.rule for e in rejected(res)] == ["FD-12"]
     split = run(FD, [fast, orc()], [decl("hero", act(A.ATTACK, "orc"), act(A.MOVE, distance=2),
                                          act(A.ATTACK, "orc"))], forced=[10, 5, 1])
@@ -326,7 +334,7 @@ def test_fd_14_trip_grapple_push_and_ties_to_the_defender() -> None:
                 [decl("orc", act(A.MOVE, distance=3), act(A.ATTACK, "hero"))],
                 forced=[10, 10, 1], round=2)
     assert rejected(after, "FD-14")
-    swing = (find(after, "attack.hit") + find(after, "attack.miss"))[0]
+    swing = one(after, "attack.miss")      # 10 + Luta 3 - 2 - 2 = 9 against the hero's 10
     assert mods(swing)["grappled"] == -2 and mods(swing)["flat-footed"] == -2
 
 
@@ -356,6 +364,86 @@ def test_fd_14_ready_goes_off_before_the_trigger_and_takes_its_count() -> None:
     assert res.encounter.order.index("hero") < res.encounter.order.index("orc")
 
 
+def test_fd_14_ready_goes_off_when_its_trigger_happens_not_at_the_turn_start() -> None:
+    """FD-14 ("say the action and in which circumstances ... as a reaction to those
+    circumstances"): readied for the orc's attack, the shot waits through the orc's move
+    and goes off just before the attack; "your initiative becomes the count at which you
+    made the readied action": the orc's count, 10."""
+    sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
+    res = run(FD, [hero(init=20), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "attack"},
+                                action=sword)),
+               decl("orc", act(A.MOVE, distance=3), act(A.ATTACK, "hero"))],
+              forced=[10, 5, 4, 2, 10])
+    seq = [(e.code, e.actor) for e in res.events
+           if e.code in ("turn.start", "ready.triggered", "attack.hit", "attack.miss", "move")]
+    assert seq == [("turn.start", "hero"), ("turn.start", "orc"), ("move", "orc"),
+                   ("ready.triggered", "hero"), ("attack.hit", "hero"), ("attack.miss", "orc")]
+    # hero: 10 + Luta 5 = 15 against the orc's 5 + Fortitude 2 + armor 2 = 9
+    assert one(res, "attack.hit").params["total"] == 15
+    assert hp(res, "orc") == 30 - (4 + 4 // 2 + 3)                  # FD-7: 1d8 + level/2 + STR
+    assert one(res, "ready.triggered").params["count"] == "10"
+    assert res.encounter.combatant("hero").initiative == 10
+    assert res.encounter.order == ("hero", "orc")
+
+
+def test_fd_14_a_trigger_that_never_happens_sets_nothing_off_and_the_order_stays() -> None:
+    """FD-14: readied for the orc's attack, and the orc only moves: nothing goes off, the
+    hero keeps initiative 20, and the readied action waits (until the hero's next turn)."""
+    sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
+    res = run(FD, [hero(init=20), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "attack"},
+                                action=sword)),
+               decl("orc", act(A.MOVE, distance=3))])
+    assert not find(res, "ready.triggered") and hp(res, "orc") == 30
+    assert res.encounter.combatant("hero").initiative == 20
+    assert res.encounter.readied["hero"].trigger.does == "attack"
+    nxt = run(FD, res.encounter.combatants,
+              [decl("hero", act(A.FREE)), decl("orc", act(A.ATTACK, "hero"))], round=2,
+              readied=res.encounter.readied, order=res.encounter.order, forced=[2, 10])
+    assert one(nxt, "ready.lapsed").actor == "hero"                 # at the hero's next turn
+    assert not find(nxt, "ready.triggered") and not nxt.encounter.readied
+
+
+def test_fd_14_ready_can_go_off_in_the_next_round_before_the_readiers_turn() -> None:
+    """FD-14: the readied action may be used "at any moment before your next turn": readied
+    in round 1 after the orc acted, it goes off at the orc's attack in round 2."""
+    sword = {"kind": "attack", "target": "orc", "weapon": "sword"}
+    res = run(FD, [hero(init=5), orc(init=10)],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "attack"},
+                                action=sword)),
+               decl("orc", act(A.FREE, text="shouts"))])
+    assert not find(res, "ready.triggered") and res.encounter.readied
+    nxt = run(FD, res.encounter.combatants,
+              [decl("hero", act(A.FREE)), decl("orc", act(A.ATTACK, "hero"))], round=2,
+              readied=res.encounter.readied, order=res.encounter.order,
+              forced=[10, 5, 4, 2, 10])
+    assert one(nxt, "ready.triggered").params["count"] == "10"
+    assert one(nxt, "attack.hit").actor == "hero" and hp(nxt, "orc") == 30 - 9
+    assert nxt.encounter.combatant("hero").initiative == 10
+    assert nxt.encounter.order.index("hero") < nxt.encounter.order.index("orc")
+
+
+def test_fd_14_what_a_ready_carries_out_must_be_an_action() -> None:
+    """FD-14: "say the action you will attempt": an unreadable one is refused at once, with
+    the reason naming what is wrong, instead of failing when the trigger comes."""
+    res = run(FD, [hero(), orc()],
+              [decl("hero", act(A.READY, trigger={"actor": "orc"}, action={"kind": "sing"}))])
+    refused = rejected(res)
+    assert len(refused) == 1 and refused[0].params["problem"] == "effect.unreadable"
+    assert refused[0].rule == "FD-14" and "sing" in refused[0].params["reason"]
+    assert not res.encounter.readied
+
+
+def test_fd_14_a_trigger_must_say_a_known_kind_of_action() -> None:
+    """FD-14: an unknown circumstance is refused with its reason, naming it."""
+    res = run(FD, [hero(), orc()],
+              [decl("hero", act(A.READY, trigger={"actor": "orc", "does": "sneezes"},
+                                action={"kind": "attack", "target": "orc"}))])
+    refused = rejected(res, "FD-14")
+    assert len(refused) == 1 and "sneezes" in refused[0].params["reason"]
+
+
 # -- FD-15 move actions ---------------------------------------------------------------------
 
 def test_fd_15_move_is_9m_plus_dex_and_standing_or_drawing_can_be_free() -> None:
@@ -380,8 +468,9 @@ def test_fd_15_move_is_9m_plus_dex_and_standing_or_drawing_can_be_free() -> None
 # -- FD-16 delay ----------------------------------------------------------------------------
 
 def test_fd_16_delay_floor_ties_by_bonus_and_new_initiative() -> None:
-    """FD-16: delay down to bonus - 10 at most; delayers at one count: higher bonus first;
-    the new count is the initiative for the rest of combat."""
+    """FD-16: delay down to -10 below the bonus at most ("a +3 initiative bonus may wait
+    until count -13"); delayers at one count: higher bonus first; the new count is the
+    initiative for the rest of combat."""
     a = fighter("a", init=20, stats={"initiative": 3})
     b = fighter("b", init=18, stats={"initiative": 6})
     c = fighter("c", init=5)
@@ -393,7 +482,12 @@ def test_fd_16_delay_floor_ties_by_bonus_and_new_initiative() -> None:
     assert res.encounter.combatant("a").initiative == 2
     floor = run(FD, [a, c], [decl("a", act(A.DELAY, until=-30), act(A.FREE))])
     assert one(floor, "action.changed").rule == "FD-16"
-    assert floor.encounter.combatant("a").initiative == 3 - 10
+    assert floor.encounter.combatant("a").initiative == -13  # the source's own example
+    exact = run(FD, [a, c], [decl("a", act(A.DELAY, until=-13), act(A.FREE))])
+    assert not find(exact, "action.changed") and one(exact, "delay").params["count"] == "-13"
+    slow = fighter("s", init=4, stats={"initiative": -2})              # -10 - (-2) = -8
+    low = run(FD, [slow, c], [decl("s", act(A.DELAY, until=-9), act(A.FREE))])
+    assert low.encounter.combatant("s").initiative == -8
 
 
 # -- FD-17 speech limit ---------------------------------------------------------------------
@@ -441,17 +535,17 @@ def test_fd_18_flanked_frightened_fatigued() -> None:
     other = fighter("imp", init=1, side="enemies")
     vs_source = run(FD, [scared, orc(), other], [decl("hero", act(A.ATTACK, "orc"),)],
                     forced=[10, 10, 1])
-    assert mods(one(vs_source, "attack.hit") if find(vs_source, "attack.hit")
-                else one(vs_source, "attack.miss"))["frightened"] == -2
+    # 10 + Luta 5 - 2 = 13 against the orc's 10 + Fortitude 2 + armor 2 = 14
+    assert mods(one(vs_source, "attack.miss"))["frightened"] == -2
     vs_other = run(FD, [scared, orc(), other], [decl("hero", act(A.ATTACK, "imp"))],
                    forced=[10, 10, 1])
-    swing = (find(vs_other, "attack.hit") + find(vs_other, "attack.miss"))[0]
+    swing = one(vs_other, "attack.hit")    # 15 against the imp's bare 10
     assert "frightened" not in mods(swing)
     tired = hero(conditions=(Condition(C.FATIGUED, value=2),))
     res = run(FD, [tired, orc()], [decl("hero", act(A.ATTACK, "orc"))], forced=[5, 10, 10, 1],
               houserules={"conditions": {"recovery_dc": 30}})
     assert one(res, "check").params["result"] == "failure"
-    swing = (find(res, "attack.hit") + find(res, "attack.miss"))[0]
+    swing = one(res, "attack.miss")        # 10 + 5 - 2 = 13 against 14
     assert mods(swing)["fatigued"] == -2
 
 

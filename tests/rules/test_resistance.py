@@ -309,7 +309,10 @@ def test_res9_combatant_mode_lets_the_others_go_on():
               [decl("ana", act(A.ATTACK, "zed")), decl("kim", act(A.ATTACK, "ana"))],
               forced=[5, 1, 1, 8], houserules={"conflict": {"step_ends": "combatant"}})
     assert not find(res, "conflict.ended") and res.encounter.combatant("zed").down
-    assert find(res, "attack.blocked", actor="kim") or find(res, "attack.hit", actor="kim")
+    # RES-8: Kim's d6 1 + Luta 1 = 2 against Ana's d8 8 + Luta 2 = 10: Ana holds
+    blocked = one(res, "attack.blocked", actor="kim")
+    assert (blocked.params["total"], blocked.params["defense"]) == (2, 10)
+    assert not find(res, "attack.hit", actor="kim")
 
 
 def test_res9_a_d4_that_steps_down_is_out():

@@ -269,16 +269,32 @@ def test_ta5_unknown_weapon_type_is_refused():
 
 # -- TA-6 -----------------------------------------------------------------------------------
 
-def test_ta6_modifiers_add_up_on_the_accuracy_rolls():
+def test_ta6_modifiers_add_up_and_count_once_on_the_hit_check():
+    """TA-6: the table's modifiers are "to accuracy": they add up on the hit check (TA-5),
+    and the opposed check adds only the weapon bonus (not the modifiers a second time)."""
     sit = {"above": True, "cover": True, "obstacles": True, "in_melee": True, "size": 2,
            "light": -2}
-    # +1 -5 -2 -3 +2 -2 = -9; hit check 19 + 2 - 9 = 12 >= 10
+    # +1 -5 -2 -3 +2 -2 = -9; hit check 19 + archery 2 - 9 = 12 >= 10
     res = run(RS, [ivan(), orc()],
               [decl("ivan", act(A.ATTACK, "orc", weapon="bow", situational=sit))],
               forced=[19, 10, 5, 3])
     ev = one(res, "attack.hit")
     assert ev.params["situational"] == -9
-    assert ev.params["total"] == 10 + 2 + 10 - 9
+    hit_check, opposed, reaction = ev.rolls
+    assert hit_check.total == 19 + 2 - 9
+    # opposed: d20 10 + archery 2 + bow +10 = 22 (with TA-6 again it would be 13)
+    assert opposed.total == ev.params["total"] == 10 + 2 + 10
+    assert reaction.total == ev.params["defense"] == 5 + 1
+
+
+def test_ta6_counted_once_decides_an_opposed_check():
+    """TA-6 once: cover (-5) on the hit check only. Opposed 4 + archery 2 + bow 10 = 16
+    beats the orc's Reaction 14 + 1 = 15; with cover counted twice (11) it would be evaded."""
+    res = run(RS, [ivan(), orc()],
+              [decl("ivan", act(A.ATTACK, "orc", weapon="bow", situational={"cover": True}))],
+              forced=[15, 4, 14, 3])
+    assert one(res, "attack.hit").params["total"] == 16
+    assert not find(res, "attack.evaded")
 
 
 def test_ta6_distance_beyond_ten_times_the_skill_costs_one_per_excess():
