@@ -228,7 +228,7 @@ class Dnd5e(Ruleset):
                 return [Problem("bonus.not-granted", "DND-5",
                                 f"'{granted}' is not a feature of {c.name} that grants a bonus "
                                 f"action (it has: {', '.join(sources)})", index)]
-        if kind in (ActionKind.READY, ActionKind.REACTION) and "trigger" in action.options:
+        if kind in (ActionKind.READY, ActionKind.REACTION) and action.options.given("trigger"):
             try:
                 Trigger.from_option(action.options.trigger)
             except UnreadableInput as exc:

@@ -114,10 +114,18 @@ def test_a_trigger_matches_only_what_it_says() -> None:
 _keys = st.sampled_from(["hero", "orc", "bia", "goblin-1"])
 _triggers = st.builds(Trigger, actor=st.none() | _keys, does=st.sampled_from(TRIGGER_DOES),
                       text=st.text(max_size=12))
-_actions = st.builds(Action, kind=st.sampled_from(list(ActionKind)), target=st.none() | _keys,
-                     text=st.text(max_size=8),
-                     options=st.dictionaries(st.sampled_from(["distance", "trigger", "bonus"]),
-                                             st.integers(-5, 30), max_size=2))
+@st.composite
+def _any_action(draw: st.DrawFn) -> Action:
+    """Any kind, with options that kind takes (a trigger only where one belongs)."""
+    kind = draw(st.sampled_from(list(ActionKind)))
+    names = ["distance", "bonus"] + (["trigger"] if kind in (ActionKind.READY,
+                                                             ActionKind.REACTION) else [])
+    return Action(kind=kind, target=draw(st.none() | _keys), text=draw(st.text(max_size=8)),
+                  options=draw(st.dictionaries(st.sampled_from(names), st.integers(-5, 30),
+                                               max_size=2)))
+
+
+_actions = _any_action()
 _readied = st.builds(ReadiedAction, action=_actions, round=st.integers(0, 20), trigger=_triggers,
                      index=st.integers(0, 5), count=st.none() | st.integers(-20, 30).map(float))
 _pending = st.one_of(
