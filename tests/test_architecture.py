@@ -24,12 +24,6 @@ LONG_MODULES = {
     # an Alembic migration is a frozen record of the schema as it was: splitting it
     # would rewrite history that databases in the field have already applied
     "pbp.store.migrations.versions.0001_initial_schema": "frozen migration",
-    # the engine's frozen values, persisted together through one _build/_plain pair;
-    # Encounter types its carried state (ReadiedAction, PendingWork: FD-14, FD-4, BEY-8) as
-    # it is built, and those hold Actions, so they cannot leave without an import cycle.
-    # To split: Weapon/Condition/Combatant and the JSON helpers into their own modules,
-    # once the typed options of Action (issue 10 item 5) have landed here
-    "pbp.rules.model": "frozen values persisted together",
 }
 
 
