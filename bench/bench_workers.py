@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 import urllib.request
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -63,7 +63,7 @@ class Forum:
         self.lock = threading.Lock()
         self.next_id = 1
         self.topics: dict[int, list[tuple[int, str, datetime, str]]] = {}
-        base = datetime(2026, 11, 1, 9, 0, tzinfo=timezone.utc)
+        base = datetime(2026, 11, 1, 9, 0, tzinfo=UTC)
         for t in range(1, threads + 1):
             self.topics[t] = []
             for i in range(posts):
@@ -80,7 +80,7 @@ class Forum:
 
     def add(self, topic: int, author: str, body: str) -> int:
         with self.lock:
-            return self._add(topic, author, datetime.now(timezone.utc), body)
+            return self._add(topic, author, datetime.now(UTC), body)
 
     def listing(self, page: int, per_page: int = 30) -> tuple[str, str] | None:
         """machina's forum view: topics by last post, newest first, each linking its last post."""
@@ -380,7 +380,7 @@ def measure(name: str, poller: Any, port: int, threads: int, cycles: int,
 
             def play(picks: list[int] = picks, moments: list[float] = moments) -> None:
                 start = time.perf_counter()
-                for tid, at in zip(picks, moments):
+                for tid, at in zip(picks, moments, strict=True):
                     time.sleep(max(0.0, at - (time.perf_counter() - start)))
                     pid, when = add_post(port, tid)
                     posted[pid] = when

@@ -27,10 +27,12 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-_CONTEXT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar("pbp_log_context", default={})
+#: never mutated: bound() sets a new dict, so the shared empty default stays empty
+_CONTEXT: contextvars.ContextVar[dict[str, Any]] = contextvars.ContextVar(
+    "pbp_log_context", default={})  # noqa: B039
 
 #: LogRecord attributes that are not ``extra=`` fields.
 _STANDARD = set(vars(logging.LogRecord("x", 0, "x", 0, "x", None, None))) | {"message", "asctime", "taskName"}
@@ -67,7 +69,7 @@ class ContextFilter(logging.Filter):
 
 def _fields(record: logging.LogRecord) -> dict[str, Any]:
     out: dict[str, Any] = {
-        "ts": datetime.fromtimestamp(record.created, timezone.utc).isoformat(timespec="milliseconds"),
+        "ts": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
         "level": record.levelname.lower(),
         "logger": record.name,
     }

@@ -67,7 +67,7 @@ class Settings:
     def data_path(self) -> Path:
         return Path(self.data_dir).expanduser()
 
-    def with_overrides(self, **changes: Any) -> "Settings":
+    def with_overrides(self, **changes: Any) -> Settings:
         return _finish(dataclasses.replace(self, **changes))
 
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import pytest
-from hypothesis import given, settings, strategies as st
-
 import hashlib
 import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbp.dice import DiceBox, commitment
 from pbp.errors import DiceError

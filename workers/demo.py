@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +75,7 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
             s.flush()
             enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=e["name"],
                             ruleset=c["ruleset"], status="active",
-                            started_at=now or datetime.now(timezone.utc))
+                            started_at=now or datetime.now(UTC))
             s.add(enc)
             s.flush()
             for cb in e["combatants"]:
@@ -83,7 +83,7 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
                                 side=cb.get("side", "players"), player=cb.get("player"),
                                 sheet=cb.get("sheet", {}), hp=cb["hp"], max_hp=cb["max_hp"]))
             s.flush()
-            service.open_round(s, enc.id, now or datetime.now(timezone.utc))
+            service.open_round(s, enc.id, now or datetime.now(UTC))
             log.info("demo campaign seeded", extra={"campaign": campaign.id, "thread_url": url})
             return campaign.id
     finally:

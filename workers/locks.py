@@ -48,7 +48,7 @@ class Lease:
 
     name: str
     holder: str
-    backend: "LeaseBackend | None"
+    backend: LeaseBackend | None
 
     def __bool__(self) -> bool:
         return self.backend is not None

@@ -8,7 +8,7 @@ Per outbox: replies waiting, failed (with the cause). ``--json`` for scripts.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -33,7 +33,7 @@ def _age(then: datetime | None, now: datetime) -> str:
 
 def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
     """The status as plain data (the CLI prints it; tests and the panel can read it)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     sources = []
     for t in session.scalars(select(Thread).order_by(Thread.id)):
         lag = (now - t.next_poll).total_seconds() if t.next_poll and t.active else 0.0
@@ -82,7 +82,7 @@ def _listings(session: Session, now: datetime) -> list[dict[str, Any]]:
         return []
     out = []
     for row in session.execute(select(watch_table)).mappings():
-        last = datetime.fromtimestamp(row["last_check"], timezone.utc) if row["last_check"] else None
+        last = datetime.fromtimestamp(row["last_check"], UTC) if row["last_check"] else None
         out.append({"listing": row["key"], "last_check_age": _age(last, now),
                     "errors": row["error_count"], "last_error": row["last_error"]})
     return out

@@ -7,7 +7,7 @@ the service sits below ``workers/`` and must not import it.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from sqlalchemy.engine import Engine
@@ -41,7 +41,7 @@ class Busy(Exception):
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def error_note(exc: BaseException, now: datetime) -> str:

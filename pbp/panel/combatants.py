@@ -44,7 +44,7 @@ def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
             form.stats.errors.append(_("Line %(n)s: write name = number.", n=n))
             return None
     try:
-        weapons = parse_weapons("|".join(l for l in (form.weapons.data or "").splitlines() if l.strip()),
+        weapons = parse_weapons("|".join(line for line in (form.weapons.data or "").splitlines() if line.strip()),
                                     "weapons")
     except UnreadableInput as exc:
         form.weapons.errors.append(exc.message)

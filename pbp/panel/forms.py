@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover - older WTForms
 
 def choices(pairs: Any) -> list[Any]:
     """(value, label) pairs in the form this WTForms wants."""
-    return [_Choice(v, l) if _Choice else (v, l) for v, l in pairs]
+    return [_Choice(v, label) if _Choice else (v, label) for v, label in pairs]
 
 
 REASON = [DataRequired(message=_l("A reason is required.")), Length(max=500)]

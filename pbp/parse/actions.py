@@ -110,7 +110,7 @@ def infer(masked: str, lex: Lexicon, roster: Roster | None, actor: str | None,
     infos: list[Any] = list(map(lex._info.get, plain))  # cache hits at C speed; misses below
     if not all(infos):                       # a word not seen before
         info = lex.info
-        infos = [inf or info(w) for w, inf in zip(plain, infos)]
+        infos = [inf or info(w) for w, inf in zip(plain, infos, strict=True)]
     verb_at = list(compress(range(len(infos)), map(_FIRST, infos)))
     if not verb_at:
         return

@@ -198,7 +198,7 @@ class Roster:
         hits: list[Any] = list(map(idx.starts.get, words))  # cached: at C speed
         if not all(hits):
             starts = self.starts
-            hits = [h or starts(w, lex) for w, h in zip(words, hits)]
+            hits = [h or starts(w, lex) for w, h in zip(words, hits, strict=True)]
         return hits
 
     def starts(self, word: str, lex: Lexicon) -> tuple[bool, bool]:

@@ -45,7 +45,7 @@ def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
     mods = [Modifier(c.stat("controle"), "controle")] + rs.condition_modifiers(ctx, c, "roll")
     roll = ctx.roll("1d20", who=c, label="spell")
     power = roll.total + total(mods)
-    skill = str((action.options.save if action.options.save is not None else "will"))
+    skill = str(action.options.save if action.options.save is not None else "will")
     dmods = [Modifier(target.stat(skill), skill)] + rs.condition_modifiers(
         ctx, target, "defense", against=c)
     droll = ctx.roll("1d20", who=target, label=f"resist {skill}")

@@ -320,7 +320,7 @@ class TwoAction(Ruleset):
 
     def _at_object(self, ctx: RoundContext, c: Combatant, action: Action, weapon: Weapon) -> None:
         _, value, sit = self._accuracy(c, action, weapon)
-        dc = whole_number((action.options.dc if action.options.dc is not None else self.setting("checks.object_dc"))) or 0
+        dc = whole_number(action.options.dc if action.options.dc is not None else self.setting("checks.object_dc")) or 0
         roll, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c, label="shot")
         total = roll.total + (sit if own else 0)
         where = ctx.name(action.target) if action.target else str(action.options.place)
@@ -341,7 +341,7 @@ class TwoAction(Ruleset):
         assert action.target is not None
         target = ctx.get(action.target)
         skill, value, sit = self._accuracy(c, action, weapon)
-        dc = whole_number((action.options.dc if action.options.dc is not None else self.setting("checks.hit_dc"))) or 0
+        dc = whole_number(action.options.dc if action.options.dc is not None else self.setting("checks.hit_dc")) or 0
         hit, own = ctx.roll_for(action, _signed("1d20", value + sit), who=c,
                                 label=f"hit {target.key}")
         total = hit.total + (sit if own else 0)

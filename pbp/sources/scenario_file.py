@@ -40,7 +40,7 @@ import fcntl
 import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,12 +54,12 @@ def _utc(value: Any, default: datetime) -> datetime:
     if value is None or value == "":
         return default
     if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
     try:
         parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
     except ValueError:
         raise UnreadableInput(f"'at' is not an ISO time: {value!r}") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=timezone.utc)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 def _split_documents(text: str) -> list[str]:
@@ -95,7 +95,7 @@ class FileSource:
         self.replies_path = Path(replies_path) if replies_path else self.path.with_name(
             f"{self.path.stem}.replies{self.path.suffix or '.yaml'}")
         self.fmt = fmt
-        self._clock = clock or (lambda: datetime.now(timezone.utc))
+        self._clock = clock or (lambda: datetime.now(UTC))
 
     def __repr__(self) -> str:
         return f"FileSource({str(self.path)!r})"

@@ -613,7 +613,7 @@ def _handler_for(server: RedditServer) -> type[BaseHTTPRequestHandler]:
                 body = {403: server.templates.forbidden_body, 404: server.templates.not_found_body}.get(
                     fault.status, json.dumps({"message": "error", "error": fault.status}))
                 return self._send(fault.status, body, {**json_headers, **self._ratelimit()})
-            for verb, pattern, name in _ROUTES:
+            for verb, pattern, name in _ROUTES:  # noqa: B007 (name is the route found: used after the break)
                 m = pattern.match(path)
                 if verb == method and m:
                     break

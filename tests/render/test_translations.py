@@ -95,7 +95,7 @@ def test_bench_says_the_new_rulesets_in_portuguese_and_russian(rid: str) -> None
         assert result.exit_code == 0, result.output
         said = result.stdout.splitlines()
         assert len(said) == len(english)
-        same = [s for s, e in zip(said, english)
+        same = [s for s, e in zip(said, english, strict=True)
                 if s == e and s.startswith("  ") and not s.startswith("      ")
                 and not s.startswith("  HP:") and not any(u in s for u in UNCODED)]
         assert same == [], f"{rid} {lang}: still English: {same}"

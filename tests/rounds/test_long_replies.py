@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pbp.render.split import LIMITS
 from pbp.rounds import service
-from pbp.store.queries import reply_parts
 from pbp.rules.model import Combatant, Weapon
 from pbp.store import models as m
 from pbp.store.db import session_scope
+from pbp.store.queries import reply_parts
 
 from .test_idempotency import FakeSource
 from .world import at, make_world, post

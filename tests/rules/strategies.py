@@ -90,7 +90,7 @@ def encounters(draw: st.DrawFn, ruleset: str | None = None,
     keys = [f"c{i}" for i in range(n)]
     sides = ["players", "enemies"] + [draw(st.sampled_from(("players", "enemies", "third")))
                                       for _ in range(n - 2)]
-    cs = tuple(draw(combatants(k, s, names, keys)) for k, s in zip(keys, sides))
+    cs = tuple(draw(combatants(k, s, names, keys)) for k, s in zip(keys, sides, strict=True))
     surprised = tuple(k for k in keys if draw(st.booleans()) and draw(st.booleans()))
     return Encounter(ruleset=rid, combatants=cs, round=draw(st.sampled_from((0, 0, 1, 3))),
                      surprise=bool(surprised) and draw(st.booleans()), surprised=surprised,

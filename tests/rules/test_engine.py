@@ -10,9 +10,9 @@ import pytest
 
 from pbp.dice import DiceBox
 from pbp.errors import ConfigError, PbpError
+from pbp.houserule_files import DEFAULT_DIR, load
 from pbp.rules import engine, registry, stats
 from pbp.rules.base import Ruleset
-from pbp.houserule_files import DEFAULT_DIR, load
 from pbp.rules.model import Condition, Declaration, Encounter, Event, Weapon
 
 from .helpers import A, act, decl, fighter, find, one, rejected, run

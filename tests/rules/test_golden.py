@@ -21,7 +21,7 @@ def test_golden_scenario_reproduces_its_events(rid: str) -> None:
     assert result.exit_code == 0, result.output
     got = json.loads(result.stdout)
     want = json.loads((EXAMPLES / f"{rid}.events.json").read_text(encoding="utf-8"))
-    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"])):
+    for n, (g, w) in enumerate(zip(got["rounds"], want["rounds"], strict=True)):
         assert [e["message"] for e in g["events"]] == [e["message"] for e in w["events"]], n
     assert got == want
 

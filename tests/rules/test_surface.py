@@ -14,9 +14,8 @@ import dataclasses
 import pytest
 
 from pbp.errors import ConfigError, UnreadableInput
-from pbp.rules import engine, registry
 from pbp.rules import condition_names as N
-from pbp.rules import dnd5e, resistance_sheet, two_action
+from pbp.rules import dnd5e, engine, registry, resistance_sheet, two_action
 from pbp.rules.model import Condition, Encounter
 
 from .helpers import A, act, decl, fighter

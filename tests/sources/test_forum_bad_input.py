@@ -208,7 +208,7 @@ def test_honest_user_agent_and_minimum_interval(forum: Any) -> None:
     src = make(base, min_interval=0.25)
     assert len(src.fetch(None).posts) == 12
     times = [t for t, _, _ in state.log]
-    assert len(times) == 3 and all(b - a >= 0.24 for a, b in zip(times, times[1:]))
+    assert len(times) == 3 and all(b - a >= 0.24 for a, b in zip(times, times[1:], strict=False))
     assert {h["User-Agent"] for _, _, h in state.log} == {"pbp-tests/1 (+ci)"}
 
 

@@ -21,7 +21,7 @@ from sqlalchemy import select
 
 from tests.conftest import ROOT
 
-from .conftest import FAST_ENV, Stack, redis_up, start_redis, utc_now, wait_for
+from .conftest import Stack, redis_up, start_redis, utc_now, wait_for
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +14,12 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import select, text
 
-from tests.conftest import ROOT
-
 from pbp.settings import load_settings
 from pbp.sources.base import SourceError
 from pbp.sources.scenario_file import FileSource, append_post
 from pbp.store import models as m
 from pbp.store.db import make_engine, session_scope, upgrade
+from tests.conftest import ROOT
 
 
 @pytest.fixture
@@ -85,7 +84,7 @@ def test_delivery_failure_is_recorded_and_retried(env: Any, monkeypatch: pytest.
         assert reply.state == "pending" and reply.attempts == 1
         assert "flood control" in reply.last_error
         # not sent again by the sweep before the platform's retry-after
-        assert reply.not_before >= datetime.now(timezone.utc) + timedelta(seconds=25)
+        assert reply.not_before >= datetime.now(UTC) + timedelta(seconds=25)
     counts = env.tasks.sweep_deadlines.apply(throw=True).get()
     assert counts["replies"] == 0 and calls == ["pbp-reply:1:opening"]
 

@@ -14,15 +14,14 @@ import pytest
 from sqlalchemy import create_engine
 from sqlalchemy.orm import Session
 
-from pbp.logs import JsonFormatter, KeyValueFormatter, ContextFilter, log_context
+from pbp.jobs.schedule import backoff, jittered
+from pbp.logs import ContextFilter, JsonFormatter, KeyValueFormatter, log_context
 from pbp.settings import load_settings
 from pbp.sources.base import SourceError
 from pbp.sources.factory import open_source
 from pbp.sources.scenario_file import FileSource, append_post
-from pbp.jobs.schedule import backoff, jittered
 from workers.locks import DatabaseLease, RedisLease, lease_backend
 from workers.runtime import enqueue_after_commit
-
 
 # --- leases ---------------------------------------------------------------------------------
 

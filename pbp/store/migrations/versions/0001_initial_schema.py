@@ -2,7 +2,7 @@
 revisions, declarations, rolls, events, replies (outbox), overrides, audit log.
 
 Revision ID: 0001
-Revises: 
+Revises:
 Create Date: 2026-11-30 09:20:35.151382
 """
 from __future__ import annotations
