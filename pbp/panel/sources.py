@@ -147,17 +147,19 @@ def check(url: str, preset: str) -> tuple[Detection, str]:
 
 def source_problem(thread: Thread) -> str:
     """What is wrong with a watched source, in words ("" when nothing known is): a forum
-    address its engine cannot read, else the last poll's error without the exception's
+    address its engine cannot read, and the last poll's error without the exception's
     name or a regex."""
+    words = []
     if thread.kind == "forum":
         preset = (thread.options or {}).get("preset") or DEFAULT_PRESET
         fits = [name for name, p in _loaded() if p.thread.pattern.match(thread.url)]
         if preset not in fits:
-            return _("This is not a %(engine)s thread address. %(shape)s Edit the source to choose "
-                     "its engine.", engine=engine_name(preset), shape=_shape(preset))
-    if not thread.last_error:
-        return ""
-    return _REGEX_TAIL.sub("", _ERROR_PREFIX.sub("", thread.last_error))
+            words.append(_("This is not a %(engine)s thread address. %(shape)s Edit the source to choose "
+                           "its engine.", engine=engine_name(preset), shape=_shape(preset)))
+    error = _REGEX_TAIL.sub("", _ERROR_PREFIX.sub("", thread.last_error or "")).strip()
+    if error and not (words and "thread URL" in error):   # the same problem, said above
+        words.append(_("Last error: %(error)s", error=error))
+    return " ".join(words)
 
 
 def new_form() -> SourceForm:
