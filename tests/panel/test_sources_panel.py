@@ -240,7 +240,7 @@ def test_remove_says_what_goes_then_removes(alice: Any, ids: dict[str, Any], db_
         s.add(Encounter(campaign_id=ids["campaign"], thread_id=tid, name="Bridge", ruleset="forum-d20"))
     url = f"/sources/{tid}/remove"
     page = alice.get(url).text
-    assert "The 3 posts pbp stored from it are deleted." in page
+    assert "The posts pbp stored from it are deleted: 3." in page
     assert "Bridge" in page and "Nothing is deleted on the forum" in page
     assert alice.post(url, csrf=False).status_code == 400
     assert alice.post(url).status_code == 302
