@@ -69,19 +69,21 @@ def _timing(campaign: Campaign | None) -> rs.Timing:
                      bool(campaign.early_close))
 
 
-def _form(campaign: Campaign | None = None) -> CampaignForm:
-    form = CampaignForm(obj=campaign if request.method == "GET" else None)
+def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> CampaignForm:
+    """The settings form: as stored (*stored*, the default on GET) or as posted."""
+    stored = request.method == "GET" if stored is None else stored
+    form = CampaignForm(formdata=None, obj=campaign) if stored else CampaignForm()
     form.ruleset.choices = choices((r, r) for r in _rulesets())
-    if request.method == "GET":
+    if stored:
         # what play uses: the houserules' [rounds] values win over the campaign's own
         _, table = split_houserules(campaign.houserules or {} if campaign else {})
         timing = rs.effective(_timing(campaign), table)
         form.round_hours.data = rs.format_hours(timing.round_hours)
         form.reminder_hours.data = rs.format_hours(timing.reminder_hours)
         form.early_close.data = timing.early_close
-    if request.method == "GET" and campaign is not None:
+    if stored and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
-    if request.method == "GET" and campaign is None:
+    if stored and campaign is None:
         form.timezone.data = "UTC"
     return form
 
@@ -213,7 +215,7 @@ def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
     *detection* is what the address being added was found to be (engines to choose)."""
     return render_template(
         "panel/campaign.html", campaign=campaign,
-        form=_form(campaign) if form is None else form,
+        form=_form(campaign, stored=True) if form is None else form,   # another form was posted
         thread_form=sources.new_form() if thread_form is None else thread_form,
         detection=detection, engines=sources.engines(),
         narrator_form=CoNarratorForm(prefix="co") if narrator_form is None else narrator_form,

@@ -151,11 +151,17 @@ def source_problem(thread: Thread) -> str:
     name or a regex."""
     words = []
     if thread.kind == "forum":
-        preset = (thread.options or {}).get("preset") or DEFAULT_PRESET
+        chosen = (thread.options or {}).get("preset")
         fits = [name for name, p in _loaded() if p.thread.pattern.match(thread.url)]
-        if preset not in fits:
-            words.append(_("This is not a %(engine)s thread address. %(shape)s Edit the source to choose "
-                           "its engine.", engine=engine_name(preset), shape=_shape(preset)))
+        if (chosen or DEFAULT_PRESET) not in fits:
+            words.append(_("This is not a %(engine)s thread address. %(shape)s",
+                           engine=engine_name(chosen or DEFAULT_PRESET), shape=_shape(chosen or DEFAULT_PRESET)))
+            if not chosen:
+                words.append(_("No engine was chosen for this source, so pbp assumed %(engine)s.",
+                               engine=engine_name(DEFAULT_PRESET)))
+            words.append(_("The address fits %(engines)s: edit the source to choose.",
+                           engines=" / ".join(engine_name(n) for n in fits)) if fits else
+                         _("Edit the source to choose its engine."))
     error = _REGEX_TAIL.sub("", _ERROR_PREFIX.sub("", thread.last_error or "")).strip()
     if error and not (words and "thread URL" in error):   # the same problem, said above
         words.append(_("Last error: %(error)s", error=error))

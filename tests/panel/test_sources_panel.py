@@ -148,7 +148,8 @@ def test_a_source_read_with_the_wrong_engine_is_explained(alice: Any, ids: dict[
     for page in (f"/campaigns/{ids['campaign']}", "/", f"/sources/{ids['thread']}"):
         text = _text(alice.get(page).text)
         assert "This is not a django-machina 1.3 thread address." in text, page
-        assert "Edit the source to choose its engine." in text
+        assert "No engine was chosen for this source, so pbp assumed django-machina 1.3." in text
+        assert "The address fits phpBB 2.0 / phpBB 3.0: edit the source to choose." in text
         assert not LEAKS.search(text), page
 
 
@@ -251,3 +252,14 @@ def test_remove_says_what_goes_then_removes(alice: Any, ids: dict[str, Any], db_
         entry = s.scalars(select(AuditEntry).where(AuditEntry.action == "thread.remove")).one()
         assert entry.before["value"]["posts"] == 3 and entry.before["value"]["url"] == MACHINA
     assert "Source removed." in alice.get(f"/campaigns/{ids['campaign']}").text
+
+
+def test_a_refused_source_leaves_the_settings_form_as_stored(alice: Any, ids: dict[str, Any]) -> None:
+    """The page shown again after a refused address keeps the campaign's settings in their
+    fields (an empty settings form saved next would have been refused or lost settings)."""
+    r = _add(alice, ids, "https://forum.example.org/board/thread/the-ambush")
+    assert r.status_code == 400
+    assert re.search(r'id="name"[^>]*value="The Sunken Keep"', r.text)
+    assert re.search(r'id="timezone"[^>]*value="Europe/Lisbon"', r.text)
+    assert re.search(r'<input checked id="approval_mode"|id="approval_mode"[^>]*checked', r.text)
+    assert re.search(r'id="round_hours"[^>]*value="24"', r.text)
