@@ -145,24 +145,35 @@ def check(url: str, preset: str) -> tuple[Detection, str]:
     return d, ""
 
 
+def _fitting(url: str) -> list[str]:
+    return [name for name, p in _loaded() if p.thread.pattern.match(url)]
+
+
+def engine_mismatch(thread: Thread) -> bool:
+    """A forum source whose address its engine (chosen, or the default) cannot read."""
+    preset = (thread.options or {}).get("preset") or DEFAULT_PRESET
+    return thread.kind == "forum" and preset not in _fitting(thread.url)
+
+
+def last_error(thread: Thread) -> str:
+    """The last poll's error without its time, the exception's name or a regex."""
+    return _REGEX_TAIL.sub("", _ERROR_PREFIX.sub("", thread.last_error or "")).strip()
+
+
 def source_problem(thread: Thread) -> str:
     """What is wrong with a watched source, in words ("" when nothing known is): a forum
-    address its engine cannot read, and the last poll's error without the exception's
-    name or a regex."""
+    address its engine cannot read, and the last poll's error."""
     words = []
-    if thread.kind == "forum":
+    if engine_mismatch(thread):
         chosen = (thread.options or {}).get("preset")
-        fits = [name for name, p in _loaded() if p.thread.pattern.match(thread.url)]
-        if (chosen or DEFAULT_PRESET) not in fits:
-            words.append(_("This is not a %(engine)s thread address. %(shape)s",
-                           engine=engine_name(chosen or DEFAULT_PRESET), shape=_shape(chosen or DEFAULT_PRESET)))
-            if not chosen:
-                words.append(_("No engine was chosen for this source, so pbp assumed %(engine)s.",
-                               engine=engine_name(DEFAULT_PRESET)))
-            words.append(_("The address fits %(engines)s: edit the source to choose.",
-                           engines=" / ".join(engine_name(n) for n in fits)) if fits else
-                         _("Edit the source to choose its engine."))
-    error = _REGEX_TAIL.sub("", _ERROR_PREFIX.sub("", thread.last_error or "")).strip()
+        preset, fits = chosen or DEFAULT_PRESET, _fitting(thread.url)
+        words.append(_("This is not a %(engine)s thread address.", engine=engine_name(preset)) if chosen else
+                     _("No engine was chosen for this source, so pbp assumed %(engine)s, and this is not a "
+                       "%(engine)s thread address.", engine=engine_name(preset)))
+        words.append(_("The address fits %(engines)s: edit the source to choose.",
+                       engines=" / ".join(engine_name(n) for n in fits)) if fits else
+                     _shape(preset) + " " + _("Edit the source to choose its engine."))
+    error = last_error(thread)
     if error and not (words and "thread URL" in error):   # the same problem, said above
         words.append(_("Last error: %(error)s", error=error))
     return " ".join(words)
@@ -223,7 +234,7 @@ def edit(thread_id: int):  # type: ignore[no-untyped-def]
     if request.method == "GET":
         form.url.data, form.title.data = t.url, t.title
         form.preset.data = (t.options or {}).get("preset", "")
-    detection = Detection(kind=t.kind)
+    detection = detect(t.url)      # the engines its address fits, to choose among
     if request.method == "POST" and form.validate_on_submit():
         before, url = _described(t), (form.url.data or "").strip()
         detection, problem = check(url, form.preset.data or "")
@@ -310,5 +321,7 @@ def remove(thread_id: int):  # type: ignore[no-untyped-def]
 
 def init_app(app: Any) -> None:
     app.jinja_env.filters["source_problem"] = source_problem
+    app.jinja_env.filters["last_error"] = last_error
+    app.jinja_env.tests["engine_mismatch"] = engine_mismatch
     app.jinja_env.filters["engine_name"] = engine_name
     app.register_blueprint(bp)

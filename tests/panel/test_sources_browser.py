@@ -100,7 +100,8 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
 
     # the sample's own source: a phpBB address once read as machina, explained in words
     keep = page.locator("ul.sources li", has_text="Into the keep")
-    assert "This is not a django-machina 1.3 thread address." in keep.inner_text()
+    assert "this is not a django-machina 1.3 thread address" in keep.inner_text()
+    assert "The address fits phpBB 2.0 / phpBB 3.0: edit the source to choose." in keep.inner_text()
 
     page.get_by_label("Round length (hours)").fill("-2")
     page.get_by_role("button", name="Save").click()
@@ -144,4 +145,8 @@ def test_sources_on_a_phone(browser: Any, live_server: str, ids: dict[str, Any],
     page.goto(f"{live_server}/sources/{ids['thread']}")
     _fits(page, PHONE["width"])
     page.screenshot(path=str(output_dir / "source-edit-phone.png"), full_page=True)
+    page.goto(f"{live_server}/sources/{ids['thread']}/remove")     # played: refused, pause offered
+    assert "cannot be removed" in page.locator("main").inner_text()
+    _fits(page, PHONE["width"])
+    page.screenshot(path=str(output_dir / "source-remove-phone.png"), full_page=True)
     ctx.close()

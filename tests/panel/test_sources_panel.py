@@ -145,10 +145,13 @@ def test_a_source_read_with_the_wrong_engine_is_explained(alice: Any, ids: dict[
         t.last_error = ("2026-12-01 09:00:00Z ConfigError: http://127.0.0.1:9/viewtopic.php?t=1: not a "
                         "django-machina 1.3 thread URL (expected ^(?P<topic>(?P<root>https?://[^/?#]+)"
                         "[^?#]*?/topic/[^/?#]+-(?P<tid>\\d+)/))")
-    for page in (f"/campaigns/{ids['campaign']}", "/", f"/sources/{ids['thread']}"):
+    dashboard = _text(alice.get("/").text)
+    assert "choose its engine" in dashboard and not LEAKS.search(dashboard)
+    assert "not a django-machina 1.3 thread URL" not in dashboard   # said by the badge instead
+    for page in (f"/campaigns/{ids['campaign']}", f"/sources/{ids['thread']}"):
         text = _text(alice.get(page).text)
-        assert "This is not a django-machina 1.3 thread address." in text, page
-        assert "No engine was chosen for this source, so pbp assumed django-machina 1.3." in text
+        assert ("No engine was chosen for this source, so pbp assumed django-machina 1.3, and this is not "
+                "a django-machina 1.3 thread address.") in text, page
         assert "The address fits phpBB 2.0 / phpBB 3.0: edit the source to choose." in text
         assert not LEAKS.search(text), page
 
