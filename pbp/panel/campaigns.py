@@ -99,8 +99,8 @@ def _houserules(form: CampaignForm, default_hours: float) -> dict | None:  # typ
         return None
     problems = rs.rounds_table_problems(houserules.get("rounds", {}), default_hours)
     try:
-        registry.get(form.ruleset.data, split_houserules(houserules)[0] if not problems
-                     else {k: v for k, v in houserules.items() if k != "rounds"})
+        # the engine's part; [rounds] is the rounds layer's (pbp.rounds.policy.split_houserules)
+        registry.get(form.ruleset.data, {k: v for k, v in houserules.items() if k != "rounds"})
         if not problems:
             make_policy(form.ruleset.data, houserules)
     except PbpError as exc:  # an unknown key or a wrong value: the ruleset says which
