@@ -234,25 +234,27 @@ def edit(thread_id: int):  # type: ignore[no-untyped-def]
     if request.method == "GET":
         form.url.data, form.title.data = t.url, t.title
         form.preset.data = (t.options or {}).get("preset", "")
-    detection = detect(t.url)      # the engines its address fits, to choose among
+    detection = detect(t.url) if t.kind != "file" else Detection(kind="file")
     if request.method == "POST" and form.validate_on_submit():
-        before, url = _described(t), (form.url.data or "").strip()
-        detection, problem = check(url, form.preset.data or "")
+        before, title = _described(t), (form.title.data or "").strip()
+        url = (form.url.data or "").strip() if t.kind != "file" else t.url   # a file's path is the demo's
+        detection, problem = check(url, form.preset.data or "") if t.kind != "file" else (detection, "")
         if not problem and url != t.url and s.scalar(select(Thread.id).where(
                 Thread.campaign_id == campaign.id, Thread.url == url)):
             problem = _("This source is already watched.")
+        if not problem and detection.kind != t.kind:
+            problem = _("A forum thread cannot become a Reddit submission or the other way round: add the "
+                        "new one as a source of its own.")
         if problem:
             form.url.errors.append(problem)
-        elif detection.kind == t.kind and (detection.kind == "reddit" or len(detection.presets) == 1):
-            _update(t, url, detection, (form.title.data or "").strip())
+        elif detection.kind != "forum" or len(detection.presets) == 1:
+            _update(t, url, detection, title)
             audit_write(s, campaign.id, "thread.edit", "thread", t.id, before, _described(t))
             s.commit()
             flash(_("Source saved."), "ok")
             return _back(campaign)
-        elif detection.kind != t.kind:
-            form.url.errors.append(_("A forum thread cannot become a Reddit submission or the other way "
-                                     "round: add the new one as a source of its own."))
-    status = 400 if form.errors or request.method == "POST" else 200
+    asking = request.method == "POST" and not form.errors and len(detection.presets) > 1
+    status = 400 if request.method == "POST" and not asking else 200
     return render_template("panel/campaign_source.html", campaign=campaign, thread=t, form=form,
                            detection=detection, engines=engines(), problem=source_problem(t)), status
 

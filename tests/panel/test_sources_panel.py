@@ -266,3 +266,30 @@ def test_a_refused_source_leaves_the_settings_form_as_stored(alice: Any, ids: di
     assert re.search(r'id="timezone"[^>]*value="Europe/Lisbon"', r.text)
     assert re.search(r'<input checked id="approval_mode"|id="approval_mode"[^>]*checked', r.text)
     assert re.search(r'id="round_hours"[^>]*value="24"', r.text)
+
+
+def test_edit_asks_when_the_new_address_fits_several_engines(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    assert _add(alice, ids, MACHINA).status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        tid = s.scalars(select(Thread.id).where(Thread.url == MACHINA)).one()
+    r = alice.post(f"/sources/{tid}", {"thread-url": PHPBB})
+    assert r.status_code == 200 and "fits several forum engines" in r.text
+    assert ("forum", MACHINA, {"preset": "machina"}, True) in _threads(db_url, ids["campaign"])
+    assert alice.post(f"/sources/{tid}", {"thread-url": PHPBB, "thread-preset": "phpbb2"}).status_code == 302
+    assert ("forum", PHPBB, {"preset": "phpbb2"}, True) in _threads(db_url, ids["campaign"])
+
+
+def test_a_scenario_file_source_keeps_its_path_and_takes_a_name(alice: Any, ids: dict[str, Any],
+                                                                db_url: str) -> None:
+    """The demo's source is a file: its name can change, its path cannot (no address check)."""
+    with session_scope(make_engine(db_url)) as s:
+        t = Thread(campaign_id=ids["campaign"], kind="file", url="var/demo/thread.yaml", platform="text")
+        s.add(t)
+        s.flush()
+        tid = t.id
+    assert "var/demo/thread.yaml" in alice.get(f"/sources/{tid}").text
+    r = alice.post(f"/sources/{tid}", {"thread-url": "javascript:alert(1)", "thread-title": "Demo fight"})
+    assert r.status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        t = s.get(Thread, tid)
+        assert (t.url, t.title, t.kind) == ("var/demo/thread.yaml", "Demo fight", "file")
