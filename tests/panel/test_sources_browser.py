@@ -150,3 +150,24 @@ def test_sources_on_a_phone(browser: Any, live_server: str, ids: dict[str, Any],
     _fits(page, PHONE["width"])
     page.screenshot(path=str(output_dir / "source-remove-phone.png"), full_page=True)
     ctx.close()
+
+
+@pytest.mark.parametrize("step", ["choose", "unknown", "edit", "remove"])
+def test_source_pages_pass_axe(browser: Any, live_server: str, ids: dict[str, Any], axe_js: Path,
+                               step: str) -> None:
+    """The engine question, the list of engines, the edit and remove pages: WCAG 2 A/AA."""
+    ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)   # the CSP refuses axe, rightly
+    page = ctx.new_page()
+    _login(page, live_server)
+    if step in ("choose", "unknown"):
+        page.goto(f"{live_server}/campaigns/{ids['campaign']}")
+        _add(page, PHPBB if step == "choose" else "https://forum.example.org/board/thread/x")
+    else:
+        page.goto(f"{live_server}/sources/{ids['thread']}" + ("/remove" if step == "remove" else ""))
+    page.add_script_tag(path=str(axe_js))
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+    }""")
+    assert result == [], result
+    ctx.close()
