@@ -22,7 +22,7 @@ from typing import Any
 from flask import Flask
 
 from ..settings import TEMPLATES_DIR, Settings, load_settings
-from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security
+from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security, sources
 from . import config as _config
 
 
@@ -46,6 +46,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(auth.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
+    sources.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(combatants.bp)
     _freeze_long_lived(app)

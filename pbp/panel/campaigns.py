@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
-from zoneinfo import available_timezones
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -15,12 +14,15 @@ from flask_wtf import FlaskForm
 from sqlalchemy import select
 
 from ..errors import PbpError
+from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
+from . import round_settings as rs
+from . import sources
 from .access import campaign_or_404
 from .audit import write as audit_write
 from .db import session as db_session
-from .forms import CampaignForm, CoNarratorForm, ThreadForm, choices
+from .forms import CampaignForm, CoNarratorForm, SourceForm, choices
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
@@ -60,29 +62,90 @@ def _value(v: object) -> str:
     return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def _form(campaign: Campaign | None = None) -> CampaignForm:
-    form = CampaignForm(obj=campaign if request.method == "GET" else None)
+def _timing(campaign: Campaign | None) -> rs.Timing:
+    if campaign is None:
+        return rs.Timing(24.0, (2.0,), False)
+    return rs.Timing(float(campaign.round_hours), tuple(float(h) for h in campaign.reminder_hours or ()),
+                     bool(campaign.early_close))
+
+
+def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> CampaignForm:
+    """The settings form: as stored (*stored*, the default on GET) or as posted."""
+    stored = request.method == "GET" if stored is None else stored
+    form = CampaignForm(formdata=None, obj=campaign) if stored else CampaignForm()
     form.ruleset.choices = choices((r, r) for r in _rulesets())
-    if request.method == "GET" and campaign is not None:
+    if stored:
+        # what play uses: the houserules' [rounds] values win over the campaign's own
+        _, table = split_houserules(campaign.houserules or {} if campaign else {})
+        timing = rs.effective(_timing(campaign), table)
+        form.round_hours.data = rs.format_hours(timing.round_hours)
+        form.reminder_hours.data = rs.format_hours(timing.reminder_hours)
+        form.early_close.data = timing.early_close
+    if stored and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
-    if request.method == "GET" and campaign is None:
+    if stored and campaign is None:
         form.timezone.data = "UTC"
     return form
 
 
-def _apply(form: CampaignForm, campaign: Campaign) -> bool:
-    if form.timezone.data not in available_timezones() and form.timezone.data != "UTC":
-        form.timezone.errors.append(_("Unknown time zone."))
-        return False
+def _houserules(form: CampaignForm, default_hours: float) -> dict | None:  # type: ignore[type-arg]
+    """The houserules text read and checked: the engine's part by the ruleset, the
+    ``[rounds]`` table by the rounds layer (docs/rounds.md); None with the problems on
+    the field."""
     try:
         houserules = tomllib.loads(form.houserules.data or "")
     except tomllib.TOMLDecodeError as exc:
         form.houserules.errors.append(_("Not valid TOML: %(error)s", error=str(exc)))
-        return False
+        return None
+    problems = rs.rounds_table_problems(houserules.get("rounds", {}), default_hours)
     try:
-        registry.get(form.ruleset.data, houserules)
+        # the engine's part; [rounds] is the rounds layer's (pbp.rounds.policy.split_houserules)
+        registry.get(form.ruleset.data, {k: v for k, v in houserules.items() if k != "rounds"})
+        if not problems:
+            make_policy(form.ruleset.data, houserules)
     except PbpError as exc:  # an unknown key or a wrong value: the ruleset says which
-        form.houserules.errors.append(str(exc))
+        problems.append(str(exc))
+    form.houserules.errors.extend(problems)
+    return None if problems else houserules
+
+
+def _read_timing(form: CampaignForm, current: rs.Timing) -> rs.Timing | None:
+    """The round fields as typed (a field the request left out keeps *current*), or None
+    with the problem on the field that has it."""
+    hours: float | None = current.round_hours
+    if form.round_hours.raw_data:
+        hours = rs.parse_hours(form.round_hours.data or "")
+        problem = (_("Round length: a number of hours, like 24 or 1.5.") if hours is None
+                   else rs.round_hours_problem(hours))
+        if problem:
+            form.round_hours.errors.append(problem)
+            hours = None
+    reminders: list[float] | None = list(current.reminder_hours)
+    if form.reminder_hours.raw_data:
+        reminders = rs.parse_reminders(form.reminder_hours.data or "")
+        if reminders is None:
+            form.reminder_hours.errors.append(_("Reminders: hours before the deadline separated by commas, "
+                                                "like 12, 2 (empty: no reminder)."))
+        elif hours is not None and (problem := rs.reminders_problem(reminders, hours)):
+            form.reminder_hours.errors.append(problem)
+            reminders = None
+    if hours is None or reminders is None:
+        return None
+    return rs.Timing(hours, tuple(sorted(set(reminders), reverse=True)), bool(form.early_close.data))
+
+
+def _apply(form: CampaignForm, campaign: Campaign) -> bool:
+    problem = rs.timezone_problem(form.timezone.data or "")
+    if problem:
+        form.timezone.errors.append(problem)
+    timing = _read_timing(form, _timing(campaign if campaign.id else None))
+    houserules = _houserules(form, timing.round_hours if timing else 24.0)
+    if timing is not None and houserules is not None:
+        for name, value in rs.overridden(timing, houserules.get("rounds", {})).items():
+            getattr(form, name).errors.append(_(
+                "House rules [rounds] set %(key)s = %(value)s, which is what play uses: change it there, "
+                "or remove it from the house rules to set it here.", key=name, value=value))
+    if problem or timing is None or houserules is None or form.errors:
         return False
     campaign.name = form.name.data.strip()
     campaign.ruleset = form.ruleset.data
@@ -90,12 +153,16 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
     campaign.timezone = form.timezone.data
     campaign.houserules = houserules
     campaign.approval_mode = bool(form.approval_mode.data)
+    campaign.round_hours = timing.round_hours
+    campaign.reminder_hours = list(timing.reminder_hours)
+    campaign.early_close = timing.early_close
     return True
 
 
 def _settings(c: Campaign) -> dict:  # type: ignore[type-arg]
     return {"name": c.name, "ruleset": c.ruleset, "language": c.language, "timezone": c.timezone,
-            "houserules": c.houserules, "approval_mode": c.approval_mode}
+            "houserules": c.houserules, "approval_mode": c.approval_mode, "round_hours": c.round_hours,
+            "reminder_hours": list(c.reminder_hours or []), "early_close": c.early_close}
 
 
 @bp.route("/new", methods=["GET", "POST"])
@@ -142,13 +209,15 @@ def show(campaign_id: int):  # type: ignore[no-untyped-def]
 
 
 def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
-          thread_form: ThreadForm | None = None,
+          thread_form: SourceForm | None = None, detection: sources.Detection | None = None,
           narrator_form: CoNarratorForm | None = None) -> tuple[str, int]:
-    """The campaign page with the forms given (the others fresh) and its lists."""
+    """The campaign page with the forms given (the others fresh) and its lists;
+    *detection* is what the address being added was found to be (engines to choose)."""
     return render_template(
         "panel/campaign.html", campaign=campaign,
-        form=_form(campaign) if form is None else form,
-        thread_form=ThreadForm(prefix="thread") if thread_form is None else thread_form,
+        form=_form(campaign, stored=True) if form is None else form,   # another form was posted
+        thread_form=sources.new_form() if thread_form is None else thread_form,
+        detection=detection, engines=sources.engines(),
         narrator_form=CoNarratorForm(prefix="co") if narrator_form is None else narrator_form,
         **_lists(campaign)), status
 
@@ -171,23 +240,18 @@ def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]
 def add_thread(campaign_id: int):  # type: ignore[no-untyped-def]
     s = db_session()
     campaign = campaign_or_404(s, campaign_id)
-    form = ThreadForm(prefix="thread")
+    form = sources.new_form()
+    detection = None
     if form.validate_on_submit():
-        url = form.url.data.strip()
-        if form.kind.data == "reddit" and "/comments/" not in url:
-            form.url.errors.append(_("A Reddit submission address contains /comments/."))
-        elif s.scalar(select(Thread.id).where(Thread.campaign_id == campaign.id, Thread.url == url)):
-            form.url.errors.append(_("This source is already watched."))
-        else:
-            t = Thread(campaign_id=campaign.id, kind=form.kind.data, url=url,
-                       platform="markdown" if form.kind.data == "reddit" else "bbcode")
-            s.add(t)
-            s.flush()
-            audit_write(s, campaign.id, "thread.add", "thread", t.id, None, {"kind": t.kind, "url": t.url})
+        thread, detection = sources.add(s, campaign, form)
+        if thread is not None:
             s.commit()
-            flash(_("Source added."), "ok")
-            return redirect(url_for("campaigns.show", campaign_id=campaign.id))
-    return _page(campaign, 400, thread_form=form)
+            flash(_("Source added: %(what)s.", what=sources.engine_name(thread.options["preset"])
+                    if thread.kind == "forum" else _("Reddit submission")), "ok")
+            return redirect(url_for("campaigns.show", campaign_id=campaign.id) + "#h-sources")
+    # several engines fit: a question, not an error
+    asking = detection is not None and not form.errors and len(detection.presets) > 1
+    return _page(campaign, 200 if asking else 400, thread_form=form, detection=detection)
 
 
 @bp.route("/<int:campaign_id>/narrators", methods=["POST"])

@@ -21,7 +21,7 @@ from wtforms import (
     StringField,
     TextAreaField,
 )
-from wtforms.validators import URL, DataRequired, InputRequired, Length, NumberRange, Optional
+from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
 try:  # WTForms 3.3 deprecates (value, label) tuples
     from wtforms import SelectChoice as _Choice
@@ -59,12 +59,21 @@ class CampaignForm(FlaskForm):
     timezone = StringField(_l("Time zone"), validators=[DataRequired(), Length(max=64)])
     houserules = TextAreaField(_l("House rules (TOML)"), validators=[Optional(), Length(max=20000)])
     approval_mode = BooleanField(_l("Hold every reply until I approve it"))
+    # read by pbp.panel.round_settings (text, so a wrong value is refused in words)
+    round_hours = StringField(_l("Round length (hours)"), render_kw={"inputmode": "decimal"})
+    reminder_hours = StringField(_l("Reminders (hours before the deadline, comma-separated)"),
+                                 render_kw={"inputmode": "decimal"})
+    early_close = BooleanField(_l("Close a round early when every player has declared"))
 
 
-class ThreadForm(FlaskForm):
-    kind = SelectField(_l("Source"), choices=choices([("forum", _l("Forum thread")),
-                                              ("reddit", _l("Reddit submission"))]))
-    url = StringField(_l("Address"), validators=[DataRequired(), URL(require_tld=False), Length(max=500)])
+class SourceForm(FlaskForm):
+    """A watched thread by its address; the engine is detected (pbp.panel.sources) and
+    asked only when the address fits several or none."""
+
+    url = StringField(_l("Thread address"), render_kw={"inputmode": "url", "autocomplete": "off"})
+    preset = SelectField(_l("Forum engine"), choices=[], validate_choice=False)
+    title = StringField(_l("Name in the panel (optional)"),
+                        validators=[Optional(), Length(max=300, message=_l("At most 300 characters."))])
 
 
 class CoNarratorForm(FlaskForm):

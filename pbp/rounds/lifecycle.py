@@ -232,7 +232,7 @@ def due_reminders(session: Session, now: datetime) -> list[int]:
 
 
 def _due_thresholds(rnd: m.Round, now: datetime) -> list[float]:
-    hours = rnd.encounter.campaign.reminder_hours or []
+    hours = policy_for(rnd.encounter.campaign, rnd.encounter).reminder_hours  # houserules [rounds] win
     sent = {float(h) for h in rnd.reminders_sent or []}
     return [float(h) for h in hours
             if float(h) not in sent and rnd.deadline - timedelta(hours=float(h)) <= now

@@ -165,10 +165,12 @@ class ForumPreset:
     listing: ListingSpec | None = None
     description: str = ""
     source: str = ""
+    #: a thread address of this engine as a narrator would paste it (shown in the panel)
+    example: str = ""
 
 
 # -- loading ---------------------------------------------------------------------------
-_TOP = {"name", "engine", "description", "format", "thread", "post", "dates", "json", "login",
+_TOP = {"name", "engine", "description", "example", "format", "thread", "post", "dates", "json", "login",
         "reply", "listing"}
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
@@ -182,6 +184,27 @@ _CSS_LISTS = {"body_exclude"}
 
 def available_presets() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
+
+
+def detect_presets(url: str) -> list[str]:
+    """The presets whose ``thread.pattern`` matches *url*, by name. Why: a narrator pastes a
+    thread's address and need not know which engine the forum runs; two engines with the
+    same URL shape (phpBB 2 and 3) both match and the narrator chooses. Pure: no request.
+
+    >>> detect_presets("http://127.0.0.1:8000/forum/f-1/topic/fight-7/")
+    ['machina']
+    >>> detect_presets("https://example.org/gopher")
+    []
+    """
+    found = []
+    for name in available_presets():
+        try:
+            preset = load_preset(name)
+        except ConfigError:      # a broken preset file matches nothing; loading it says why
+            continue
+        if preset.thread.pattern.match(url.strip()):
+            found.append(name)
+    return found
 
 
 def load_preset(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> ForumPreset:
@@ -252,7 +275,7 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
     return ForumPreset(name=data.get("name", default_name), engine=data.get("engine", ""),
                        description=data.get("description", ""), format=fmt, thread=thread,
                        post=post, dates=dates, json=json_spec, login=login, reply=reply,
-                       listing=listing, source=where)
+                       listing=listing, source=where, example=str(data.get("example", "")))
 
 
 def _section(cls: type, raw: Any, name: str, problems: list[str], required: bool = False) -> Any:

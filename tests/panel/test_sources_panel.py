@@ -1,0 +1,295 @@
+"""Sources in the panel (issue 11 item 1): a thread added by its address alone, the engine
+detected from every preset's pattern, asked when several fit, listed when none; edit,
+pause and remove; every refusal in a narrator's words (never a regex or an exception)."""
+
+from __future__ import annotations
+
+import html
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlalchemy import func, select
+
+from pbp.sources.forum_preset import available_presets, detect_presets, load_preset
+from pbp.store.db import make_engine, session_scope
+from pbp.store.models import AuditEntry, Encounter, Post, Thread
+
+MACHINA = "http://127.0.0.1:8000/forum/adventures-2/topic/the-ambush-7/"
+PHPBB = "https://forum.example.org/phpBB3/viewtopic.php?f=2&t=33"
+REDDIT = "https://www.reddit.com/r/pbp/comments/abc123/the_fight/"
+#: what a narrator must never read: a regex, an exception's name, a traceback
+LEAKS = re.compile(r"\(\?P<|\^\(|[A-Z][a-z]+(Error|Exception)\b|Traceback")
+
+
+def _threads(db_url: str, campaign: int) -> list[tuple[str, str, dict[str, Any], bool]]:
+    with session_scope(make_engine(db_url)) as s:
+        return [(t.kind, t.url, dict(t.options or {}), t.active) for t in
+                s.scalars(select(Thread).where(Thread.campaign_id == campaign).order_by(Thread.id))]
+
+
+def _add(alice: Any, ids: dict[str, Any], url: str, preset: str = "", title: str = "") -> Any:
+    return alice.post(f"/campaigns/{ids['campaign']}/threads",
+                      {"thread-url": url, "thread-preset": preset, "thread-title": title})
+
+
+def _text(page: str) -> str:
+    return html.unescape(re.sub(r"<[^>]+>", " ", page))
+
+
+# --- detection (pure) ----------------------------------------------------------------------
+
+def test_detect_presets_by_pattern() -> None:
+    assert detect_presets(MACHINA) == ["machina"]
+    assert detect_presets(PHPBB) == ["phpbb2", "phpbb3"]     # the same address shape
+    assert detect_presets("https://example.org/t12-the-fight") == ["forumotion"]
+    assert detect_presets("https://example.org/gopher/hole") == []
+    assert detect_presets(REDDIT) == []
+
+
+@pytest.mark.parametrize("name", available_presets())
+def test_every_preset_example_is_an_address_of_its_own_shape(name: str) -> None:
+    preset = load_preset(name)
+    assert preset.example and not LEAKS.search(preset.example)
+    assert name in detect_presets(preset.example)
+
+
+# --- adding --------------------------------------------------------------------------------
+
+def test_machina_address_alone_is_detected(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    r = _add(alice, ids, MACHINA, title="The ambush")
+    assert r.status_code == 302
+    assert "Source added: django-machina 1.3." in alice.get(r.headers["Location"]).text
+    assert ("forum", MACHINA, {"preset": "machina"}, True) in _threads(db_url, ids["campaign"])
+
+
+def test_phpbb_address_asks_which_engine_then_takes_the_choice(alice: Any, ids: dict[str, Any],
+                                                                db_url: str) -> None:
+    before = _threads(db_url, ids["campaign"])
+    r = _add(alice, ids, PHPBB)
+    assert r.status_code == 200
+    assert "fits several forum engines" in r.text
+    assert 'value="phpbb2"' in r.text and 'value="phpbb3"' in r.text and 'type="radio"' in r.text
+    assert _threads(db_url, ids["campaign"]) == before            # nothing saved yet
+    r = _add(alice, ids, PHPBB, preset="phpbb3")
+    assert r.status_code == 302
+    assert ("forum", PHPBB, {"preset": "phpbb3"}, True) in _threads(db_url, ids["campaign"])
+
+
+def test_unknown_address_lists_every_engine_with_its_address_shape(alice: Any, ids: dict[str, Any],
+                                                                  db_url: str) -> None:
+    before = _threads(db_url, ids["campaign"])
+    r = _add(alice, ids, "https://forum.example.org/board/thread/the-ambush")
+    assert r.status_code == 400
+    text = _text(r.text)
+    assert "does not recognise this address" in text
+    for name in available_presets():
+        p = load_preset(name)
+        assert p.engine in text and p.example in text
+    assert not LEAKS.search(text)
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_wrong_engine_chosen_says_what_the_address_should_look_like(alice: Any, ids: dict[str, Any],
+                                                                   db_url: str) -> None:
+    before = _threads(db_url, ids["campaign"])
+    r = _add(alice, ids, MACHINA, preset="phpbb3")
+    assert r.status_code == 400
+    text = _text(r.text)
+    assert "This is not a phpBB 3.0 thread address." in text
+    assert "https://forum.example.org/viewtopic.php?f=2&t=123" in text
+    assert not LEAKS.search(text)
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_reddit_submission_is_recognised(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    assert _add(alice, ids, REDDIT).status_code == 302
+    local = "http://127.0.0.1:8765/r/pbp/comments/k3y9/a_fight/"       # the local Reddit server
+    assert _add(alice, ids, local).status_code == 302
+    rows = _threads(db_url, ids["campaign"])
+    assert ("reddit", REDDIT, {}, True) in rows and ("reddit", local, {}, True) in rows
+    r = _add(alice, ids, "https://www.reddit.com/r/pbp/")
+    assert r.status_code == 400 and "a submission&#39;s address contains /comments/" in r.text
+
+
+@pytest.mark.parametrize("url,preset", [
+    ("javascript:alert(1)", ""), ("<script>alert(1)</script>", ""), ("http://", ""),
+    ("ftp://forum.example.org/viewtopic.php?t=1", ""), ("http://x.org/viewtopic.php?t=1\x00", ""),
+    ("http://x.org/view topic.php?t=1", ""), ("https://x.org/" + "a" * 3000, ""), ("", ""),
+    (MACHINA, "../../etc/passwd"), (MACHINA, "<b>machina</b>"), ("   ", "phpbb3"),
+])
+def test_hostile_addresses_are_refused_in_words(alice: Any, ids: dict[str, Any], db_url: str,
+                                                url: str, preset: str) -> None:
+    before = _threads(db_url, ids["campaign"])
+    r = _add(alice, ids, url, preset=preset)
+    assert r.status_code == 400
+    assert "<script>alert" not in r.text and "<b>machina</b>" not in r.text
+    assert re.search(r'class="error"[^>]*>[^<]{20,}', r.text)      # a sentence under the field
+    assert not LEAKS.search(_text(r.text))
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_add_needs_csrf_and_own_campaign(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    before = _threads(db_url, ids["campaign"])
+    assert alice.post(f"/campaigns/{ids['campaign']}/threads", {"thread-url": MACHINA}, csrf=False).status_code == 400
+    assert _add(alice, {"campaign": ids["other_campaign"]}, MACHINA).status_code == 404
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_a_source_read_with_the_wrong_engine_is_explained(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """The issue's phpBB thread read as machina: the page says so in words, the poll's raw
+    ConfigError and its regex are not shown."""
+    with session_scope(make_engine(db_url)) as s:
+        t = s.get(Thread, ids["thread"])
+        t.last_error = ("2026-12-01 09:00:00Z ConfigError: http://127.0.0.1:9/viewtopic.php?t=1: not a "
+                        "django-machina 1.3 thread URL (expected ^(?P<topic>(?P<root>https?://[^/?#]+)"
+                        "[^?#]*?/topic/[^/?#]+-(?P<tid>\\d+)/))")
+    dashboard = _text(alice.get("/").text)
+    assert "choose its engine" in dashboard and not LEAKS.search(dashboard)
+    assert "not a django-machina 1.3 thread URL" not in dashboard   # said by the badge instead
+    for page in (f"/campaigns/{ids['campaign']}", f"/sources/{ids['thread']}"):
+        text = _text(alice.get(page).text)
+        assert ("No engine was chosen for this source, so pbp assumed django-machina 1.3, and this is not "
+                "a django-machina 1.3 thread address.") in text, page
+        assert "The address fits phpBB 2.0 / phpBB 3.0: edit the source to choose." in text
+        assert not LEAKS.search(text), page
+
+
+# --- edit ----------------------------------------------------------------------------------
+
+def test_edit_engine_and_address(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    url = f"/sources/{ids['thread']}"
+    with session_scope(make_engine(db_url)) as s:
+        s.get(Thread, ids["thread"]).cursor = {"v": 1, "page": 3}
+    assert alice.get(url).status_code == 200
+    r = alice.post(url, {"thread-url": "http://127.0.0.1:9/viewtopic.php?t=1", "thread-preset": "phpbb3",
+                         "thread-title": "Into the keep"})
+    assert r.status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        t = s.get(Thread, ids["thread"])
+        assert (t.options["preset"], t.cursor, t.title) == ("phpbb3", None, "Into the keep")
+        actions = list(s.scalars(select(AuditEntry.action).where(AuditEntry.entity == "thread")))
+    assert actions == ["thread.edit"]
+    assert "This is not a" not in _text(alice.get(f"/campaigns/{ids['campaign']}").text)
+
+
+@pytest.mark.parametrize("data", [
+    {"thread-url": "javascript:alert(1)"}, {"thread-url": MACHINA, "thread-preset": "phpbb3"},
+    {"thread-url": REDDIT}, {"thread-url": "http://127.0.0.1:9/viewtopic.php?t=1", "thread-preset": "nope"},
+    {"thread-url": "http://127.0.0.1:9/viewtopic.php?t=1", "thread-title": "x" * 301},
+])
+def test_edit_refuses_nonsense_and_changes_nothing(alice: Any, ids: dict[str, Any], db_url: str,
+                                                   data: dict[str, str]) -> None:
+    before = _threads(db_url, ids["campaign"])
+    r = alice.post(f"/sources/{ids['thread']}", data)
+    assert r.status_code == 400
+    assert re.search(r'class="error"[^>]*>[^<]{15,}', r.text)
+    assert not LEAKS.search(_text(r.text))
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_other_narrators_source_is_not_found(alice: Any, db_url: str, ids: dict[str, Any]) -> None:
+    with session_scope(make_engine(db_url)) as s:
+        other = s.scalars(select(Thread.id).where(Thread.campaign_id == ids["other_campaign"])).one()
+    assert alice.get(f"/sources/{other}").status_code == 404
+    assert alice.post(f"/sources/{other}/pause", {"action": "pause"}).status_code == 404
+    assert alice.post(f"/sources/{other}/remove").status_code == 404
+    assert alice.get("/sources/999999").status_code == 404
+
+
+# --- pause ---------------------------------------------------------------------------------
+
+def test_pause_and_resume(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    url = f"/sources/{ids['thread']}/pause"
+    assert alice.post(url, {"action": "stop-everything"}).status_code == 400
+    assert alice.post(url, {"action": "pause"}, csrf=False).status_code == 400
+    assert _threads(db_url, ids["campaign"])[0][3] is True
+    r = alice.post(url, {"action": "pause"})
+    assert r.status_code == 302
+    page = alice.get(f"/campaigns/{ids['campaign']}").text
+    assert "Source paused" in page and "still close at their deadlines" in page
+    assert _threads(db_url, ids["campaign"])[0][3] is False
+    dashboard = alice.get("/").text
+    assert re.search(r'badge warn">paused</span>', dashboard)
+    assert alice.post(url, {"action": "resume"}).status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        t = s.get(Thread, ids["thread"])
+        assert t.active is True and t.next_poll is None       # read again at the next dispatch
+        actions = list(s.scalars(select(AuditEntry.action).where(AuditEntry.entity == "thread")
+                                 .order_by(AuditEntry.id)))
+    assert actions == ["thread.pause", "thread.resume"]
+    assert "paused</span>" not in alice.get("/").text
+
+
+# --- remove --------------------------------------------------------------------------------
+
+def test_a_played_source_cannot_be_removed(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    url = f"/sources/{ids['thread']}/remove"
+    page = alice.get(url)
+    assert page.status_code == 200
+    assert "cannot be removed" in page.text and "Gate fight" in page.text and "Pause this source" in page.text
+    assert alice.post(url).status_code == 409
+    assert len(_threads(db_url, ids["campaign"])) == 1
+
+
+def test_remove_says_what_goes_then_removes(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    assert _add(alice, ids, MACHINA).status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        t = s.scalars(select(Thread).where(Thread.url == MACHINA)).one()
+        tid = t.id
+        now = datetime.now(UTC)
+        s.add_all([Post(thread_id=tid, platform_id=f"p{i}", author="ana", posted_at=now, body="hi", text="hi",
+                        content_hash=str(i)) for i in range(3)])
+        s.add(Encounter(campaign_id=ids["campaign"], thread_id=tid, name="Bridge", ruleset="forum-d20"))
+    url = f"/sources/{tid}/remove"
+    page = alice.get(url).text
+    assert "The posts pbp stored from it are deleted: 3." in page
+    assert "Bridge" in page and "Nothing is deleted on the forum" in page
+    assert alice.post(url, csrf=False).status_code == 400
+    assert alice.post(url).status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        assert s.get(Thread, tid) is None
+        assert s.scalar(select(func.count(Post.id)).where(Post.thread_id == tid)) == 0
+        assert s.scalar(select(func.count(Encounter.id)).where(Encounter.name == "Bridge")) == 0
+        entry = s.scalars(select(AuditEntry).where(AuditEntry.action == "thread.remove")).one()
+        assert entry.before["value"]["posts"] == 3 and entry.before["value"]["url"] == MACHINA
+    assert "Source removed." in alice.get(f"/campaigns/{ids['campaign']}").text
+
+
+def test_a_refused_source_leaves_the_settings_form_as_stored(alice: Any, ids: dict[str, Any]) -> None:
+    """The page shown again after a refused address keeps the campaign's settings in their
+    fields (an empty settings form saved next would have been refused or lost settings)."""
+    r = _add(alice, ids, "https://forum.example.org/board/thread/the-ambush")
+    assert r.status_code == 400
+    assert re.search(r'id="name"[^>]*value="The Sunken Keep"', r.text)
+    assert re.search(r'id="timezone"[^>]*value="Europe/Lisbon"', r.text)
+    assert re.search(r'<input checked id="approval_mode"|id="approval_mode"[^>]*checked', r.text)
+    assert re.search(r'id="round_hours"[^>]*value="24"', r.text)
+
+
+def test_edit_asks_when_the_new_address_fits_several_engines(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    assert _add(alice, ids, MACHINA).status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        tid = s.scalars(select(Thread.id).where(Thread.url == MACHINA)).one()
+    r = alice.post(f"/sources/{tid}", {"thread-url": PHPBB})
+    assert r.status_code == 200 and "fits several forum engines" in r.text
+    assert ("forum", MACHINA, {"preset": "machina"}, True) in _threads(db_url, ids["campaign"])
+    assert alice.post(f"/sources/{tid}", {"thread-url": PHPBB, "thread-preset": "phpbb2"}).status_code == 302
+    assert ("forum", PHPBB, {"preset": "phpbb2"}, True) in _threads(db_url, ids["campaign"])
+
+
+def test_a_scenario_file_source_keeps_its_path_and_takes_a_name(alice: Any, ids: dict[str, Any],
+                                                                db_url: str) -> None:
+    """The demo's source is a file: its name can change, its path cannot (no address check)."""
+    with session_scope(make_engine(db_url)) as s:
+        t = Thread(campaign_id=ids["campaign"], kind="file", url="var/demo/thread.yaml", platform="text")
+        s.add(t)
+        s.flush()
+        tid = t.id
+    assert "var/demo/thread.yaml" in alice.get(f"/sources/{tid}").text
+    r = alice.post(f"/sources/{tid}", {"thread-url": "javascript:alert(1)", "thread-title": "Demo fight"})
+    assert r.status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        t = s.get(Thread, tid)
+        assert (t.url, t.title, t.kind) == ("var/demo/thread.yaml", "Demo fight", "file")
