@@ -133,7 +133,9 @@ def preview(session: Session, rnd: Round | None) -> str:
         text = f"(no preview: {exc})"
     marks = pending_marks(session, rnd)
     if marks:
-        text = text.rstrip() + "\n\n--- Narrator overrides not yet in this reply (re-resolve to apply) ---\n" + \
+        how = "post a correction to apply" if queries.posted(
+            queries.reply_parts(session, rnd.id, "resolution")) else "re-resolve to apply"
+        text = text.rstrip() + f"\n\n--- Narrator overrides not yet in this reply ({how}) ---\n" + \
             "\n".join(f"* {m}" for m in marks)
     return text
 

@@ -244,10 +244,14 @@ def make_public(ov: Override) -> Override:
 def pending_overrides(session: Session, rnd: Round) -> list[Override]:
     """Overrides of resolved round *rnd* made after its result was computed: not in its
     reply until it is re-resolved (reply not out) or corrected (reply out)."""
+    return pending_among(queries.round_overrides(session, rnd.id), rnd)
+
+
+def pending_among(rows: Iterable[Override], rnd: Round) -> list[Override]:
+    """:func:`pending_overrides` among *rows* already loaded (the round's overrides)."""
     if rnd.state != "resolved" or rnd.resolved_at is None:
         return []
-    return [o for o in queries.round_overrides(session, rnd.id)
-            if o.created_at > rnd.resolved_at and o.kind in RESULT_KINDS]
+    return [o for o in rows if o.created_at > rnd.resolved_at and o.kind in RESULT_KINDS]
 
 
 def check_changeable(session: Session, rnd: Round) -> None:
