@@ -52,11 +52,11 @@ from .forms import (
 from .overrides import (
     add_condition,
     judge_action,
+    now_utc,
     remove_condition,
     reorder_initiative,
     reresolve_round,
     set_deadline,
-    now_utc,
     set_hp,
     set_penalty,
     set_reply,

@@ -24,7 +24,7 @@ from ..store import models as m
 from ..store import queries
 from .lifecycle import open_round, whole_minute
 from .overrides import pending_overrides, record
-from .replies import queue_round_reply
+from .replies import rewrite_reply
 
 #: the audit log's reason for replies released by switching approval mode off
 RELEASED = "approval mode switched off"
@@ -32,9 +32,8 @@ RELEASED = "approval mode switched off"
 
 def approve(session: Session, reply_id: int, narrator_id: int | None, now: datetime, *,
             check_pending: bool = True) -> int | None:
-    """Release held reply *reply_id* (every part of it); returns the id of its first part
-    as released (a re-rendered result gets new rows), or None when it was cancelled as
-    moot. *check_pending*: refuse a result with overrides its text does not hold yet."""
+    """Release held reply *reply_id* (every part of it); returns the id of its first part,
+    or None when it was cancelled as moot. *check_pending*: refuse a result with overrides its text does not hold yet."""
     reply = session.get(m.Reply, reply_id)
     if reply is None:
         raise LookupError(f"no reply {reply_id}")
@@ -83,13 +82,8 @@ def _restart(rnd: m.Round, now: datetime) -> None:
 
 
 def _rerender(session: Session, rnd: m.Round, kind: str, parts: list[m.Reply],
-              narrator_id: int | None, now: datetime) -> int:
-    for p in parts:
-        session.delete(p)
-    session.flush()
-    first = queue_round_reply(session, rnd, kind, now, state="pending")
-    new = queries.reply_parts(session, rnd.id, kind)
-    return _release(new, narrator_id, now) or first
+              narrator_id: int | None, now: datetime) -> int | None:
+    return _release(rewrite_reply(session, rnd, kind, now, parts), narrator_id, now)
 
 
 def _release(parts: list[m.Reply], narrator_id: int | None, now: datetime) -> int | None:

@@ -91,6 +91,9 @@ def record(session: Session, *, encounter: Encounter, round_id: int | None, kind
     narrator_id, actor = narrator_of(session, narrator)
     at = now or now_utc()
     payload = {"before": before, "after": after, **(extra or {})}
+    rnd = session.get(Round, round_id) if round_id is not None else None
+    if rnd is not None and rnd.state == "resolved" and kind in RESULT_KINDS:
+        applied = False     # not in the round's result until re-resolved or corrected
     ov = Override(encounter_id=encounter.id, round_id=round_id, narrator_id=narrator_id, kind=kind,
                   target=target, payload=payload, reason=reason, applied=applied, created_at=at)
     session.add(ov)
@@ -242,16 +245,17 @@ def make_public(ov: Override) -> Override:
 
 
 def pending_overrides(session: Session, rnd: Round) -> list[Override]:
-    """Overrides of resolved round *rnd* made after its result was computed: not in its
-    reply until it is re-resolved (reply not out) or corrected (reply out)."""
+    """Overrides of resolved round *rnd* not applied yet (made after its result was
+    computed, :func:`record`): not in its reply until it is re-resolved (reply not out)
+    or corrected (reply out)."""
     return pending_among(queries.round_overrides(session, rnd.id), rnd)
 
 
 def pending_among(rows: Iterable[Override], rnd: Round) -> list[Override]:
     """:func:`pending_overrides` among *rows* already loaded (the round's overrides)."""
-    if rnd.state != "resolved" or rnd.resolved_at is None:
+    if rnd.state != "resolved":
         return []
-    return [o for o in rows if o.created_at > rnd.resolved_at and o.kind in RESULT_KINDS]
+    return [o for o in rows if not o.applied and o.kind in RESULT_KINDS]
 
 
 def check_changeable(session: Session, rnd: Round) -> None:

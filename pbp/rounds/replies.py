@@ -285,21 +285,11 @@ def store_reply(session: Session, enc: m.Encounter, round_id: int | None, kind: 
     existing = session.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == key))
     if existing is not None:
         return existing
-    marker = marker_for(key)
-    text = body(marker)
     state = state or ("held" if enc.campaign.approval_mode else "pending")
-    platform = reply_platform(enc.thread)
-    limit = int((enc.thread.options or {}).get("max_reply_chars") or LIMITS.get(platform, 60_000))
-
-    def part_key(i: int) -> str:
-        return key if i == 1 else f"{key}:p{i}"
-
-    parts = split_reply(text, marker, limit, lambda i: marker_for(part_key(i)))
     replies = [m.Reply(thread_id=enc.thread_id, round_id=round_id, kind=kind,
-                       idempotency_key=part_key(i), marker=marker_for(part_key(i)),
-                       platform=platform, language=enc.campaign.language, body=part,
-                       state=state, created_at=now)
-               for i, part in enumerate(parts, 1)]
+                       idempotency_key=k, marker=marker_for(k), platform=reply_platform(enc.thread),
+                       language=enc.campaign.language, body=part, state=state, created_at=now)
+               for k, part in _parts(enc, key, body)]
     try:
         with session.begin_nested():
             session.add_all(replies)
@@ -308,3 +298,40 @@ def store_reply(session: Session, enc: m.Encounter, round_id: int | None, kind: 
         assert found is not None
         return found
     return replies[0].id
+
+
+def _parts(enc: m.Encounter, key: str, body: Callable[[str], str]) -> list[tuple[str, str]]:
+    """(idempotency key, text) of each part of the reply *key*, cut to the platform's size."""
+    platform = reply_platform(enc.thread)
+    limit = int((enc.thread.options or {}).get("max_reply_chars") or LIMITS.get(platform, 60_000))
+
+    def part_key(i: int) -> str:
+        return key if i == 1 else f"{key}:p{i}"
+
+    texts = split_reply(body(marker_for(key)), marker_for(key), limit, lambda i: marker_for(part_key(i)))
+    return [(part_key(i), text) for i, text in enumerate(texts, 1)]
+
+
+def rewrite_reply(session: Session, rnd: m.Round, kind: str, now: datetime,
+                  parts: list[m.Reply]) -> list[m.Reply]:
+    """Render the (round, kind) reply again into its unsent *parts*, in place (its rows
+    and ids stay; a part more or fewer is added or removed): a held result approved
+    later announces the next round's real deadline. Returns the parts, in order."""
+    enc = rnd.encounter
+    key = f"{rnd.id}:{kind}"
+    by_key = {p.idempotency_key: p for p in parts}
+    out = []
+    for k, text in _parts(enc, key, lambda marker: render_round_reply(session, rnd, kind, now,
+                                                                      marker=marker)):
+        row = by_key.pop(k, None)
+        if row is None:
+            row = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=k,
+                          marker=marker_for(k), platform=reply_platform(enc.thread),
+                          language=enc.campaign.language, body=text, state="held", created_at=now)
+            session.add(row)
+        row.body = text
+        out.append(row)
+    for extra in by_key.values():
+        session.delete(extra)
+    session.flush()
+    return out

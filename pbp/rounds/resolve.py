@@ -102,6 +102,8 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     _store_state(rnd, rows, model, result.encounter, reresolve=reresolve, now=now)
     if reresolve and old_after:
         _keep_later_changes(session, rnd, rows, saved, old_after)
+    for ov in queries.round_overrides(session, rnd.id):   # all in this result now
+        ov.applied = True
     session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id,
                              action="round.reresolve" if reresolve else "round.resolve",
                              entity="round", entity_id=str(rnd.id),
@@ -275,7 +277,4 @@ def rerun(session: Session, rnd: m.Round, now: datetime) -> queries.Choice:
                                                              m.EventRecord.seq >= start)):
             session.delete(ev)
         session.flush()
-    choice = run_resolution(session, rnd, now, reresolve=True, replay=replay)
-    for ov in queries.round_overrides(session, rnd.id):
-        ov.applied = True
-    return choice
+    return run_resolution(session, rnd, now, reresolve=True, replay=replay)
