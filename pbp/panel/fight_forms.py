@@ -31,4 +31,4 @@ class CorrectionForm(ReasonForm):
     """Post a correction of a round whose result is out; the reason is private unless
     the narrator ticks *public*."""
 
-    public = BooleanField(_l("Quote my reason in the thread"))
+    public = BooleanField(_l("Public: quote it in the thread"))
