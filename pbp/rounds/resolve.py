@@ -138,7 +138,8 @@ def _keep_later_changes(session: Session, rnd: m.Round, rows: Sequence[m.Combata
     later value when there is one. With no later round, the round's snapshot takes the
     rows as they now stand, so its reply shows them."""
     later = queries.next_round(session, rnd) is not None
-    new_after = {c["key"]: c for c in (rnd.state_after or {}).get("combatants", [])}
+    # copies: the snapshot's own dicts changed in place would look unchanged to the ORM
+    new_after = {c["key"]: dict(c) for c in (rnd.state_after or {}).get("combatants", [])}
     for row in rows:
         old, new = old_after.get(row.key), new_after.get(row.key)
         if old is None or new is None or row.key not in saved:

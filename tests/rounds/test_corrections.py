@@ -109,3 +109,41 @@ def test_a_result_not_posted_yet_is_re_resolved_not_corrected(engine):
         after = {r.roll_index: r.total for r in s.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rid))}
         assert after == before                          # re-resolving re-rolls nothing
         assert _goblin(s).hp == 9
+
+
+def test_a_change_made_after_the_result_survives_re_resolving(engine):
+    """Issue 11 item 6: HP set on a held result, then a re-resolution from the round's
+    snapshot: the narrator's value is kept (and shown), not silently undone."""
+    w = make_world(engine, approval=True)
+    rid = w.open(at(0))
+    with session_scope(engine) as s:
+        opening = s.scalar(select(m.Reply).where(m.Reply.idempotency_key == f"{rid}:opening"))
+        service.approve_reply(s, opening.id, None, at(0))
+    w.ingest([post("p1", "alice", at(1), ATTACK)], now=at(1))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        panel_overrides.set_hp(s, _goblin(s).id, 7, "the cleric healed him", None)
+        assert [o.kind for o in overrides.pending_overrides(s, s.get(m.Round, rid))] == ["hp"]
+        service.reresolve_round(s, rid, at(26))
+    with session_scope(engine) as s:
+        assert _goblin(s).hp == 7
+        assert not overrides.pending_overrides(s, s.get(m.Round, rid))
+        held = s.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == f"{rid}:resolution"))
+        service.approve_reply(s, held, None, at(27))                  # nothing pending now
+        body = s.get(m.Reply, held).body
+    assert "[b]Goblin Snag[/b] — initiative" in body and "HP 7/9" in body
+
+
+def test_re_resolving_keeps_what_the_next_round_changed_since(engine):
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), ATTACK)], now=at(1))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        hurt = _goblin(s).hp
+        panel_overrides.set_hp(s, _goblin(s).id, hurt - 1, "bled", None)   # round 2 is open: its override
+        tag = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == rid, m.RollRecord.kind == "tag"))
+        panel_overrides.set_roll(s, tag.id, -20, "typo", None)             # round 1 now misses
+        service.reresolve_round(s, rid, at(26))
+    with session_scope(engine) as s:
+        assert _goblin(s).hp == 9 - 1      # undamaged by round 1, still bleeding from round 2
