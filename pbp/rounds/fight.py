@@ -85,7 +85,7 @@ def end_encounter(session: Session, encounter_id: int, now: datetime,
         rnd.state, rnd.closed_at, closed = "cancelled", now, rnd.number
         for reply in session.scalars(select(m.Reply).where(
                 m.Reply.round_id == rnd.id, m.Reply.state.in_(("held", "pending")),
-                m.Reply.kind.in_(("reminder", "notice")))):
+                m.Reply.kind.in_(("opening", "reminder", "notice")))):
             reply.state = "cancelled"
     before = enc.status
     enc.status = "finished"

@@ -84,6 +84,15 @@ def test_ending_an_encounter_closes_its_round_says_so_and_opens_nothing(engine):
     assert body.rstrip().endswith(f"pbp-reply:{rid}:closing[/size]")
 
 
+def test_an_opening_never_sent_is_cancelled_when_the_encounter_ends(engine):
+    w = make_world(engine, approval=True)
+    with session_scope(engine) as s:
+        rid = service.start_encounter_now(s, w.encounter_id, at(0), None)
+        service.end_encounter(s, w.encounter_id, at(1), None)
+    assert w.reply(f"{rid}:opening").state == "cancelled"    # no opening of a closed round
+    assert w.reply(f"{rid}:closing").state == "held"         # approval mode: held like all
+
+
 def test_the_closing_reply_in_portuguese_and_russian(engine):
     for lang, text in (("pt", "O narrador encerrou este combate."), ("ru", "Ведущий завершил этот бой.")):
         w = make_world(engine, language=lang, slug=f"g-{lang}")
