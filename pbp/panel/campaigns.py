@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import tomllib
 import unicodedata
+from datetime import UTC, datetime
 
 from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -14,6 +15,7 @@ from flask_wtf import FlaskForm
 from sqlalchemy import select
 
 from ..errors import PbpError
+from ..rounds.approval import release_held
 from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
@@ -200,6 +202,8 @@ def show(campaign_id: int):  # type: ignore[no-untyped-def]
         before = _settings(campaign)
         if form.validate_on_submit() and _apply(form, campaign):
             audit_write(s, campaign.id, "campaign.settings", "campaign", campaign.id, before, _settings(campaign))
+            if before["approval_mode"] and not campaign.approval_mode:   # issue 11 item 4: release, in order
+                release_held(s, campaign.id, current_user.id, datetime.now(UTC))
             s.commit()
             flash(_("Settings saved."), "ok")
             return redirect(url_for("campaigns.show", campaign_id=campaign.id))

@@ -1,5 +1,6 @@
 """Dashboard: the narrator's campaigns, watched threads (last poll, errors), open rounds
-with their deadlines and who has not posted yet."""
+with their deadlines and who has not posted yet, and the one queue of replies waiting for
+approval."""
 
 from __future__ import annotations
 
@@ -35,4 +36,7 @@ def index():  # type: ignore[no-untyped-def]
             missing = [c.name for c in ordered_combatants(enc, rnd) if c.id in waiting]
         held = [number for _reply, number in queries.held_replies(s, enc.id)]
         rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held})
-    return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows)
+    # one queue of every held reply, oldest first (issue 11 item 4)
+    queue = queries.held_queue(s, ids)
+    return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows,
+                           queue=queue)

@@ -112,13 +112,10 @@ def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Viol
 
 
 def pending_marks(session: Session, rnd: Round) -> list[str]:
-    """Overrides made after the round's reply was rendered: not in the stored reply yet."""
-    if rnd.state == "open" or rnd.resolved_at is None:
-        return []
+    """Overrides not in the round's stored reply yet (:func:`pbp.rounds.overrides.pending_overrides`)."""
     enc = rnd.encounter
-    rows = [o for o in queries.round_overrides(session, rnd.id)
-            if o.created_at > rnd.resolved_at and o.kind != "round.reresolve"]
-    return ov.marks(rows, enc.campaign.language, {c.key: c.name for c in enc.combatants})
+    return ov.marks(ov.pending_overrides(session, rnd), enc.campaign.language,
+                    {c.key: c.name for c in enc.combatants})
 
 
 def preview(session: Session, rnd: Round | None) -> str:
@@ -133,7 +130,9 @@ def preview(session: Session, rnd: Round | None) -> str:
         text = f"(no preview: {exc})"
     marks = pending_marks(session, rnd)
     if marks:
-        text = text.rstrip() + "\n\n--- Narrator overrides not yet in this reply (re-resolve to apply) ---\n" + \
+        how = "post a correction to apply" if queries.posted(
+            queries.reply_parts(session, rnd.id, "resolution")) else "re-resolve to apply"
+        text = text.rstrip() + f"\n\n--- Narrator overrides not yet in this reply ({how}) ---\n" + \
             "\n".join(f"* {m}" for m in marks)
     return text
 

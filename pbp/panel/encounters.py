@@ -27,13 +27,16 @@ from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
 from ..errors import PbpError
+from ..rounds import service
+from ..rounds.overrides import RESULT_KINDS, make_public, pending_among
 from ..rules.model import ActionKind
 from ..store import queries
-from ..store.models import Combatant, Declaration, Reply, RollRecord, Round
+from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
 from .access import encounter_or_404, in_encounter_or_404
 from .db import session as db_session
 from .encounter_view import build
 from .encounter_view import version as page_version
+from .fight_forms import CorrectionForm, EndForm, StartForm
 from .forms import (
     ConditionForm,
     DeadlineForm,
@@ -49,6 +52,7 @@ from .forms import (
 from .overrides import (
     add_condition,
     judge_action,
+    now_utc,
     remove_condition,
     reorder_initiative,
     reresolve_round,
@@ -69,7 +73,8 @@ def _forms() -> dict[str, Any]:
     inferred.kind.choices = choices((k.value, k.value) for k in ActionKind)
     return {"roll_form": RollOverrideForm(), "hp_form": HpOverrideForm(), "condition_form": ConditionForm(),
             "initiative_form": InitiativeForm(), "inferred_form": inferred, "penalty_form": PenaltyForm(),
-            "deadline_form": DeadlineForm(), "reply_form": ReplyForm(), "resolve_form": ResolveForm()}
+            "deadline_form": DeadlineForm(), "reply_form": ReplyForm(), "resolve_form": ResolveForm(),
+            "end_form": EndForm(), "correction_form": CorrectionForm()}
 
 
 def _round_arg() -> int | None:
@@ -88,7 +93,25 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["campaign"] = enc.campaign
     ctx["tz"] = ZoneInfo(enc.campaign.timezone or "UTC")
     ctx.update(_forms())
+    ctx["start_form"] = start_form(enc)
+    ctx.update(_round_flags(ctx))
     return ctx
+
+
+def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
+    """From the rows the page loaded already (no query): whether the round's clock waits
+    for its announcement's approval, whether its result is out, what is not in it yet."""
+    rnd = ctx["round"]
+    if rnd is None:
+        return {"announcement_held": False, "result_posted": False, "pending_overrides": []}
+    earlier = [n for n, _state in ctx["rounds"] if n < rnd.number]
+    if earlier:
+        held = any(r.kind == "resolution" and n == max(earlier) for r, n in ctx["held"])
+    else:
+        held = any(r.kind == "opening" and r.state == "held" for r in ctx["replies"])
+    return {"announcement_held": rnd.state == "open" and held,
+            "result_posted": queries.posted([r for r in ctx["replies"] if r.kind == "resolution"]),
+            "pending_overrides": pending_among(ctx["overrides"], rnd)}
 
 
 @bp.route("/<int:encounter_id>")
@@ -126,21 +149,34 @@ def _back(encounter_id: int, anchor: str = "") -> Any:
     return redirect(url, code=303)
 
 
-def _done(encounter_id: int, form: FlaskForm, apply: Any) -> Any:
+def _done(encounter_id: int, form: FlaskForm, apply: Any, ok: str | None = None) -> Any:
     if not form.validate_on_submit():
         flash(_("Not changed: %(errors)s", errors="; ".join(
             f"{getattr(form, k).label.text}: {' '.join(map(str, v))}" for k, v in form.errors.items())), "error")
         return _back(encounter_id)
     s = db_session()
     try:
-        apply(s)
+        result = apply(s)
+        if isinstance(result, Override) and request.form.get("public"):
+            make_public(result)     # issue 11 item 7: the reason is private unless ticked
+        message = ok or _recorded(s, result)
     except PbpError as exc:
         s.rollback()
         flash(_("Not changed: %(error)s", error=exc.message), "error")
         return _back(encounter_id)
     s.commit()
-    flash(_("Change recorded."), "ok")
+    flash(message, "ok")
     return _back(encounter_id)
+
+
+def _recorded(s: Any, result: Any) -> str:
+    """What the narrator is told: an override on a round whose result is posted is not in
+    the thread until a correction is posted (issue 11 item 6), and the page says so."""
+    if isinstance(result, Override) and result.round_id is not None and result.kind in RESULT_KINDS:
+        if queries.posted(queries.reply_parts(s, result.round_id, "resolution")):
+            return _("Change recorded. The round's result is already posted: "
+                     "post a correction to apply it.")
+    return _("Change recorded.")
 
 
 def _enc(encounter_id: int) -> Any:
@@ -243,3 +279,47 @@ def override_resolve(encounter_id: int):  # type: ignore[no-untyped-def]
     form = ResolveForm()
     rnd = in_encounter_or_404(db_session(), Round, request.form.get("round_id"), enc)
     return _done(encounter_id, form, lambda s: reresolve_round(s, rnd.id, form.reason.data, current_user.id))
+
+
+# --- the fight: start, end, correct (issue 11 items 2 and 6) ----------------------------------
+
+
+def start_form(enc: Any) -> StartForm:
+    form = StartForm()
+    form.surprised.choices = choices((c.key, c.name) for c in enc.combatants)
+    return form
+
+
+@bp.route("/<int:encounter_id>/start", methods=["POST"])
+@login_required
+def start(encounter_id: int):  # type: ignore[no-untyped-def]
+    enc = _enc(encounter_id)
+    form = start_form(enc)
+    return _done(encounter_id, form, lambda s: service.start_encounter_now(
+        s, enc.id, now_utc(), current_user.id, surprise=bool(form.surprise.data),
+        surprised=list(form.surprised.data or [])),
+        ok=_("Encounter started: round 1 is open.") if not enc.campaign.approval_mode else
+        _("Encounter started. The opening waits for your approval; the round's clock starts then."))
+
+
+@bp.route("/<int:encounter_id>/end", methods=["POST"])
+@login_required
+def end(encounter_id: int):  # type: ignore[no-untyped-def]
+    enc = _enc(encounter_id)
+    form = EndForm()
+    if form.validate_on_submit() and not form.confirm.data:
+        flash(_("Not changed: tick the box to end the encounter."), "error")
+        return _back(encounter_id)
+    return _done(encounter_id, form, lambda s: service.end_encounter(s, enc.id, now_utc(), current_user.id),
+                 ok=_("Encounter ended. The thread is told; no round opens again."))
+
+
+@bp.route("/<int:encounter_id>/correct", methods=["POST"])
+@login_required
+def correct(encounter_id: int):  # type: ignore[no-untyped-def]
+    enc = _enc(encounter_id)
+    form = CorrectionForm()
+    rnd = in_encounter_or_404(db_session(), Round, request.form.get("round_id"), enc)
+    return _done(encounter_id, form, lambda s: service.correct_round(
+        s, rnd.id, form.reason.data, current_user.id, now_utc(), public=bool(form.public.data)),
+        ok=_("Correction queued for the thread."))

@@ -17,6 +17,8 @@ from flask_babel import Babel, get_locale, get_translations
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user
 
+from ..render import precise
+
 TRANSLATIONS = Path(__file__).resolve().parent / "translations"
 LANGUAGE_NAMES = {"en": "English", "pt": "Português", "ru": "Русский"}
 
@@ -82,4 +84,5 @@ def when(value: object, tz: str | None = None) -> str:
         zone = ZoneInfo(tz or "UTC")
     except (KeyError, ValueError):
         zone = ZoneInfo("UTC")
-    return value.astimezone(zone).strftime("%Y-%m-%d %H:%M")
+    shown, seconds = precise(value)   # never earlier than the real time (issue 11 item 5)
+    return shown.astimezone(zone).strftime("%Y-%m-%d %H:%M:%S" if seconds else "%Y-%m-%d %H:%M")

@@ -18,11 +18,13 @@ from datetime import UTC, datetime
 from sqlalchemy.orm import Session
 
 from ..errors import UnreadableInput
-from ..rounds import service
+from ..rounds import approval, service
+from ..rounds.notices import queue_deadline_notice
 from ..rounds.overrides import (
     KINDS,
     MARKED,
     OverrideError,
+    check_changeable,
     get_row,
     narrator_of,
     now_utc,
@@ -150,6 +152,7 @@ def judge_action(session: Session, declaration_id: int, index: int, verdict: str
     if verdict not in ("confirm", "correct", "reject"):
         raise OverrideError(f"unknown verdict {verdict!r}")
     d = get_row(session, Declaration, declaration_id, "declaration")
+    check_changeable(session, get_row(session, Round, d.round_id, "round"))
     actions = [dict(a) for a in d.actions]
     if not 0 <= index < len(actions):
         raise OverrideError(f"declaration #{d.id} has no action #{index}")
@@ -194,16 +197,21 @@ def set_deadline(session: Session, round_id: int, deadline: datetime, reason: st
         raise OverrideError(f"round {rnd.number} is {rnd.state}: its deadline is past changing")
     if deadline <= rnd.opens_at:
         raise OverrideError("the deadline must come after the round opens")
-    before = rnd.deadline.isoformat()
+    previous = rnd.deadline
     rnd.deadline = deadline.astimezone(UTC)
-    return record(session, encounter=rnd.encounter, round_id=rnd.id, kind="deadline", target=None,
-                  before=before, after=rnd.deadline.isoformat(), reason=reason, narrator=narrator,
-                  entity="round", entity_id=rnd.id)
+    ov = record(session, encounter=rnd.encounter, round_id=rnd.id, kind="deadline", target=None,
+                before=previous.isoformat(), after=rnd.deadline.isoformat(), reason=reason,
+                narrator=narrator, entity="round", entity_id=rnd.id)
+    if not queries.announcement_held(session, rnd):   # else the announcement will say it
+        queue_deadline_notice(session, rnd, previous, ov.id, now_utc())
+    return ov
 
 
 def set_reply(session: Session, reply_id: int, approve: bool, reason: str,
               narrator: Narrator | int | None) -> Override:
-    """Hold a reply for approval, or approve it (the outbox worker then posts it)."""
+    """Hold a reply for approval, or approve it (the outbox worker then posts it). An
+    approved result opens the round it announces, its deadline starting now
+    (:mod:`pbp.rounds.approval`, issue 11 item 4)."""
     reason = reason_or_fail(reason)
     reply = get_row(session, Reply, reply_id, "reply")
     if reply.state not in ("held", "pending"):
@@ -213,14 +221,16 @@ def set_reply(session: Session, reply_id: int, approve: bool, reason: str,
     rnd = get_row(session, Round, reply.round_id, "round")
     before = reply.state
     narrator_id, _actor = narrator_of(session, narrator)
-    if approve:
-        reply.state, reply.approved_by, reply.approved_at = "pending", narrator_id, now_utc()
-    else:
-        reply.state, reply.approved_by, reply.approved_at = "held", None, None
+    after = before
+    if approve and before == "held":
+        after = "pending" if approval.approve(session, reply.id, narrator_id, now_utc()) else "cancelled"
+    elif not approve:
+        approval.hold(session, reply.id)
+        after = "held"
     return record(session, encounter=rnd.encounter, round_id=rnd.id,
-                  kind="reply.approve" if approve else "reply.hold", target=str(reply.id),
-                  before=before, after=reply.state, reason=reason, narrator=narrator,
-                  entity="reply", entity_id=reply.id)
+                  kind="reply.approve" if approve else "reply.hold", target=str(reply_id),
+                  before=before, after=after, reason=reason, narrator=narrator,
+                  entity="reply", entity_id=reply_id)
 
 
 def reresolve_round(session: Session, round_id: int, reason: str, narrator: Narrator | int | None,

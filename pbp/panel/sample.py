@@ -4,8 +4,10 @@ tests, benchmark and screenshots.
 ``seed(session)`` writes two narrators (``alice`` narrates the campaign, ``bob`` only
 his own), a forum-d20 campaign in approval mode, a thread and an encounter; round 1
 is declared (posts ingested and parsed by :func:`pbp.rounds.service.ingest_posts`) and
-resolved, so its reply waits for approval; round 2 is open with posts of its own: one
-edited after its roll, one full of ``<script>`` and BBCode tricks, one player silent.
+resolved; the narrator approved its result (round 2 opened) and then held it back again
+before it went out, so it waits for approval and round 2's clock with it (issue 11 item
+4); round 2 has posts of its own: one edited after its roll, one full of ``<script>`` and
+BBCode tricks, one player silent.
 """
 
 from __future__ import annotations
@@ -89,11 +91,17 @@ def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime
     enc_id = service.start_encounter(session, thread.id, team, name="Gate fight", now=t0)
     other_enc = service.start_encounter(session, other_thread.id, roster(2), name="Bob's fight", now=t0)
     r1 = service.open_round(session, enc_id, t0, deadline=t0 + timedelta(hours=24), seed="sample-seed-1")
+    opening = queries.reply_by_key(session, f"{r1}:opening")
+    if opening is not None and opening.state == "held":
+        service.approve_reply(session, opening.id, alice.id, t0)
     first = [_post(k + 1, h.player or "", t0 + timedelta(minutes=10 * k + 5),
                    f"{h.name} lunges. I attack {foes[k % len(foes)].name} with my longsword [roll]1d20+6[/roll]")
              for k, h in enumerate(heroes[:3])]
     service.ingest_posts(session, thread.id, first, now=t0 + timedelta(hours=1))
-    service.resolve_round(session, r1, t0 + timedelta(hours=24))
+    held = service.resolve_round(session, r1, t0 + timedelta(hours=24))
+    if approval and held is not None:   # approved (round 2 opens), then held back again
+        service.approve_reply(session, held, alice.id, t0 + timedelta(hours=24, minutes=5))
+        service.hold(session, queries.reply_by_key(session, f"{r1}:resolution").id)  # type: ignore[union-attr]
     r2 = service.current_round(session, enc_id)
     assert r2 is not None and r2.id != r1
     t2 = r2.opens_at

@@ -129,20 +129,34 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     return text
 
 
+def precise(dt: datetime) -> tuple[datetime, bool]:
+    """*dt* as it is printed: to the minute when it is kept on a whole minute (deadlines
+    are, :func:`pbp.rounds.lifecycle.whole_minute`), else to the second, a fraction of a
+    second rounded *up*: a deadline is never printed earlier than the real one (07:08:54
+    must not read "by 07:08"), and a printed second is at most a fraction later, below
+    what any platform's post times can tell apart. Returns (time, with seconds)."""
+    if dt.microsecond:
+        dt = dt.replace(microsecond=0) + timedelta(seconds=1)
+    return dt, bool(dt.second)
+
+
 def when(dt: datetime | None, tz: str) -> str:
     """A deadline in the campaign's time zone, the same in every language:
-    ``2026-12-01 20:00 (America/Sao_Paulo, UTC-03:00)``."""
+    ``2026-12-01 20:00 (America/Sao_Paulo, UTC-03:00)``; seconds only when it has them
+    (:func:`precise`)."""
     if dt is None:
         return "?"
     try:
         zone = ZoneInfo(tz)
     except (ZoneInfoNotFoundError, ValueError):   # a bad setting must not stop a round
         tz, zone = "UTC", ZoneInfo("UTC")
-    local = dt.astimezone(zone)
+    shown, seconds = precise(dt)
+    local = shown.astimezone(zone)
     off = local.utcoffset() or timedelta(0)
     sign = "-" if off < timedelta(0) else "+"
     minutes = abs(int(off.total_seconds())) // 60
-    return f"{local:%Y-%m-%d %H:%M} ({tz}, UTC{sign}{minutes // 60:02d}:{minutes % 60:02d})"
+    clock = f"{local:%Y-%m-%d %H:%M:%S}" if seconds else f"{local:%Y-%m-%d %H:%M}"
+    return f"{clock} ({tz}, UTC{sign}{minutes // 60:02d}:{minutes % 60:02d})"
 
 
 def _number(value: float | None) -> str:
@@ -187,6 +201,9 @@ def render_reply(view: ReplyView) -> str:
     def words(values: Any) -> list[str]:
         return [word(v, lang, names) for v in values]
 
+    def change(c: Mapping[str, Any]) -> str:
+        return change_text(c, lang, names)
+
     def mention(player: str | None) -> str:
         """Who to notify: ``u/name`` on Reddit (names there are [A-Za-z0-9_-]), ``@name``
         on forums; anything else is plain, escaped text."""
@@ -197,7 +214,7 @@ def render_reply(view: ReplyView) -> str:
         return f"@{player}" if view.platform == "bbcode" else player
 
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
-    text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, when=lambda d: when(d, view.timezone),
+    text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, when=lambda d: when(d, view.timezone),
                            marker=Raw(view.marker))
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []
@@ -246,11 +263,30 @@ def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     return text
 
 
+#: what a correction changed, one sentence per code (issue 11 item 6)
+CHANGES: Mapping[str, str] = {
+    "hp": "{who}: HP {before} -> {after}",
+    "down": "{who} is down",
+    "up": "{who} is no longer down",
+    "condition.add": "{who}: {condition} now applies",
+    "condition.remove": "{who}: {condition} no longer applies",
+}
+
+
+def change_text(c: Mapping[str, Any], lang: str, names: Mapping[str, str]) -> str:
+    """One change a correction made, in *lang* (condition names said as the rules do)."""
+    params = dict(c)
+    params["who"] = names.get(str(c.get("who")), str(c.get("who")))
+    if c.get("condition") is not None:
+        params["condition"] = word(c["condition"], lang, names)
+    return say(CHANGES.get(str(c.get("code")), str(c.get("code"))), lang, params)
+
+
 NOTE_RULES: Mapping[str, str] = {
     "late": "PBP-2", "late-not-counted": "PBP-2", "missing": "PBP-2", "waived": "PBP-2",
     "edited-after-roll": "PBP-4", "deleted-after-roll": "PBP-4",
 }
 
 
-__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "event_sentence", "event_text",
-           "render_reply", "when"]
+__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "change_text", "event_sentence",
+           "event_text", "precise", "render_reply", "when"]

@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po, write_po
 from jinja2.ext import babel_extract
 
 from ..rules import messages
-from . import LATENCY, NOTES, SPEECH, TEMPLATES
+from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .overrides import OVERRIDE_TEXTS
 
@@ -36,6 +36,7 @@ def message_ids() -> list[MessageId]:
                 if isinstance(msg, str):
                     ids.append(msg)
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
+    ids += list(CHANGES.values())
     ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
     ids += list(messages.VARIANTS.values())
     ids += [r for reasons in messages.REASONS.values() for r in reasons]

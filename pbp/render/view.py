@@ -47,7 +47,7 @@ class ActorSection:
 
 @dataclass
 class ReplyView:
-    kind: str                         # opening | resolution | reminder
+    kind: str                         # opening | resolution | reminder | notice | correction | closing
     platform: str                     # bbcode | markdown | text
     language: str
     timezone: str
@@ -71,6 +71,10 @@ class ReplyView:
     overrides: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)       # rolls made and not used: shown anyway
     names: dict[str, str] = field(default_factory=dict)   # combatant key -> name
+    previous_deadline: datetime | None = None             # notice: the deadline it replaces
+    changes: list[Mapping[str, Any]] = field(default_factory=list)  # correction: what changed
+    note: str = ""                    # correction: the narrator's reason, when made public
+    closed_round: int | None = None   # closing: the round closed without a result
     marker: str = ""
 
 

@@ -76,6 +76,15 @@ def seeded(source: Callable[[], str]) -> Iterator[None]:
         _seeds.reset(token)
 
 
+def whole_minute(dt: datetime) -> datetime:
+    """*dt* rounded *up* to a whole minute: deadlines are kept at the precision they are
+    printed, so "by 07:09" is exactly the deadline and a round is never shorter than its
+    length (issue 11 item 5)."""
+    if dt.second or dt.microsecond:
+        return dt.replace(second=0, microsecond=0) + timedelta(minutes=1)
+    return dt
+
+
 def open_round(session: Session, encounter_id: int, now: datetime, *,
                deadline: datetime | None = None, seed: str | None = None,
                parse: ParseFn | None = None) -> int:
@@ -97,7 +106,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     number, surprise = _next_number(enc, policy)
     seed = seed or (_seeds.get() or seed_source)()
     rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
-                  opens_at=now, deadline=deadline or now + timedelta(hours=policy.round_hours),
+                  opens_at=now, deadline=deadline or whole_minute(now + timedelta(hours=policy.round_hours)),
                   seed=seed, commitment=commitment(seed), order=list(enc.order or []))
     try:
         with session.begin_nested():
@@ -226,7 +235,7 @@ def due_reminders(session: Session, now: datetime) -> list[int]:
     out = []
     for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
                                                      m.Round.deadline > now)):
-        if _due_thresholds(rnd, now):
+        if _due_thresholds(rnd, now) and not queries.announcement_held(session, rnd):
             out.append(rnd.id)
     return out
 
@@ -244,6 +253,8 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
     rnd = session.get(m.Round, round_id)
     if rnd is None or rnd.state != "open" or now >= rnd.deadline:
         return None
+    if queries.announcement_held(session, rnd):
+        return None     # the round's clock waits for the narrator's approval
     due = _due_thresholds(rnd, now)
     if not due:
         return None
@@ -254,13 +265,16 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
 
 
 def due_rounds(session: Session, now: datetime) -> list[int]:
-    """Open rounds past their deadline, and early-close rounds where everyone declared."""
-    due = list(session.scalars(select(m.Round.id).where(m.Round.state == "open",
-                                                        m.Round.deadline <= now)
-                               .order_by(m.Round.deadline)))
+    """Open rounds past their deadline, and early-close rounds where everyone declared;
+    never a round whose announcement waits for approval (its clock has not started)."""
+    due = [rnd.id for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
+                                                                   m.Round.deadline <= now)
+                                             .order_by(m.Round.deadline))
+           if not queries.announcement_held(session, rnd)]
     for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
                                                      m.Round.deadline > now)):
         policy = policy_for(rnd.encounter.campaign, rnd.encounter)
-        if policy.early_close and not queries.missing_players(session, rnd):
+        if policy.early_close and not queries.missing_players(session, rnd) \
+                and not queries.announcement_held(session, rnd):
             due.append(rnd.id)
     return due

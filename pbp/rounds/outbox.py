@@ -13,7 +13,6 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..errors import PbpError
 from ..sources.base import Source
 from ..store import models as m
 from ..store.queries import previous_part
@@ -54,14 +53,3 @@ def deliver_reply(session: Session, reply_id: int, source: Source, *,
     reply.sent_at = now
     reply.last_error = None
     return platform_id
-
-
-def approve_reply(session: Session, reply_id: int, narrator_id: int | None,
-                  now: datetime | None = None) -> None:
-    """Release a held reply (approval mode) to the outbox."""
-    reply = session.get(m.Reply, reply_id)
-    if reply is None:
-        raise LookupError(f"no reply {reply_id}")
-    if reply.state != "held":
-        raise PbpError(f"reply {reply_id} is {reply.state}, not held")
-    reply.state, reply.approved_by, reply.approved_at = "pending", narrator_id, now or utcnow()

@@ -26,7 +26,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..dice import DiceBox, Roll
+from ..dice import DiceBox, Roll, check_expression, has_stats, substitute_stats
 from ..errors import PbpError
 from ..render.overrides import override_text
 from ..store import queries
@@ -35,10 +35,15 @@ from ..store.models import AuditEntry, Encounter, Narrator, Override, RollRecord
 #: Every override kind, in the order the panel lists them.
 KINDS = ("roll", "hp", "condition.add", "condition.remove", "initiative", "action.confirm",
          "action.correct", "action.reject", "penalty.waive", "penalty.apply", "deadline",
-         "reply.hold", "reply.approve", "round.reresolve")
+         "reply.hold", "reply.approve", "round.reresolve", "round.correct")
 
-#: Kinds that change what happened (marked in the reply); hold/approve only change when.
-MARKED = frozenset(KINDS) - {"reply.hold", "reply.approve"}
+#: Kinds that change what happened (marked in the reply); hold/approve only change when,
+#: and a correction is its own reply.
+MARKED = frozenset(KINDS) - {"reply.hold", "reply.approve", "round.correct"}
+
+#: Marked kinds a re-resolution or a correction brings into a resolved round's reply
+#: (a deadline moved, a re-resolution, say nothing about the result).
+RESULT_KINDS = MARKED - {"deadline", "round.reresolve"}
 
 
 class OverrideError(PbpError):
@@ -86,6 +91,9 @@ def record(session: Session, *, encounter: Encounter, round_id: int | None, kind
     narrator_id, actor = narrator_of(session, narrator)
     at = now or now_utc()
     payload = {"before": before, "after": after, **(extra or {})}
+    rnd = session.get(Round, round_id) if round_id is not None else None
+    if rnd is not None and rnd.state == "resolved" and kind in RESULT_KINDS:
+        applied = False     # not in the round's result until re-resolved or corrected
     ov = Override(encounter_id=encounter.id, round_id=round_id, narrator_id=narrator_id, kind=kind,
                   target=target, payload=payload, reason=reason, applied=applied, created_at=at)
     session.add(ov)
@@ -138,12 +146,56 @@ class OverridingBox(DiceBox):
         return r
 
 
+class ReplayingBox(OverridingBox):
+    """An :class:`OverridingBox` that hands a re-resolution the rolls already made.
+
+    Why: correcting one value of a resolved round must not re-roll everything else
+    (issue 11 item 6: "re-resolved with every roll kept"). Each stored engine roll is
+    kept in a queue per (expression as rolled, label); the engine's next request of
+    the same expression and label gets the next stored roll, at its own index, with
+    the narrator's total if one was set. A request nothing stored matches (an attack
+    the correction made possible) draws a fresh roll at the next free index under the
+    same seed; only those go to ``raw`` (stored), so ``pbp verify`` still checks all.
+    """
+
+    def __init__(self, seed: str, start_index: int, totals: Mapping[int, int],
+                 stored: Iterable[RollRecord]) -> None:
+        super().__init__(seed, start_index, totals)
+        self.queues: dict[tuple[str, str | None], list[RollRecord]] = {}
+        for rec in sorted(stored, key=lambda r: r.roll_index):
+            self.queues.setdefault((rec.expression, rec.label), []).append(rec)
+        self.fresh = start_index
+        self.replayed: list[Roll] = []
+
+    def roll(self, expression: str, **kwargs: Any) -> Roll:  # type: ignore[override]
+        text = check_expression(expression)
+        if has_stats(text):
+            text = check_expression(substitute_stats(text, kwargs.get("stats") or {},
+                                                     kwargs.get("resolve_name")))
+        label = kwargs.get("label")
+        queue = self.queues.get((text, (label or None) and label[:200]))
+        if queue:
+            rec = queue.pop(0)
+            r = Roll(expression=rec.expression, total=rec.total, breakdown=rec.breakdown,
+                     faces=tuple(rec.faces or ()), index=rec.roll_index, natural=rec.natural,
+                     label=label, markdown=rec.markdown or "")
+            self.replayed.append(r)
+            return override_roll(r, self.totals[r.index]) if r.index in self.totals else r
+        fresh = OverridingBox(self.seed, self.fresh, self.totals)
+        r = fresh.roll(expression, **kwargs)
+        self.fresh += 1
+        self.raw.extend(fresh.raw)
+        self.rolls.extend(fresh.rolls)
+        return r
+
+
 def set_roll(session: Session, roll_id: int, total: int, reason: str,
              narrator: Narrator | int | None) -> Override:
     """Set roll *roll_id*'s result to *total* (the stored roll stays as rolled)."""
     reason = reason_or_fail(reason)
     roll = get_row(session, RollRecord, roll_id, "roll")
     rnd = get_row(session, Round, roll.round_id, "round")
+    check_changeable(session, rnd)
     before = roll_totals(session, rnd.id).get(roll.roll_index, roll.total)
     return record(session, encounter=rnd.encounter, round_id=rnd.id, kind="roll",
                   target=str(roll.roll_index), before=before, after=int(total), reason=reason,
@@ -161,6 +213,7 @@ def set_penalty(session: Session, round_id: int, combatant_key: str, waive: bool
     ``rounds.waived`` changes, resolution reads it."""
     reason = reason_or_fail(reason)
     rnd = get_row(session, Round, round_id, "round")
+    check_changeable(session, rnd)
     enc = rnd.encounter
     if combatant_key not in {c.key for c in enc.combatants}:
         raise OverrideError(f"unknown combatant {combatant_key!r}")
@@ -178,8 +231,44 @@ def set_penalty(session: Session, round_id: int, combatant_key: str, waive: bool
 
 
 def describe(ov: Override, lang: str, names: Mapping[str, str]) -> str:
-    """The line marking *ov* in a reply ("" for hold/approve), in *lang*."""
-    return override_text(ov.kind, ov.payload, ov.target, ov.reason, lang, names)
+    """The line marking *ov* in a reply ("" for hold/approve), in *lang*. The narrator's
+    reason is private unless the narrator marked it public (:func:`make_public`): the
+    line then says only what the narrator adjusted (issue 11 item 7)."""
+    reason = ov.reason if (ov.payload or {}).get("public") else ""
+    return override_text(ov.kind, ov.payload, ov.target, reason, lang, names)
+
+
+def make_public(ov: Override) -> Override:
+    """Let the replies quote *ov*'s reason (the narrator ticked "show the reason")."""
+    ov.payload = {**(ov.payload or {}), "public": True}
+    return ov
+
+
+def pending_overrides(session: Session, rnd: Round) -> list[Override]:
+    """Overrides of resolved round *rnd* not applied yet (made after its result was
+    computed, :func:`record`): not in its reply until it is re-resolved (reply not out)
+    or corrected (reply out)."""
+    return pending_among(queries.round_overrides(session, rnd.id), rnd)
+
+
+def pending_among(rows: Iterable[Override], rnd: Round) -> list[Override]:
+    """:func:`pending_overrides` among *rows* already loaded (the round's overrides)."""
+    if rnd.state != "resolved":
+        return []
+    return [o for o in rows if not o.applied and o.kind in RESULT_KINDS]
+
+
+def check_changeable(session: Session, rnd: Round) -> None:
+    """Refuse an override that could never take effect (issue 11 item 6: nothing is
+    recorded and silently not applied). The open round takes it at resolution; a
+    resolved round by a re-resolution or a correction, which only the latest resolved
+    round can have (a later result already built on it); a closed round never."""
+    if rnd.state == "cancelled":
+        raise OverrideError(f"round {rnd.number} was closed without a result: nothing to change")
+    later = queries.next_round(session, rnd)
+    if later is not None and later.state == "resolved":
+        raise OverrideError(f"round {rnd.number} is past changing: round {later.number} "
+                            "has been resolved since")
 
 
 def marks(rows: Iterable[Override], lang: str, names: Mapping[str, str]) -> list[str]:

@@ -9,7 +9,7 @@ answer was lost (``Source.find_reply``) instead of posting it twice.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -103,7 +103,7 @@ def _order_labels(r: _Round) -> list[str]:
     return [label(k) for k in r.order if k in by_key]
 
 
-def _new_view(rnd: m.Round, kind: str, marker: str, names: dict[str, str]) -> ReplyView:
+def new_view(rnd: m.Round, kind: str, marker: str, names: dict[str, str]) -> ReplyView:
     enc = rnd.encounter
     campaign = enc.campaign
     return ReplyView(kind=kind, platform=reply_platform(enc.thread), language=campaign.language,
@@ -123,7 +123,7 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
                state=_combatant_state(rnd) if kind == "resolution" else {},
                events=events, rolls=rolls, choice=queries.Choice((), ()), used=used)
-    view = _new_view(rnd, kind, marker, names)
+    view = new_view(rnd, kind, marker, names)
     view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
         view.header = [e for e in r.events if e.code != "initiative.order"]
@@ -264,29 +264,32 @@ def render_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime,
 
 
 def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, *,
-                      suffix: str | None = None, choice: queries.Choice | None = None) -> int:
+                      suffix: str | None = None, choice: queries.Choice | None = None,
+                      state: str | None = None) -> int:
     """Render and store the (round, kind) reply once; returns its id. *choice*: see
-    :func:`build_view`."""
+    :func:`build_view`; *state*: see :func:`store_reply`."""
     key = f"{rnd.id}:{kind}" + (f":{suffix}" if suffix else "")
+    return store_reply(session, rnd.encounter, rnd.id, kind, key, now, lambda marker:
+                       render_round_reply(session, rnd, kind, now, marker=marker, choice=choice),
+                       state=state)
+
+
+def store_reply(session: Session, enc: m.Encounter, round_id: int | None, kind: str, key: str,
+                now: datetime, body: Callable[[str], str], *, state: str | None = None) -> int:
+    """Store the reply *key* once (its text from *body*, given the marker), cut into parts
+    when the platform needs it; returns the first part's id.
+
+    In approval mode every reply is held, as the setting says ("Hold every reply until I
+    approve it": openings, reminders, notices, corrections too; issue 11 item 4). *state*
+    forces one (``pending`` for a reply the narrator approved while it was made)."""
     existing = session.scalar(select(m.Reply.id).where(m.Reply.idempotency_key == key))
     if existing is not None:
         return existing
-    marker = marker_for(key)
-    enc = rnd.encounter
-    body = render_round_reply(session, rnd, kind, now, marker=marker, choice=choice)
-    held = enc.campaign.approval_mode and kind == "resolution"
-    platform = reply_platform(enc.thread)
-    limit = int((enc.thread.options or {}).get("max_reply_chars") or LIMITS.get(platform, 60_000))
-
-    def part_key(i: int) -> str:
-        return key if i == 1 else f"{key}:p{i}"
-
-    parts = split_reply(body, marker, limit, lambda i: marker_for(part_key(i)))
-    replies = [m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind,
-                       idempotency_key=part_key(i), marker=marker_for(part_key(i)),
-                       platform=platform, language=enc.campaign.language, body=text,
-                       state="held" if held else "pending", created_at=now)
-               for i, text in enumerate(parts, 1)]
+    state = state or ("held" if enc.campaign.approval_mode else "pending")
+    replies = [m.Reply(thread_id=enc.thread_id, round_id=round_id, kind=kind,
+                       idempotency_key=k, marker=marker_for(k), platform=reply_platform(enc.thread),
+                       language=enc.campaign.language, body=part, state=state, created_at=now)
+               for k, part in _parts(enc, key, body)]
     try:
         with session.begin_nested():
             session.add_all(replies)
@@ -295,3 +298,40 @@ def queue_round_reply(session: Session, rnd: m.Round, kind: str, now: datetime, 
         assert found is not None
         return found
     return replies[0].id
+
+
+def _parts(enc: m.Encounter, key: str, body: Callable[[str], str]) -> list[tuple[str, str]]:
+    """(idempotency key, text) of each part of the reply *key*, cut to the platform's size."""
+    platform = reply_platform(enc.thread)
+    limit = int((enc.thread.options or {}).get("max_reply_chars") or LIMITS.get(platform, 60_000))
+
+    def part_key(i: int) -> str:
+        return key if i == 1 else f"{key}:p{i}"
+
+    texts = split_reply(body(marker_for(key)), marker_for(key), limit, lambda i: marker_for(part_key(i)))
+    return [(part_key(i), text) for i, text in enumerate(texts, 1)]
+
+
+def rewrite_reply(session: Session, rnd: m.Round, kind: str, now: datetime,
+                  parts: list[m.Reply]) -> list[m.Reply]:
+    """Render the (round, kind) reply again into its unsent *parts*, in place (its rows
+    and ids stay; a part more or fewer is added or removed): a held result approved
+    later announces the next round's real deadline. Returns the parts, in order."""
+    enc = rnd.encounter
+    key = f"{rnd.id}:{kind}"
+    by_key = {p.idempotency_key: p for p in parts}
+    out = []
+    for k, text in _parts(enc, key, lambda marker: render_round_reply(session, rnd, kind, now,
+                                                                      marker=marker)):
+        row = by_key.pop(k, None)
+        if row is None:
+            row = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=k,
+                          marker=marker_for(k), platform=reply_platform(enc.thread),
+                          language=enc.campaign.language, body=text, state="held", created_at=now)
+            session.add(row)
+        row.body = text
+        out.append(row)
+    for extra in by_key.values():
+        session.delete(extra)
+    session.flush()
+    return out

@@ -20,7 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import Table, insert, select, update
 from sqlalchemy.orm import Session
@@ -32,7 +32,7 @@ from ..store import models as m
 from ..store import queries
 from . import codec
 from .lifecycle import open_round
-from .overrides import OverridingBox, override_roll, roll_totals
+from .overrides import OverridingBox, ReplayingBox, override_roll, roll_totals
 from .policy import policy_for
 from .replies import queue_round_reply
 from .rolls import next_index
@@ -73,9 +73,13 @@ def _existing_reply(session: Session, rnd: m.Round) -> int | None:
 
 
 def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
-                   reresolve: bool = False) -> queries.Choice:
+                   reresolve: bool = False,
+                   replay: Sequence[m.RollRecord] | None = None) -> queries.Choice:
     """Resolve *rnd* and store the outcome; returns the declarations' choice the reply
-    is built from. After a first resolution the next round opens unless the fight is over."""
+    is built from. After a first resolution the next round opens unless the fight is
+    over, or the campaign holds replies for approval: then it opens when the narrator
+    approves this result (:mod:`pbp.rounds.approval`; issue 11 item 4). *replay*: the
+    rolls a re-resolution hands the engine again (:class:`ReplayingBox`)."""
     enc = rnd.encounter
     policy = policy_for(enc.campaign, enc)
     rows = list(enc.combatants)
@@ -84,14 +88,22 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     decls = _declarations(rnd, rows, choice, totals)
     model = codec.encounter_to_model(enc, rows, houserules=policy.houserules,
                                      round_number=rnd.number, surprise_round=rnd.surprise)
+    saved = {c.key: (c.hp, list(c.conditions or []), c.down) for c in rows}
+    old_after = {c["key"]: c for c in (rnd.state_after or {}).get("combatants", [])}
     if reresolve and rnd.state_before:
         model = dataclasses.replace(Encounter.from_dict(rnd.state_before),
                                     houserules=policy.houserules)
-    box = OverridingBox(rnd.seed, next_index(session, rnd.id), totals)
+    start = next_index(session, rnd.id)
+    box = (OverridingBox(rnd.seed, start, totals) if replay is None
+           else ReplayingBox(rnd.seed, start, totals, replay))
     result = engine.resolve(model, decls, box)
     _store_rolls(session, rnd, box, result.events)
     _store_events(session, rnd, result.events)
     _store_state(rnd, rows, model, result.encounter, reresolve=reresolve, now=now)
+    if reresolve and old_after:
+        _keep_later_changes(session, rnd, rows, saved, old_after)
+    for ov in queries.round_overrides(session, rnd.id):   # all in this result now
+        ov.applied = True
     session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id,
                              action="round.reresolve" if reresolve else "round.resolve",
                              entity="round", entity_id=str(rnd.id),
@@ -100,9 +112,48 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     session.flush()
     if engine.fight_over(result.encounter):
         enc.status = "finished"
-    elif not reresolve:
+    elif not reresolve and not enc.campaign.approval_mode:
         open_round(session, enc.id, now)
+    if not reresolve:
+        _cancel_reminders(session, rnd)
     return choice
+
+
+def _cancel_reminders(session: Session, rnd: m.Round) -> None:
+    """A reminder still held (approval mode) when its round closes says nothing true any
+    more: it is cancelled, never posted late."""
+    for reply in session.scalars(select(m.Reply).where(m.Reply.round_id == rnd.id,
+                                                       m.Reply.kind == "reminder",
+                                                       m.Reply.state == "held")):
+        reply.state = "cancelled"
+
+
+def _keep_later_changes(session: Session, rnd: m.Round, rows: Sequence[m.Combatant],
+                        saved: dict[str, tuple[int, list[Any], bool]],
+                        old_after: dict[str, dict[str, Any]]) -> None:
+    """A re-resolution recomputes the round from its snapshot; what changed the combatants
+    since the first result (a narrator's HP or condition set after it, a later round's
+    overrides) must survive it, or it would be recorded and silently undone (issue 11
+    item 6). HP keeps the later change as a difference; conditions and "down" keep the
+    later value when there is one. With no later round, the round's snapshot takes the
+    rows as they now stand, so its reply shows them."""
+    later = queries.next_round(session, rnd) is not None
+    # copies: the snapshot's own dicts changed in place would look unchanged to the ORM
+    new_after = {c["key"]: dict(c) for c in (rnd.state_after or {}).get("combatants", [])}
+    for row in rows:
+        old, new = old_after.get(row.key), new_after.get(row.key)
+        if old is None or new is None or row.key not in saved:
+            continue
+        hp, conditions, down = saved[row.key]
+        row.hp = int(new.get("hp", row.hp)) + hp - int(old.get("hp", hp))
+        if conditions != list(old.get("conditions") or []):
+            row.conditions = conditions
+        if down != bool(old.get("down", down)):
+            row.down = down
+        if not later:
+            new.update(hp=row.hp, conditions=list(row.conditions or []), down=row.down)
+    if not later and rnd.state_after is not None:
+        rnd.state_after = {**rnd.state_after, "combatants": list(new_after.values())}
 
 
 def _declarations(rnd: m.Round, rows: Sequence[m.Combatant], choice: queries.Choice,
@@ -189,9 +240,11 @@ def _store_state(rnd: m.Round, rows: Sequence[m.Combatant], before: Encounter, n
 def reresolve_round(session: Session, round_id: int, now: datetime) -> int | None:
     """Resolve a resolved round again (after narrator overrides), before its reply is sent.
 
-    The first resolution's rolls stay stored (rolls are immutable, ``pbp verify`` still
-    checks them); the new rolls take the next indices under the same seed; events are
-    replaced; the state is recomputed from the snapshot taken before the first run.
+    Every roll is kept: the engine is handed the rolls the round already made
+    (:class:`~pbp.rounds.overrides.ReplayingBox`), so only what the narrator changed
+    changes; a roll nothing matched any more is shown as unused, a new one takes the
+    next index under the same seed. Events are replaced; the state is recomputed from
+    the snapshot taken before the first run, later changes kept (:func:`_keep_later_changes`).
     """
     rnd = session.get(m.Round, round_id)
     if rnd is None:
@@ -201,6 +254,22 @@ def reresolve_round(session: Session, round_id: int, now: datetime) -> int | Non
         raise PbpError(f"round {rnd.number} is not resolved yet")
     if reply.state in ("sending", "sent"):
         raise PbpError(f"round {rnd.number}'s reply is already posted")
+    parts = queries.reply_parts(session, rnd.id, "resolution")
+    if queries.posted(parts):
+        raise PbpError(f"round {rnd.number}'s reply is already partly posted")
+    state = reply.state
+    choice = rerun(session, rnd, now)
+    for p in parts:
+        session.delete(p)
+    session.flush()
+    return queue_round_reply(session, rnd, "resolution", now, choice=choice,
+                             state="held" if state == "held" else None)
+
+
+def rerun(session: Session, rnd: m.Round, now: datetime) -> queries.Choice:
+    """Resolve the resolved *rnd* again with every roll it made (see
+    :func:`reresolve_round`); its replies are the caller's business."""
+    replay = [r for r in queries.round_rolls(session, rnd.id) if r.kind == "engine"]
     start = session.scalar(select(m.EventRecord.seq).where(m.EventRecord.round_id == rnd.id,
                                                           m.EventRecord.code == "round.start")
                            .order_by(m.EventRecord.seq.desc()).limit(1))
@@ -209,11 +278,4 @@ def reresolve_round(session: Session, round_id: int, now: datetime) -> int | Non
                                                              m.EventRecord.seq >= start)):
             session.delete(ev)
         session.flush()
-    choice = run_resolution(session, rnd, now, reresolve=True)
-    parts = queries.reply_parts(session, rnd.id, "resolution")
-    if queries.posted(parts):
-        raise PbpError(f"round {rnd.number}'s reply is already partly posted")
-    for p in parts:
-        session.delete(p)
-    session.flush()
-    return queue_round_reply(session, rnd, "resolution", now, choice=choice)
+    return run_resolution(session, rnd, now, reresolve=True, replay=replay)

@@ -16,10 +16,13 @@ from sqlalchemy.orm import Session
 from ..store import models as m
 from ..store.queries import current_round, missing_players, reply_by_key
 from ..store.types import utcnow
+from .approval import approve, hold, release_held
+from .corrections import correct_round
+from .fight import end_encounter, start_encounter_now
 from .ingest import ingest_posts
 from .lifecycle import due_reminders, due_rounds, open_round, send_reminder, start_encounter
-from .outbox import approve_reply, deliver_reply, pending_replies
-from .overrides import set_penalty
+from .outbox import deliver_reply, pending_replies
+from .overrides import make_public, set_penalty
 from .replies import build_view, render_round_reply
 from .resolve import reresolve_round, resolve_round, run_resolution
 from .verify import verify_round
@@ -51,10 +54,13 @@ def preview_reply(session: Session, round_id: int, now: datetime | None = None) 
 
 def waive_penalty(session: Session, round_id: int, combatant_key: str, *, reason: str,
                   narrator_id: int | None = None, waive: bool = True,
-                  now: datetime | None = None) -> None:
+                  now: datetime | None = None, public: bool = False) -> None:
     """PBP-2: the narrator waives (or restores) one combatant's latency penalty this round
-    (:func:`pbp.rounds.overrides.set_penalty`, the one waiver the panel uses too)."""
-    set_penalty(session, round_id, combatant_key, waive, reason, narrator_id, now=now)
+    (:func:`pbp.rounds.overrides.set_penalty`, the one waiver the panel uses too);
+    *public*: the reply may quote the reason (private otherwise)."""
+    ov = set_penalty(session, round_id, combatant_key, waive, reason, narrator_id, now=now)
+    if public:
+        make_public(ov)
 
 
 def round_status(session: Session, round_id: int) -> dict[str, object]:
@@ -67,9 +73,17 @@ def round_status(session: Session, round_id: int) -> dict[str, object]:
             "waiting": [c.key for c in missing_players(session, rnd)] if rnd.state == "open" else []}
 
 
+def approve_reply(session: Session, reply_id: int, narrator_id: int | None,
+                  now: datetime | None = None) -> int | None:
+    """Release a held reply (approval mode); a held result opens the round it announces,
+    with a fresh deadline (:func:`pbp.rounds.approval.approve`)."""
+    return approve(session, reply_id, narrator_id, now or utcnow())
+
+
 __all__ = [
-    "approve_reply", "build_view", "current_round", "deliver_reply", "due_reminders",
-    "due_rounds", "ingest_posts", "open_round", "pending_replies", "preview_reply",
-    "render_round_reply", "reresolve_round", "resolve_round", "round_status", "send_reminder",
-    "start_encounter", "verify_round", "waive_penalty",
+    "approve_reply", "build_view", "correct_round", "current_round", "deliver_reply",
+    "due_reminders", "due_rounds", "end_encounter", "hold", "ingest_posts", "open_round",
+    "pending_replies", "preview_reply", "release_held", "render_round_reply",
+    "reresolve_round", "resolve_round", "round_status", "send_reminder", "start_encounter",
+    "start_encounter_now", "verify_round", "waive_penalty",
 ]

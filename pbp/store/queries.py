@@ -26,6 +26,7 @@ from .models import (
     Reply,
     RollRecord,
     Round,
+    Thread,
 )
 
 # --- rounds ---------------------------------------------------------------------------
@@ -53,6 +54,27 @@ def next_round(session: Session, rnd: Round) -> Round | None:
     return session.scalar(select(Round).where(Round.encounter_id == rnd.encounter_id,
                                               Round.number > rnd.number)
                           .order_by(Round.number).limit(1))
+
+
+def previous_round(session: Session, rnd: Round) -> Round | None:
+    """The round opened before *rnd* in its encounter, if any."""
+    return session.scalar(select(Round).where(Round.encounter_id == rnd.encounter_id,
+                                              Round.number < rnd.number)
+                          .order_by(Round.number.desc()).limit(1))
+
+
+def announcement(session: Session, rnd: Round) -> Reply | None:
+    """The reply that tells the players round *rnd* is open and when it closes: the
+    opening of an encounter's first round, the previous round's resolution after that."""
+    prev = previous_round(session, rnd)
+    return reply_by_key(session, f"{rnd.id}:opening" if prev is None else f"{prev.id}:resolution")
+
+
+def announcement_held(session: Session, rnd: Round) -> bool:
+    """Whether round *rnd*'s announcement waits for a narrator's approval: while it does,
+    the round's clock does not run (no reminder, no resolution; issue 11 item 4)."""
+    reply = announcement(session, rnd)
+    return reply is not None and reply.state == "held"
 
 
 def round_rolls(session: Session, round_id: int) -> list[RollRecord]:
@@ -180,12 +202,35 @@ def reply_parts(session: Session, round_id: int, kind: str) -> list[Reply]:
             or (_PART.match(r.idempotency_key) and r.idempotency_key.startswith(key + ":p"))]
 
 
+def parts_of(session: Session, reply: Reply) -> list[Reply]:
+    """Every part of the reply *reply* is a part of (itself included), in order."""
+    hit = _PART.match(reply.idempotency_key)
+    base = hit.group("base") if hit else reply.idempotency_key
+    rows = session.scalars(select(Reply).where(Reply.thread_id == reply.thread_id,
+                                               Reply.idempotency_key.startswith(base))
+                           .order_by(Reply.id))
+    return [r for r in rows if r.idempotency_key == base
+            or ((h := _PART.match(r.idempotency_key)) is not None and h.group("base") == base)]
+
+
 def held_replies(session: Session, encounter_id: int) -> list[tuple[Reply, int]]:
     """(reply, round number) of the encounter's replies held for approval, by round."""
     rows = session.execute(select(Reply, Round.number).join(Round, Round.id == Reply.round_id)
                            .where(Round.encounter_id == encounter_id, Reply.state == "held")
                            .order_by(Round.number))
     return [(reply, number) for reply, number in rows]
+
+
+def held_queue(session: Session, campaign_ids: Sequence[int]) -> list[tuple[Reply, Round | None]]:
+    """Every reply of these campaigns waiting for approval, oldest first, one row per reply
+    (the first part of a long one): the dashboard's queue."""
+    if not campaign_ids:
+        return []
+    rows = session.execute(select(Reply, Round).outerjoin(Round, Round.id == Reply.round_id)
+                           .join(Thread, Thread.id == Reply.thread_id)
+                           .where(Reply.state == "held", Thread.campaign_id.in_(campaign_ids))
+                           .order_by(Reply.id))
+    return [(reply, rnd) for reply, rnd in rows if not _PART.match(reply.idempotency_key)]
 
 
 def posted(parts: Sequence[Reply]) -> bool:

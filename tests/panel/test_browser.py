@@ -40,7 +40,7 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     assert page.get_by_role("heading", name="Dashboard").is_visible()
     page.screenshot(path=str(output_dir / "dashboard-desktop.png"), full_page=True)
 
-    page.get_by_role("link", name="Gate fight").click()
+    page.get_by_role("link", name="Gate fight", exact=True).click()   # the approval queue links it too
     page.wait_for_url(f"{live_server}/encounters/{ids['encounter']}")
     page.wait_for_selector("li.inferred")
     assert page.locator("article.post").count() == 2
@@ -57,6 +57,7 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     roll.locator("summary").click()
     roll.get_by_label("New result").fill("25")
     roll.get_by_label("Reason").fill("forced natural 20 agreed in OOC")
+    roll.get_by_label("Public: quote it in the thread").check()   # issue 11 item 7: private otherwise
     roll.get_by_role("button", name="Set result").click()
     page.wait_for_selector(".flash.ok")
     assert page.locator(f"#roll-{ids['rolls1'][0]}").get_by_text("set to 25 by the narrator").is_visible()

@@ -71,7 +71,8 @@ def test_override_functions_work_without_the_panel(db_url: str, ids: dict[str, A
             ov.add_condition(s, goblin, "prone", 0, "x", None)
         with pytest.raises(ov.OverrideError):
             ov.set_roll(s, 999999, 3, "x", None)
-        assert ov.reply_marks(s, ids["round"])[0] == f"Goblin 2: HP {before} -> {after}: cli fix"
+        # issue 11 item 7: the reason is private unless made public
+        assert ov.reply_marks(s, ids["round"])[0] == f"Goblin 2: HP {before} -> {after}"
         entries = list(s.scalars(select(AuditEntry).where(AuditEntry.action.like("override.%"))))
         assert [e.actor for e in entries] == ["system", "alice"]
         assert s.scalar(select(Override).where(Override.kind == "hp")).narrator_id is None

@@ -109,7 +109,7 @@ def test_every_override_needs_a_reason_writes_audit_and_changes_preview(
     assert "A reason is required." in alice.get(r.headers["Location"]).text
     r = alice.post(url, dict(data), csrf=False)                      # no CSRF token: refused
     assert r.status_code == 400
-    r = alice.post(url, dict(data, reason=f"because {kind}"))
+    r = alice.post(url, dict(data, reason=f"because {kind}", public="y"))   # reason made public
     assert r.status_code == 303
     assert _audit_count(db_url) == before + 1
     with session_scope(make_engine(db_url)) as s:
@@ -130,7 +130,7 @@ def test_roll_override_on_a_resolved_round_then_reresolve_and_approve(
     base = f"/encounters/{ids['encounter']}/override"
     before = _preview(_page(alice, ids, 1))
     r = alice.post(f"{base}/roll", {"roll_id": ids["rolls1"][0], "total": 25, "reason": "nat 20 by OOC deal",
-                                    "round_number": 1})
+                                    "round_number": 1, "public": "y"})
     assert r.status_code == 303 and r.headers["Location"].endswith("round=1")
     pending = _preview(_page(alice, ids, 1))
     assert pending != before and "not yet in this reply" in pending and "nat 20 by OOC deal" in pending
@@ -153,6 +153,18 @@ def test_roll_override_on_a_resolved_round_then_reresolve_and_approve(
     r = alice.post(f"{base}/reply", {"reply_id": ids["reply"], "action": "hold", "reason": "wait", "round_number": 1})
     with session_scope(make_engine(db_url)) as s:
         assert s.get(Reply, ids["reply"]).state == "held"
+
+
+def test_a_private_reason_stays_out_of_the_reply(alice: Any, ids: dict[str, Any]) -> None:
+    """Issue 11 item 7: unless the narrator ticks "quote my reason", the reply says only
+    what was adjusted; the reason is in the audit log."""
+    before = _preview(_page(alice, ids))
+    alice.post(f"/encounters/{ids['encounter']}/override/hp",
+               {"combatant_id": ids["combatants"]["goblin-2"], "hp": 1, "reason": "typo fix"})
+    html = _page(alice, ids)
+    assert _preview(html) != before and "Goblin 2: HP" in _preview(html)
+    assert "typo fix" not in _preview(html)
+    assert "typo fix" in html.split('id="audit"')[1]
 
 
 def test_condition_remove_and_unknown_condition(alice: Any, ids: dict[str, Any], db_url: str) -> None:

@@ -134,7 +134,20 @@ def test_reresolve_after_an_override_keeps_every_roll(engine):
         assert service.verify_round(s, rid).ok
     body = w.reply(f"{rid}:resolution").body
     assert "Bram's late post is excused by the narrator." in body
-    assert "Bram: latency penalty waived: storm knocked the power out" in body
+    # issue 11 item 7: the narrator's reason is private unless marked public
+    assert "Bram: latency penalty waived\n" in body or "Bram: latency penalty waived[/i]" in body
+    assert "storm knocked the power out" not in body
+
+
+def test_a_reason_marked_public_is_quoted_in_the_reply(engine):
+    """Issue 11 item 7: the narrator may make a reason public; only then is it quoted."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    with session_scope(engine) as s:
+        service.waive_penalty(s, rid, "bram", reason="storm knocked the power out", public=True)
+    w.resolve(rid, at(25))
+    assert "Bram: latency penalty waived: storm knocked the power out" in \
+        w.reply(f"{rid}:resolution").body
 
 
 def test_a_refused_roll_tag_is_reported_and_the_rest_of_the_post_counts(engine):

@@ -78,8 +78,21 @@ def test_the_reply_and_the_panel_mark_an_override_with_the_same_line(engine):
     w.resolve(rid, at(25))
     with session_scope(engine) as s:
         marks = overrides.reply_marks(s, rid)
-    assert marks[0] == "Goblin Snag: HP 9 -> 1: a shaman's curse"
+    # issue 11 item 7: the reason stays private (not marked public)
+    assert marks[0] == "Goblin Snag: HP 9 -> 1"
     assert marks[0] in w.reply(f"{rid}:resolution").body
+    assert "shaman" not in w.reply(f"{rid}:resolution").body
+
+
+def test_a_public_reason_is_part_of_the_mark(engine):
+    w = make_world(engine)
+    rid = w.open(at(0))
+    with session_scope(engine) as s:
+        goblin = s.scalar(select(m.Combatant).where(m.Combatant.key == "gob1"))
+        overrides.make_public(panel_overrides.set_hp(s, goblin.id, 1, "a shaman's curse", None))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        assert overrides.reply_marks(s, rid)[0] == "Goblin Snag: HP 9 -> 1: a shaman's curse"
 
 
 def test_a_fixed_initiative_is_kept_when_round_one_opens(engine):

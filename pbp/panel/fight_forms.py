@@ -1,0 +1,34 @@
+"""Forms of the encounter page's fight controls: start, end, post a correction.
+
+Kept apart from :mod:`pbp.panel.forms` (one form per override there) because these drive
+the round lifecycle rather than change a value (issue 11 items 2 and 6).
+"""
+
+from __future__ import annotations
+
+from flask_babel import lazy_gettext as _l
+from flask_wtf import FlaskForm
+from wtforms import BooleanField, SelectMultipleField
+
+from .forms import ReasonForm
+
+
+class StartForm(FlaskForm):
+    """Start the encounter: round 1, or a surprise round with the combatants surprised."""
+
+    surprise = BooleanField(_l("Begin with a surprise round"))
+    surprised = SelectMultipleField(_l("Surprised (they do not act in the surprise round)"),
+                                    choices=[], validate_choice=True)
+
+
+class EndForm(FlaskForm):
+    """End the encounter; the checkbox guards against a stray click."""
+
+    confirm = BooleanField(_l("Yes, end the encounter"))
+
+
+class CorrectionForm(ReasonForm):
+    """Post a correction of a round whose result is out; the reason is private unless
+    the narrator ticks *public*."""
+
+    public = BooleanField(_l("Public: quote it in the thread"))
