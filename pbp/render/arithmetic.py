@@ -60,6 +60,15 @@ WORDS: Mapping[str, str] = {
 }
 
 
+#: (modifiers param, total param, which roll of the event) of the sums events carry: an
+#: attack or a check, the other side of an opposed test (FD-14), a spell's power and the
+#: target's resistance test (FD-4)
+SUMS: tuple[tuple[str, str, int], ...] = (
+    ("mods", "total", 0), ("opposed_mods", "opposed", 1),
+    ("dc_mods", "dc", 0), ("resist_mods", "total", 1),
+)
+
+
 def message_ids() -> list[str]:
     """Every English text this module says (for :mod:`pbp.render.catalog`)."""
     return list(PART_NAMES.values()) + [p for _, p in PATTERNS] + list(WORDS.values())
@@ -173,8 +182,9 @@ def shown_rolls(ev: EventLine, lang: str) -> list[str]:
     if ev.code == "damage":
         rolls[0] = damage(rolls[0], p, lang, ev.rule)
         return rolls
-    if "mods" in p and "total" in p:
-        rolls[0] = with_mods(rolls[0], p["mods"], p["total"], lang, ev.rule)
+    for key, value, index in SUMS:
+        if key in p and index < len(rolls):
+            rolls[index] = with_mods(rolls[index], p[key], p.get(value), lang, ev.rule)
     if "defense_mods" in p and "defense" in p:
         if len(rolls) > 1:
             rolls[1] = with_mods(rolls[1], p["defense_mods"], p["defense"], lang, ev.rule)
