@@ -17,7 +17,8 @@ import click
 
 from ..dice import force_faces
 from ..errors import DiceError
-from ..render import event_sentence
+from ..render import EventLine, event_sentence
+from ..render.arithmetic import shown_rolls
 from ..render.i18n import say as tr
 from ..rounds.simulate import is_thread_scenario
 from ..rules.model import Encounter, Event
@@ -86,13 +87,11 @@ def as_text(scenario: Scenario, results: list[RoundResult], *, seed: str, lang: 
                 continue
             rule = f" [{e.rule}]" if e.rule else ""
             lines.append(f"  {say(e, lang, r.encounter)}{rule}")
-            for roll in e.rolls:
-                lines.append(f"      {roll.label or 'roll'}: {roll.breakdown}")
-            mods = [m for m in e.params.get("mods", []) if m.get("value")]
-            if mods:
-                lines.append("      modifiers: " + ", ".join(
-                    f"{m['value']:+d} {m['reason']}" + (f" ({m['rule']})" if m.get("rule") else "")
-                    for m in mods))
+            line = EventLine(e.code, e.params, e.rule, tuple(r.breakdown for r in e.rolls))
+            sums = shown_rolls(line, lang)   # each sum with its parts by name (issue 11)
+            labels = [r.label or "roll" for r in e.rolls] + [""] * (len(sums) - len(e.rolls))
+            for label, text in zip(labels, sums, strict=True):
+                lines.append(f"      {label + ': ' if label else ''}{text}")
         hp = ", ".join(f"{c.name} {c.hp}/{c.max_hp}" + (" (down)" if c.down else "")
                        for c in r.encounter.combatants)
         lines.append(f"  HP: {hp}")

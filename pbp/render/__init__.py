@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..rules import messages
+from . import arithmetic
 from . import escape as _escape
 from .i18n import say
 from .view import ActorSection, EventLine, ReplyView
@@ -125,7 +126,7 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     if ev.rule:
         text += f" ({ev.rule})"
     if ev.rolls:
-        text += " — " + "; ".join(ev.rolls)
+        text += " — " + "; ".join(arithmetic.shown_rolls(ev, lang))
     return text
 
 

@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po, write_po
 from jinja2.ext import babel_extract
 
 from ..rules import messages
-from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES
+from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES, arithmetic
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .overrides import OVERRIDE_TEXTS
 
@@ -38,7 +38,7 @@ def message_ids() -> list[MessageId]:
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
     ids += list(CHANGES.values())
     ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
-    ids += list(messages.VARIANTS.values())
+    ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]
     ids += list(messages.WORDS) + list(messages.NAMED_CONDITIONS.values())
     ids += [(messages.KIND_CONTEXT, k) for k in messages.ACTION_KINDS]

@@ -54,7 +54,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext, total
+from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext, total
 from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
@@ -276,10 +276,10 @@ class Ruleset:
         return 1
 
     def damage(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
-               action: Action, weapon: Weapon, multiplier: int) -> tuple[int, list[Any], str | None]:
-        """(amount, rolls, rule) of a hit, before it is applied."""
+               action: Action, weapon: Weapon, multiplier: int) -> Damage:
+        """(amount, rolls, rule, the params naming its sum: ``damage_parts``) of a hit."""
         roll = ctx.roll(weapon.damage, who=attacker, label=f"damage {target.key}")
-        return max(0, roll.total) * multiplier, [roll], None
+        return max(0, roll.total) * multiplier, [roll], None, {"multiplier": multiplier}
 
     def condition_modifiers(self, ctx: RoundContext, c: Combatant, role: str, *,
                             against: Combatant | None = None, ranged: bool = False
@@ -373,16 +373,16 @@ class Ruleset:
         if hit and self.missed_by_chance(ctx, c, target, attack, rolls, params):
             return False
         if not hit:
-            ctx.emit("attack.miss", actor=c.key, target=target.key, rule=rule, rolls=rolls,
-                     **params)
+            ctx.emit("attack.miss", actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
             return False
         ctx.emit("attack.hit", actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
         multiplier = self.critical(ctx, attack, weapon)
         if multiplier > 1:
             ctx.emit("attack.critical", actor=c.key, target=target.key, rule=None,
                      multiplier=multiplier)
-        amount, drolls, drule = self.damage(ctx, c, target, action, weapon, multiplier)
-        ctx.damage(target.key, amount, source=c.key, rule=drule, rolls=drolls, weapon=weapon.name)
+        amount, drolls, drule, parts = self.damage(ctx, c, target, action, weapon, multiplier)
+        ctx.damage(target.key, amount, source=c.key, rule=drule, rolls=drolls, weapon=weapon.name,
+                   **parts)
         return True
 
     def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from . import conditions as C
 from . import latency, riders
 from .base import Ruleset
-from .context import AttackRoll, Budget, Defense, Modifier, Problem, RoundContext
+from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext
 from .economy import usable_extras
 from .model import Action, ActionKind, Combatant, Declaration, PendingFullRound, Weapon
 from .registry import register
@@ -281,9 +281,9 @@ class Beyonders(Ruleset):
         return ok, rule, f"{attack.total} {'>' if ok else '<='} {defense.total}"
 
     def damage(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
-               action: Action, weapon: Weapon, multiplier: int) -> tuple[int, list[Any], str | None]:
+               action: Action, weapon: Weapon, multiplier: int) -> Damage:
         roll = ctx.roll(weapon.damage, who=attacker, label=f"damage {target.key}")
-        return max(0, roll.total), [roll], "BEY-13"
+        return max(0, roll.total), [roll], "BEY-13", {}   # no bonus: the dice alone
 
     # -- actions -----------------------------------------------------------------------
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,

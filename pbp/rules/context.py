@@ -58,6 +58,34 @@ def total(mods: Iterable[Modifier]) -> int:
     return sum(m.value for m in mods)
 
 
+#: what a ruleset's ``damage`` returns: (amount, rolls, rule, :func:`damage_parts` params)
+Damage = tuple[int, list[Any], str | None, dict[str, Any]]
+
+
+def damage_parts(parts: Iterable[Modifier], multiplier: int,
+                 reduction: Iterable[Modifier] = (), floor: int | None = None, *,
+                 multiply_bonuses: bool = True) -> dict[str, Any]:
+    """A damage event's params naming how its amount was summed (issue 11 item 7), so a
+    reply can show ``(1d8 (5) + 2 str_mod) x 2 - 3 reduction = 11``: the bonuses added to
+    the dice, the critical multiplier (applied to the bonuses too unless
+    *multiply_bonuses* is off), what was subtracted, and the minimum the amount is raised
+    to. Zero terms are left out; they change nothing."""
+    out: dict[str, Any] = {}
+    named = [m.to_dict() for m in parts if m.value]
+    if named:
+        out["parts"] = named
+    if multiplier > 1:
+        out["multiplier"] = multiplier
+        if named:
+            out["multiply_bonuses"] = multiply_bonuses
+    taken = [m.to_dict() for m in reduction if m.value]
+    if taken:
+        out["reduction"] = taken
+    if floor is not None:
+        out["floor"] = floor
+    return out
+
+
 @dataclass(frozen=True)
 class Problem:
     """Why (part of) a declaration cannot stand. ``action_index`` None: the whole declaration."""

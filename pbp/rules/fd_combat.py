@@ -26,8 +26,9 @@ def stray_shot(rs: ForumD20Hooks, ctx: RoundContext, c: Combatant, target: Comba
                  message=f"The natural 1 sends {c.name}'s shot into a bystander.")
         return
     ctx.emit("attack.misdirected", actor=c.key, target=victim.key, rule="FD-11")
-    amount, rolls, _ = rs.damage(ctx, c, victim, action, weapon, 1)
-    ctx.damage(victim.key, amount, source=c.key, rule="FD-11", rolls=rolls, weapon=weapon.name)
+    amount, rolls, _, parts = rs.damage(ctx, c, victim, action, weapon, 1)
+    ctx.damage(victim.key, amount, source=c.key, rule="FD-11", rolls=rolls, weapon=weapon.name,
+               **parts)
 
 def resolve_pending(rs: ForumD20Hooks, ctx: RoundContext) -> None:
     """FD-4 (defense rolled by the player): last round's attacks on players, resolved
@@ -57,7 +58,8 @@ def resolve_pending(rs: ForumD20Hooks, ctx: RoundContext) -> None:
         else:
             roll = ctx.roll("1d20", who=target, label=f"defense {skill}")
             value = roll.total + total(mods)
-        defense = Defense(value, skill, roll, roll.natural, tuple(mods), rule)
+        shown = situ if own is not None else mods   # the modifiers really added
+        defense = Defense(value, skill, roll, roll.natural, tuple(shown), rule)
         ctx.note(c.key)["attack_number"] = entry.attack_number
         rs.finish_attack(ctx, c, target, action, weapon, attack, defense)
         ctx.note(c.key)["attack_number"] = 0

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 
 from . import conditions as C
 from . import fd_combat, latency, maneuvers, powers
-from .context import AttackRoll, Defense, Modifier, RoundContext, total
+from .context import AttackRoll, Damage, Defense, Modifier, RoundContext, damage_parts, total
 from .fd_economy import ForumD20Economy
 from .model import Action, AttackTotal, Combatant, Declaration, PendingDefense, Trigger, Weapon
 from .registry import register
@@ -201,22 +201,28 @@ class ForumD20(ForumD20Economy):
         return 1
 
     def damage(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
-               action: Action, weapon: Weapon, multiplier: int) -> tuple[int, list[Any], str | None]:
+               action: Action, weapon: Weapon, multiplier: int) -> Damage:
         roll = ctx.roll(weapon.damage, who=attacker, label=f"damage {target.key}")
         ranged = weapon.category in RANGED
-        bonus = attacker.stat("level") // 2 + attacker.stat("dex_mod" if ranged else "str_mod")
+        mod = "dex_mod" if ranged else "str_mod"
+        parts = [Modifier(attacker.stat("level") // 2, "half level", "FD-7"),
+                 Modifier(attacker.stat(mod), mod, "FD-7")]
         power = attacker.condition(C.POWER)
         if uses_power(attacker, action, weapon) and power is not None:
-            bonus += power.value  # FD-5 / FD-7: + INT modifier with a power
-        if self.setting("crits.multiply_bonuses", True):
+            parts.append(Modifier(power.value, "power", "FD-5"))  # FD-5 / FD-7: + INT modifier
+        bonus = total(parts)
+        multiply = bool(self.setting("crits.multiply_bonuses", True))
+        if multiply:
             amount = (roll.total + bonus) * multiplier  # FD-9: bonuses multiplied too
         else:
             amount = roll.total * multiplier + bonus
-        if target.is_object:
-            amount -= target.stat("reduction")
+        reduction = [Modifier(target.stat("reduction"), "reduction", "FD-19")] \
+            if target.is_object else []
+        amount -= total(reduction)
         floor = int(self.setting("minimum_damage", 1))
         rule = "FD-9" if multiplier > 1 else "FD-7"
-        return max(floor, amount), [roll], rule
+        return max(floor, amount), [roll], rule, damage_parts(
+            parts, multiplier, reduction, floor, multiply_bonuses=multiply)
 
     # -- the attack, with FD-4 pending defenses, FD-11 stray shots, FD-14 feints -----
     def on_attack(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
@@ -233,7 +239,8 @@ class ForumD20(ForumD20Economy):
                 attack_number=int(ctx.note(c.key).get("attack_number", 1))))
             ctx.emit("attack.pending", actor=c.key, target=target.key, rule="FD-4",
                      rolls=[attack.roll] if attack.roll else [], total=attack.total,
-                     natural=attack.natural, weapon=weapon.name)
+                     natural=attack.natural, weapon=weapon.name,
+                     mods=[m.to_dict() for m in attack.mods])
             return False
         return self.finish_attack(ctx, c, target, action, weapon, attack, defense)
 
@@ -266,8 +273,9 @@ class ForumD20(ForumD20Economy):
         if multiplier > 1:
             ctx.emit("attack.critical", actor=c.key, target=target.key, rule="FD-9",
                      multiplier=multiplier, natural=attack.natural, threat=weapon.threat)
-        amount, drolls, drule = self.damage(ctx, c, target, action, weapon, multiplier)
-        ctx.damage(target.key, amount, source=c.key, rule=drule, rolls=drolls, weapon=weapon.name)
+        amount, drolls, drule, dparts = self.damage(ctx, c, target, action, weapon, multiplier)
+        ctx.damage(target.key, amount, source=c.key, rule=drule, rolls=drolls, weapon=weapon.name,
+                   **dparts)
         return True
 
     def _stray_shot(self, ctx: RoundContext, c: Combatant, target: Combatant, action: Action,

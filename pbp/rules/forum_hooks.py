@@ -7,9 +7,9 @@ import cycle. The helpers name these few methods instead, and ``ForumD20`` has t
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
-from .context import AttackRoll, Defense, Modifier, RoundContext
+from .context import AttackRoll, Damage, Defense, Modifier, RoundContext
 from .model import Action, Combatant, Weapon
 
 
@@ -26,7 +26,7 @@ class ForumD20Hooks(Protocol):
 
     def damage(self, ctx: RoundContext, attacker: Combatant, target: Combatant,
                action: Action, weapon: Weapon, multiplier: int
-               ) -> tuple[int, list[Any], str | None]: ...
+               ) -> Damage: ...
 
     def finish_attack(self, ctx: RoundContext, c: Combatant, target: Combatant, action: Action,
                       weapon: Weapon, attack: AttackRoll, defense: Defense) -> bool: ...

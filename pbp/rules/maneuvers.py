@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import Any
 
 from ..dice import Roll
 from . import conditions as C
@@ -37,19 +38,23 @@ def name_of(action: Action) -> str | None:
 
 
 def _opposed(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
-             action: Action, *, skill: str, label: str) -> tuple[bool, int, int, list[Roll]]:
-    """Attacker d20 + *skill* vs target d20 + luta; ties go to ``maneuvers.ties``."""
+             action: Action, *, skill: str, label: str
+             ) -> tuple[bool, int, int, list[Roll], dict[str, Any]]:
+    """Attacker d20 + *skill* vs target d20 + luta; ties go to ``maneuvers.ties``. The last
+    item names the modifiers each side added, for the reply (issue 11 item 7)."""
     mods = [Modifier(c.stat(skill), skill)] + rs.condition_modifiers(ctx, c, "attack",
                                                                      against=target)
     roll, own = ctx.roll_for(action, "1d20", who=c, label=label)
-    mine = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
+    added = [m for m in mods if m.rule] if own else mods
+    mine = roll.total + total(added)
     tmods = [Modifier(target.stat("luta"), "luta")] + rs.condition_modifiers(
         ctx, target, "roll", against=c)
     troll = ctx.roll("1d20", who=target, label=f"{label} (opposed)")
     theirs = troll.total + total(tmods)
     ties = rs.setting("maneuvers.ties", "defender")
     won = mine > theirs or (mine == theirs and ties == "attacker")
-    return won, mine, theirs, [roll, troll]
+    parts = {"mods": [m.to_dict() for m in added], "opposed_mods": [m.to_dict() for m in tmods]}
+    return won, mine, theirs, [roll, troll], parts
 
 
 def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> None:
@@ -64,9 +69,10 @@ def perform(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -> Non
     if name == "feint":
         feint(rs, ctx, c, target, action)
         return
-    won, mine, theirs, rolls = _opposed(rs, ctx, c, target, action, skill="luta", label=name)
+    won, mine, theirs, rolls, parts = _opposed(rs, ctx, c, target, action, skill="luta",
+                                               label=name)
     ctx.emit("maneuver.won" if won else "maneuver.lost", actor=c.key, target=target.key,
-             rule=RULE, rolls=rolls, maneuver=name, total=mine, opposed=theirs)
+             rule=RULE, rolls=rolls, maneuver=name, total=mine, opposed=theirs, **parts)
     effect = _EFFECTS.get(name)
     if won and effect is not None:
         effect(rs, ctx, c, target, action, mine - theirs)
@@ -151,11 +157,13 @@ def feint(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
     mods = [Modifier(c.stat("enganacao"), "enganacao")] + rs.condition_modifiers(
         ctx, c, "roll", against=target)
     roll, own = ctx.roll_for(action, "1d20", who=c, label="feint")
-    mine = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
+    added = [m for m in mods if m.rule] if own else mods
+    mine = roll.total + total(added)
     theirs = int(target.initiative or 0)
     won = mine > theirs or (mine == theirs and rs.setting("maneuvers.ties") == "attacker")
     ctx.emit("maneuver.won" if won else "maneuver.lost", actor=c.key, target=target.key,
-             rule=RULE, rolls=[roll], maneuver="feint", total=mine, opposed=theirs)
+             rule=RULE, rolls=[roll], maneuver="feint", total=mine, opposed=theirs,
+             mods=[m.to_dict() for m in added])
     if won:
         # ends at the start of round+2 (count None): "until the end of the next round"
         ctx.add_condition(target.key, C.lasting(C.FEINTED, 2, round_number=ctx.round,

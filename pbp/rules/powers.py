@@ -23,19 +23,21 @@ def create_power(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -
     dc = int(rs.setting("powers.control_dc", 10))
     mods = [Modifier(c.stat("controle"), "controle")] + rs.condition_modifiers(ctx, c, "roll")
     roll, own = ctx.roll_for(action, "1d20", who=c, label="control")
-    value = roll.total + (total(m for m in mods if m.rule) if own else total(mods))
+    added = [m for m in mods if m.rule] if own else mods
+    value = roll.total + total(added)
     name = str(action.options.power)
+    shown = [m.to_dict() for m in added]   # the reply names them (issue 11 item 7)
     if value >= dc:
         rounds = max(1, c.stat("int_mod"))
         ctx.emit("power.created", actor=c.key, rule="FD-5", rolls=[roll], power=name,
-                 total=value, dc=dc, rounds=rounds)
+                 total=value, dc=dc, rounds=rounds, mods=shown)
         ctx.add_condition(c.key, C.lasting(C.POWER, rounds, round_number=ctx.round,
                                            count=ctx.count, value=c.stat("int_mod"),
                                            note=name), rule="FD-5",
                           message=f"{c.name}'s power {name} is active for {rounds} round(s).")
     else:
         ctx.emit("power.failed", actor=c.key, rule="FD-5", rolls=[roll], power=name,
-                 total=value, dc=dc)
+                 total=value, dc=dc, mods=shown)
 
 def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
             action: Action, name: str) -> None:
@@ -52,7 +54,8 @@ def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
     resisted = droll.natural == 20 or (droll.natural != 1 and droll.total + total(dmods) > power)
     ctx.emit("check", actor=target.key, rule="FD-4", rolls=[roll, droll],
              what=f"{skill} test against {c.name}'s {name}", total=droll.total + total(dmods),
-             dc=power, result="resisted" if resisted else "failed")
+             dc=power, result="resisted" if resisted else "failed",
+             dc_mods=[m.to_dict() for m in mods], resist_mods=[m.to_dict() for m in dmods])
     if resisted:
         return
     rounds = action.options.rounds

@@ -40,7 +40,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .base import Ruleset
-from .context import Budget, Problem, RoundContext
+from .context import Budget, Problem, RoundContext, damage_parts
 from .model import Action, ActionKind, Combatant, Condition, Declaration, Weapon
 from .narrators_call import (
     FreeFormNames,
@@ -382,7 +382,8 @@ class TwoAction(Ruleset):
                 multiplier: int, rule: str) -> None:
         roll = ctx.roll(weapon.damage, who=c, label=f"damage {target.key}")
         ctx.damage(target.key, max(0, roll.total) * max(1, multiplier), source=c.key,
-                   rule=rule, rolls=[roll], weapon=weapon.name)
+                   rule=rule, rolls=[roll], weapon=weapon.name,
+                   **damage_parts((), max(1, multiplier)))
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         where = action.options.to or action.options.distance or action.text
