@@ -67,6 +67,7 @@ class ReplyView:
     next_deadline: datetime | None = None
     next_commitment: str | None = None
     ended: bool = False
+    cancelled: bool = False           # closing: the narrator ended the fight with this round open
     earlier: Sequence[Mapping[str, Any]] = field(default_factory=list)  # seen after an earlier round closed
     overrides: list[str] = field(default_factory=list)
     unused: list[str] = field(default_factory=list)       # rolls made and not used: shown anyway

@@ -128,6 +128,11 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     if kind == "opening":   # the order is said once, by the template
         view.header = [e for e in r.events if e.code != "initiative.order"]
         return view
+    if kind == "closing":   # the narrator ended the encounter (pbp.rounds.ending)
+        view.cancelled = rnd.state == "cancelled"
+        view.seed = rnd.seed if rnd.seed_revealed else None
+        view.seed_commitment = rnd.commitment
+        return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player}
                         for c in queries.missing_players(session, rnd)]
