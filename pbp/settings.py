@@ -63,6 +63,7 @@ class Settings:
     approval_mode: bool = False
     panel_host: str = "127.0.0.1"
     panel_port: int = 5000
+    panel_trust_proxy: bool = False
     # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)
     broker_polling_interval: float = 0.1
     broker_keyprefix: str = ""
