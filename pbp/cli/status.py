@@ -88,6 +88,10 @@ def _listings(session: Session, now: datetime) -> list[dict[str, Any]]:
     return out
 
 
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value}s"
+
+
 @click.command(name="status")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None, help="Default: the settings'.")
@@ -107,7 +111,7 @@ def command(as_json: bool, database_url: str | None) -> None:
     for src in data["sources"]:
         err = f"  errors={src['errors']} last: {src['last_error']}" if src["errors"] else ""
         click.echo(f"  #{src['thread']:<5} {src['kind']:<6} last poll {src['last_poll_age']:<10} "
-                   f"lag {src['poll_lag_s']}s  ingest delay {src['ingest_delay_median_s']}s  "
+                   f"lag {src['poll_lag_s']}s  ingest delay {_seconds(src['ingest_delay_median_s'])}  "
                    f"{src['url']}{err}")
     for li in data["listings"]:
         err = f"  errors={li['errors']} last: {li['last_error']}" if li["errors"] else ""
