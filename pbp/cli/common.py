@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import click
-from sqlalchemy import Engine
+from sqlalchemy import Engine, inspect
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from ..errors import PbpError
 from ..settings import Settings, load_settings
+from ..store import models as m
 from ..store.db import current_revision, make_engine, upgrade
 
 #: Set (to anything) to see the traceback of an unexpected error instead of one line.
@@ -58,9 +59,17 @@ def open_database(database_url: str | None = None, *, create: bool = False) -> E
         if path is not None and not path.is_file():
             raise PbpError(f"no database at {path}{where}: `pbp serve` or `pbp narrator add` "
                            "creates it; PBP_DATA_DIR or PBP_DATABASE_URL names another")
-        if current_revision(url) is None:
+        engine = make_engine(url)
+        try:
+            with engine.connect() as conn:
+                tables = inspect(conn).has_table(m.Encounter.__tablename__)
+        finally:
+            engine.dispose()
+        if not tables:
             raise PbpError(f"the database {_shown(url)} has no pbp tables: `pbp serve` or "
                            "`pbp narrator add` creates them")
+        if current_revision(url) is None:   # tables made without Alembic (tests): as they are
+            return make_engine(url)
     upgrade(url)
     return make_engine(url)
 
