@@ -1,5 +1,13 @@
-"""Settings, layered: defaults (``config/pbp.toml``) -> the file named by ``PBP_CONFIG``
--> ``PBP_<NAME>`` environment variables.
+"""Settings, layered: defaults (``config/pbp.toml``) -> the user's settings file
+(``$XDG_CONFIG_HOME/pbp/pbp.toml``, else ``~/.config/pbp/pbp.toml``, when it exists) -> the
+file named by ``PBP_CONFIG`` -> ``PBP_<NAME>`` environment variables.
+
+Why a per-user data directory: every command (``pbp serve``, ``pbp status``, ``pbp
+narrator``...) must find the same database wherever it is run. With no ``data_dir`` set,
+the data lives in the user's data directory (``platformdirs``: ``$XDG_DATA_HOME/pbp``, else
+``~/.local/share/pbp`` on Linux); a relative ``data_dir`` is taken from the folder of the
+file that sets it (from the current directory for ``PBP_DATA_DIR``), and is stored absolute
+so child processes agree. A relative ``secrets_file`` is inside the data directory.
 
 Why one frozen object: workers, the panel and the CLI must agree on the database and
 broker; passing a :class:`Settings` around (instead of reading the environment
@@ -28,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import platformdirs
+
 from .errors import ConfigError
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
@@ -38,7 +48,7 @@ TEMPLATES_DIR = PACKAGE_ROOT.parent / "templates"
 
 @dataclass(frozen=True)
 class Settings:
-    data_dir: str = "var"
+    data_dir: str = ""
     database_url: str = ""
     broker_url: str = ""
     result_backend: str = ""
@@ -53,6 +63,7 @@ class Settings:
     approval_mode: bool = False
     panel_host: str = "127.0.0.1"
     panel_port: int = 5000
+    panel_trust_proxy: bool = False
     # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)
     broker_polling_interval: float = 0.1
     broker_keyprefix: str = ""
@@ -71,6 +82,9 @@ class Settings:
         return _finish(dataclasses.replace(self, **changes))
 
 
+_KIND_WORDS = {int: "a whole number", float: "a number", str: "text"}
+
+
 def _coerce(name: str, raw: Any, kind: type) -> Any:
     if kind is bool and isinstance(raw, str):
         if raw.lower() in {"1", "true", "yes", "on"}:
@@ -81,20 +95,55 @@ def _coerce(name: str, raw: Any, kind: type) -> Any:
     try:
         return kind(raw)
     except (TypeError, ValueError):
-        raise ConfigError(f"{name} must be a {kind.__name__}, not {raw!r}") from None
+        raise ConfigError(f"{name} must be {_KIND_WORDS.get(kind, kind.__name__)}, not {raw!r}") from None
 
 
-def _apply(base: dict[str, Any], layer: Mapping[str, Any], where: str) -> None:
+def _apply(base: dict[str, Any], layer: Mapping[str, Any], where: str,
+           relative_to: Path | None = None) -> None:
+    """Lay *layer* over *base*; a relative ``data_dir`` is taken from *relative_to* (the
+    folder of the file that sets it, or the current directory)."""
     kinds = {f.name: type(f.default) for f in dataclasses.fields(Settings)}
     for key, value in layer.items():
         if key not in kinds:
             raise ConfigError(f"unknown setting {key!r}", where=where)
         base[key] = _coerce(key, value, kinds[key])
+        if key == "data_dir" and base[key]:
+            path = Path(base[key]).expanduser()
+            base[key] = str(path if path.is_absolute() else (relative_to or Path.cwd()).absolute() / path)
+
+
+def default_data_dir(env: Mapping[str, str]) -> Path:
+    """The user's data directory for pbp: ``$XDG_DATA_HOME/pbp`` when *env* names one (the
+    XDG rule, read from *env* so tests can point it elsewhere), else platformdirs'."""
+    xdg = env.get("XDG_DATA_HOME", "")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "pbp"
+    return Path(platformdirs.user_data_dir("pbp", appauthor=False))
+
+
+def user_config_file(env: Mapping[str, str]) -> Path:
+    """The user's settings file: ``$XDG_CONFIG_HOME/pbp/pbp.toml``, else platformdirs'."""
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path(
+        platformdirs.user_config_dir("pbp", appauthor=False)).parent
+    return base / "pbp" / "pbp.toml"
+
+
+def _read_file(values: dict[str, Any], path: Path) -> None:
+    try:
+        layer = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"not valid TOML ({exc})", where=str(path)) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the settings file ({exc.strerror})", where=str(path)) from None
+    _apply(values, layer, str(path), relative_to=path.parent)
 
 
 def _finish(s: Settings) -> Settings:
     data = s.data_path
     changes: dict[str, Any] = {}
+    if s.secrets_file and not Path(s.secrets_file).expanduser().is_absolute():
+        changes["secrets_file"] = str(data / s.secrets_file)
     if not s.database_url:
         changes["database_url"] = f"sqlite:///{data / 'pbp.sqlite'}"
     if not s.broker_url:
@@ -108,19 +157,21 @@ def load_settings(env: Mapping[str, str] | None = None, file: str | os.PathLike[
     values: dict[str, Any] = {}
     default_file = CONFIG_DIR / "pbp.toml"
     if default_file.exists():
-        _apply(values, tomllib.loads(default_file.read_text()), str(default_file))
+        _read_file(values, default_file)
+    mine = user_config_file(env)
+    if mine.is_file():
+        _read_file(values, mine)
     extra = file or env.get("PBP_CONFIG")
     if extra:
-        path = Path(extra)
+        path = Path(extra).expanduser()
         if not path.exists():
             raise ConfigError("settings file not found", where=str(path))
-        try:
-            _apply(values, tomllib.loads(path.read_text()), str(path))
-        except tomllib.TOMLDecodeError as exc:
-            raise ConfigError(f"not valid TOML ({exc})", where=str(path)) from None
+        _read_file(values, path)
     names = {f.name for f in dataclasses.fields(Settings)}
     _apply(values, {k[4:].lower(): v for k, v in env.items()
                     if k.startswith("PBP_") and k[4:].lower() in names}, "environment")
+    if not values.get("data_dir"):
+        values["data_dir"] = str(default_data_dir(env))
     return _finish(Settings(**values))
 
 
@@ -158,7 +209,7 @@ def load_secrets(settings: Settings, env: Mapping[str, str] | None = None) -> di
     env = os.environ if env is None else env
     out: dict[str, dict[str, str]] = {}
     if settings.secrets_file:
-        path = Path(settings.secrets_file)
+        path = Path(settings.secrets_file).expanduser()
         if not path.exists():
             raise ConfigError("secrets file not found", where=str(path))
         out.update({k: dict(v) for k, v in tomllib.loads(path.read_text()).items()})

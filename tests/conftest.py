@@ -7,8 +7,11 @@ skipping integration tests. The same goes for ``../shared`` fixtures.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import socket
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,14 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = (ROOT.parent / "shared").resolve()
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+
+#: The per-user data and settings directories (pbp.settings) point into a temporary folder
+#: for the whole run, subprocesses included: a test that builds settings from the
+#: environment never reads nor writes the developer's own pbp data or settings file.
+_USER_DIRS = Path(tempfile.mkdtemp(prefix="pbp-test-user-"))
+os.environ["XDG_DATA_HOME"] = str(_USER_DIRS / "data")
+os.environ["XDG_CONFIG_HOME"] = str(_USER_DIRS / "config")
+atexit.register(shutil.rmtree, _USER_DIRS, True)
 
 
 def missing(reason: str) -> None:

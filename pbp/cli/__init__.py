@@ -3,27 +3,24 @@
 Commands are registered by name below, one line each, so what ``pbp`` offers is read
 in one place and a module that fails to import fails ``pbp`` itself instead of quietly
 dropping its command. Any :class:`pbp.errors.PbpError` escaping a command becomes one
-line on stderr and exit status 2, never a traceback.
+line on stderr and exit status 2, never a traceback; so does any other error (a database
+that cannot be read, a missing file; :func:`pbp.cli.common.guarded`), unless
+``PBP_DEBUG`` is set.
 """
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import click
 
-from ..errors import PbpError
-from . import bench, narrator, parse, serve, simulate, status, verify
+from . import bench, encounter, narrator, parse, serve, simulate, status, verify
+from .common import guarded
 
 
 class _Group(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except PbpError as exc:
-            click.echo(f"pbp: error: {exc}", err=True)
-            sys.exit(2)
+        return guarded(lambda: super(_Group, self).invoke(ctx))
 
 
 @click.group(cls=_Group)
@@ -32,8 +29,8 @@ def cli() -> None:
     """pbp: moderation for tabletop-RPG combat played by post."""
 
 
-for _command in (bench.command, narrator.command, parse.command, serve.command,
-                 simulate.command, status.command, verify.command):
+for _command in (bench.command, encounter.command, narrator.command, parse.command,
+                 serve.command, simulate.command, status.command, verify.command):
     cli.add_command(_command)
 
 

@@ -14,15 +14,9 @@ from sqlalchemy import select
 
 from ..errors import ConfigError, PbpError
 from ..panel.security import hash_password
-from ..settings import load_settings
-from ..store.db import make_engine, session_scope, upgrade
+from ..store.db import session_scope
 from ..store.models import Campaign, CampaignNarrator, Narrator
-
-
-def _engine(database_url: str | None):  # type: ignore[no-untyped-def]
-    url = database_url or load_settings().database_url
-    upgrade(url)
-    return make_engine(url)
+from .common import open_database
 
 
 def _password(password_stdin: bool) -> str:
@@ -52,7 +46,7 @@ def add(name: str, display_name: str, language: str, password_stdin: bool, datab
     if not name or len(name) > 80:
         raise ConfigError("a narrator name has 1 to 80 characters")
     password = _password(password_stdin)
-    engine = _engine(database_url)
+    engine = open_database(database_url, create=True)
     with session_scope(engine) as s:
         if s.scalar(select(Narrator.id).where(Narrator.username == name)) is not None:
             raise PbpError(f"narrator {name!r} already exists")
@@ -68,7 +62,7 @@ def add(name: str, display_name: str, language: str, password_stdin: bool, datab
 def passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
     """Set narrator NAME's password."""
     password = _password(password_stdin)
-    with session_scope(_engine(database_url)) as s:
+    with session_scope(open_database(database_url)) as s:
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
         if row is None:
             raise PbpError(f"no narrator {name!r}")
@@ -80,8 +74,11 @@ def passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None)
 def list_(database_url: str | None) -> None:
     """List narrators."""
-    with session_scope(_engine(database_url)) as s:
-        for row in s.scalars(select(Narrator).order_by(Narrator.username)):
+    with session_scope(open_database(database_url)) as s:
+        rows = list(s.scalars(select(Narrator).order_by(Narrator.username)))
+        if not rows:
+            click.echo("no narrators yet: `pbp narrator add NAME` creates one", err=True)
+        for row in rows:
             click.echo(f"{row.username}\t{row.display_name}\t{row.language}\t{'active' if row.active else 'inactive'}")
 
 
@@ -91,7 +88,7 @@ def list_(database_url: str | None) -> None:
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None)
 def grant(name: str, campaign: str, database_url: str | None) -> None:
     """Make narrator NAME a co-narrator of CAMPAIGN (its slug or id)."""
-    with session_scope(_engine(database_url)) as s:
+    with session_scope(open_database(database_url)) as s:
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
         where = Campaign.id == int(campaign) if campaign.isdigit() else Campaign.slug == campaign
         camp = s.scalars(select(Campaign).where(where)).first()

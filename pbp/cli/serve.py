@@ -92,6 +92,7 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
     children: list[subprocess.Popen[bytes]] = [subprocess.Popen(worker_argv(concurrency, loglevel), env=env)]
     if not no_beat:
         children.append(subprocess.Popen(beat_argv(settings, loglevel), env=env))
+    click.echo(f"pbp: data directory {settings.data_path}", err=True)
     click.echo(f"pbp: database {settings.database_url}; broker {settings.broker_url}", err=True)
     if demo:
         click.echo(f"pbp: demo campaign #{campaign}; append posts to {demo_thread_path(settings)}; "

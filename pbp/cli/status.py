@@ -15,10 +15,10 @@ import click
 from sqlalchemy import func, inspect, select
 from sqlalchemy.orm import Session
 
-from ..settings import load_settings
-from ..store.db import make_engine, session_scope
+from ..store.db import session_scope
 from ..store.infra import watch_table
 from ..store.models import Combatant, Declaration, Encounter, Post, Reply, Round, Thread
+from .common import open_database, settings
 
 
 def _age(then: datetime | None, now: datetime) -> str:
@@ -88,22 +88,30 @@ def _listings(session: Session, now: datetime) -> list[dict[str, Any]]:
     return out
 
 
+def _seconds(value: float | None) -> str:
+    return "-" if value is None else f"{value}s"
+
+
 @click.command(name="status")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def command(as_json: bool) -> None:
+@click.option("--database-url", envvar="PBP_DATABASE_URL", default=None, help="Default: the settings'.")
+def command(as_json: bool, database_url: str | None) -> None:
     """Per source: last poll, lag, errors. Per round: deadline, who has posted. The outbox."""
-    settings = load_settings()
-    engine = make_engine(settings.database_url)
+    conf = settings()
+    engine = open_database(database_url)
     with session_scope(engine) as s:
         data = collect(s)
+    engine.dispose()
+    data["data_dir"] = str(conf.data_path)
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))
         return
+    click.echo(f"data directory {conf.data_path}")
     click.echo(f"sources ({len(data['sources'])})")
     for src in data["sources"]:
         err = f"  errors={src['errors']} last: {src['last_error']}" if src["errors"] else ""
         click.echo(f"  #{src['thread']:<5} {src['kind']:<6} last poll {src['last_poll_age']:<10} "
-                   f"lag {src['poll_lag_s']}s  ingest delay {src['ingest_delay_median_s']}s  "
+                   f"lag {src['poll_lag_s']}s  ingest delay {_seconds(src['ingest_delay_median_s'])}  "
                    f"{src['url']}{err}")
     for li in data["listings"]:
         err = f"  errors={li['errors']} last: {li['last_error']}" if li["errors"] else ""

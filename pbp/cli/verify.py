@@ -10,10 +10,11 @@ import sys
 import click
 from sqlalchemy import select
 
+from ..errors import PbpError
 from ..rounds.verify import verify_round
-from ..settings import load_settings
 from ..store import models as m
-from ..store.db import make_engine, session_scope
+from ..store.db import session_scope
+from .common import open_database
 
 
 @click.command("verify")
@@ -26,8 +27,9 @@ from ..store.db import make_engine, session_scope
 def command(database_url: str | None, round_ids: tuple[int, ...], encounter_id: int | None,
             published: object) -> None:
     """Check that a round's rolls are what its committed seed gives."""
-    url = database_url or load_settings().database_url
-    engine = make_engine(url)
+    if not round_ids and encounter_id is None:
+        raise click.UsageError("name a round (--round) or an encounter (--encounter)")
+    engine = open_database(database_url)
     text = published.read() if published is not None else None  # type: ignore[attr-defined]
     ok = True
     with session_scope(engine) as s:
@@ -37,7 +39,7 @@ def command(database_url: str | None, round_ids: tuple[int, ...], encounter_id: 
                                                            m.Round.seed_revealed.is_(True))
                                   .order_by(m.Round.number)))
         if not ids:
-            raise click.UsageError("name a round (--round) or an encounter (--encounter)")
+            raise PbpError(f"encounter {encounter_id} has no resolved round to check")
         for rid in ids:
             report = verify_round(s, rid, published=text)
             ok = ok and report.ok

@@ -7,14 +7,17 @@ from typing import Any
 
 from ..settings import Settings, ensure_secret_key
 
-#: Secure by default: a deployment behind plain HTTP must say so explicitly
-#: (``PBP_PANEL_SESSION_COOKIE_SECURE=false``); browsers treat localhost as secure.
+#: The cookies' Secure flag follows how the page was served (``"auto"``,
+#: :func:`pbp.panel.security.cookie_secure`): Secure over https (or a proxy's
+#: ``X-Forwarded-Proto: https`` when ``panel_trust_proxy`` is on), not over plain http, where
+#: a browser would refuse a Secure cookie and no login could ever work. ``true`` or
+#: ``false`` (``PBP_PANEL_SESSION_COOKIE_SECURE``) fixes it either way.
 DEFAULTS: dict[str, Any] = {
-    "SESSION_COOKIE_SECURE": True,
+    "SESSION_COOKIE_SECURE": "auto",
     "SESSION_COOKIE_HTTPONLY": True,
     "SESSION_COOKIE_SAMESITE": "Lax",
     "SESSION_COOKIE_NAME": "pbp_session",
-    "REMEMBER_COOKIE_SECURE": True,
+    "REMEMBER_COOKIE_SECURE": "auto",
     "REMEMBER_COOKIE_HTTPONLY": True,
     "REMEMBER_COOKIE_SAMESITE": "Lax",
     "PERMANENT_SESSION_LIFETIME": timedelta(hours=12),
@@ -30,6 +33,9 @@ DEFAULTS: dict[str, Any] = {
     "LOGIN_LOCKOUT_MAX": 3600,
     "REFRESH_INTERVAL_MS": 5000,            # the encounter page's poller
     "APPROVAL_MODE": False,
+    #: Proxy hops whose X-Forwarded-For/-Proto/-Host are believed (werkzeug's ProxyFix);
+    #: 0: none (the ``panel_trust_proxy`` setting turns one hop on).
+    "TRUSTED_PROXIES": 0,
 }
 
 
@@ -44,4 +50,5 @@ def from_settings(settings: Settings) -> dict[str, Any]:
         "BABEL_DEFAULT_LOCALE": settings.language if settings.language in DEFAULTS["LANGUAGES"] else "en",
         "BABEL_DEFAULT_TIMEZONE": settings.timezone,
         "APPROVAL_MODE": settings.approval_mode,
+        "TRUSTED_PROXIES": 1 if settings.panel_trust_proxy else 0,
     }

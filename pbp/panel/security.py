@@ -18,6 +18,8 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask import Flask, Response
 from flask_wtf.csrf import CSRFProtect
 
+from . import cookies
+
 csrf = CSRFProtect()
 _hasher = PasswordHasher()
 #: Verified against when the name is unknown, so both paths cost one argon2 run.
@@ -107,6 +109,7 @@ def _headers(response: Response) -> Response:
 
 
 def init_app(app: Flask) -> None:
+    cookies.init_app(app)
     csrf.init_app(app)
     app.extensions["pbp_login_throttle"] = LoginThrottle(
         max_failures=app.config["LOGIN_MAX_FAILURES"], window=app.config["LOGIN_WINDOW"],

@@ -83,6 +83,7 @@ def end_encounter(session: Session, encounter_id: int, now: datetime,
     for rnd in session.scalars(select(m.Round).where(m.Round.encounter_id == enc.id,
                                                      m.Round.state == "open")):
         rnd.state, rnd.closed_at, closed = "cancelled", now, rnd.number
+        rnd.seed_revealed = True   # nothing more is rolled with it: pbp verify can check it
         for reply in session.scalars(select(m.Reply).where(
                 m.Reply.round_id == rnd.id, m.Reply.state.in_(("held", "pending")),
                 m.Reply.kind.in_(("opening", "reminder", "notice")))):

@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from pbp.panel import create_app
+from pbp.panel import create_app, sample
 
-from .conftest import Client
+from .conftest import Client, csrf_from
 
 PAGES = ["/", "/campaigns/new", "/campaigns/{campaign}", "/encounters/{encounter}",
          "/encounters/{encounter}/live", "/encounters/{encounter}/combatants/",
@@ -103,8 +103,13 @@ def test_logout_needs_post_with_csrf(alice: Any) -> None:
     assert alice.get("/").status_code == 302
 
 
-def test_session_cookie_is_secure_httponly_samesite(client: Any) -> None:
-    r = client.login()
+def test_session_cookie_is_secure_httponly_samesite(app: Any) -> None:
+    """Over https (tests/panel/test_lan_http.py: plain http drops only Secure)."""
+    c = app.test_client()
+    page = c.get("/login", base_url="https://localhost")
+    r = c.post("/login", base_url="https://localhost", headers={"Referer": "https://localhost/login"}, data={
+        "csrf_token": csrf_from(page.text), "name": "alice", "password": sample.PASSWORD})
+    assert r.status_code == 302
     cookie = r.headers["Set-Cookie"]
     assert "Secure" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
 
