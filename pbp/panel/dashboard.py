@@ -6,9 +6,10 @@ from __future__ import annotations
 from flask import Blueprint, render_template
 from flask_login import current_user, login_required
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ..store import queries
-from ..store.models import Encounter, Thread
+from ..store.models import Encounter, EventRecord, Round, Thread
 from .access import campaigns
 from .db import session
 from .encounter_view import ordered_combatants
@@ -34,5 +35,20 @@ def index():  # type: ignore[no-untyped-def]
             waiting = {c.id for c in queries.missing_players(s, rnd)}
             missing = [c.name for c in ordered_combatants(enc, rnd) if c.id in waiting]
         held = [number for _reply, number in queries.held_replies(s, enc.id)]
-        rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held})
+        rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held,
+                     "unresolvable": unresolvable_actions(s, enc.id)})
     return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows)
+
+
+def unresolvable_actions(s: Session, encounter_id: int) -> list[tuple[int, str, str]]:
+    """(round number, actor key, the dice's reason) of each action the engine had to refuse
+    in the encounter's last resolved round because a sheet value cannot be rolled (issue
+    12): the narrator fixes the sheet."""
+    rnd = s.scalar(select(Round).where(Round.encounter_id == encounter_id, Round.state == "resolved")
+                   .order_by(Round.number.desc()).limit(1))
+    if rnd is None:
+        return []
+    events = s.scalars(select(EventRecord).where(EventRecord.round_id == rnd.id,
+                                                 EventRecord.code == "action.rejected"))
+    return [(rnd.number, e.actor or "?", str((e.params or {}).get("error", "")))
+            for e in events if (e.params or {}).get("problem") == "action.unresolvable"]
