@@ -24,6 +24,7 @@ from .declare import live_encounter, narrator_names, process_post, round_at
 from .policy import policy_for
 from .reading import ParseFn, parser_roster
 
+
 def is_our_reply(rec: PostRecord) -> bool:
     """A reply of ours, stored but never read as a declaration: the source says its bot account wrote it (``by_bot``) AND it carries
     a reply marker in its own words. A player's post quoting our reply, or typing a

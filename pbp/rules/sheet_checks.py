@@ -17,8 +17,9 @@ reported at once (a :class:`SheetProblem` each); the caller says them in its lan
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..dice import check_expression, has_stats, substitute_stats
@@ -38,7 +39,7 @@ class SheetProblem:
     field: str
     code: str
     message: str
-    params: Mapping[str, Any] = field(default_factory=dict)
+    params: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
 def check_hp(hp: int | None, max_hp: int | None, *, over_max: bool = False,
