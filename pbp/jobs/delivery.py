@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..errors import PbpError
 from ..logs import log_context
 from ..rounds import service
 from ..sources.base import SourceError
@@ -100,12 +101,14 @@ def deliver(res: Resources, reply_id: int, retries: int = 0) -> DeliveryOutcome:
             log.info("delivery skipped: another worker is delivering this reply")
             return DeliveryOutcome()
         try:
-            source = open_source(kind, url, options, res.settings)
             try:
+                source = open_source(kind, url, options, res.settings)
                 with session_scope(res.engine) as s:
                     platform_id = service.deliver_reply(s, reply_id, source)
             except SourceError as exc:
                 return _delivery_failed(res, reply_id, exc, retries)
+            except PbpError as exc:
+                return _misconfigured(res, reply_id, exc)
             log.info("reply delivered", extra={"platform_id": platform_id})
             return DeliveryOutcome(platform_id=platform_id)
         finally:
@@ -123,3 +126,14 @@ def _delivery_failed(res: Resources, reply_id: int, exc: SourceError, retries: i
         return DeliveryOutcome(retry_in=delay, error=exc)
     log.error("delivery failed; held for the narrator", extra={"error": str(exc)})
     return DeliveryOutcome(error=exc)
+
+
+def _misconfigured(res: Resources, reply_id: int, exc: PbpError) -> DeliveryOutcome:
+    """A permanent error (a ConfigError: no credentials, a bad source): shown on the reply
+    and tried again only after the longest back-off, never at every sweep; it goes out by
+    itself once the operator fixes the configuration."""
+    delay = res.backoff(res.settings.retry_max)
+    with session_scope(res.engine) as s:
+        record_delivery_failure(s, reply_id, exc, delay, utcnow())
+    log.error("delivery misconfigured; waiting", extra={"error": str(exc), "retry_in": round(delay, 1)})
+    return DeliveryOutcome()

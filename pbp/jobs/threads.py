@@ -142,17 +142,18 @@ def poll_thread(res: Resources, thread_id: int, retries: int = 0) -> PollOutcome
     """One poll of a thread, its failure recorded for the narrator. *retries* is how many
     times this poll already failed: a retryable error below ``retry_max`` asks for a retry
     (``retry_in``); past it, or not retryable (404, login refused, layout changed), the
-    thread keeps its schedule after a long pause. An unreadable source (a broken scenario
-    file) is shown and not retried."""
+    thread keeps its schedule after a long pause. An unreadable or misconfigured source (a
+    broken scenario file, a ConfigError) is shown and waits the same long pause: a
+    permanent error is never retried every poll."""
     try:
         return PollOutcome(stored=fetch_and_store(res, thread_id) or 0)
     except Busy:
         log.info("poll skipped: another worker holds the thread")
     except SourceError as exc:
         return _poll_failed(res, thread_id, exc, retries)
-    except PbpError as exc:
+    except PbpError as exc:   # permanent (a ConfigError): shown, and the next poll waits long
         with session_scope(res.engine) as s:
-            record_thread_error(s, thread_id, exc, None, utcnow())
+            record_thread_error(s, thread_id, exc, res.backoff(res.settings.retry_max), utcnow())
         log.error("poll failed", extra={"error": str(exc)})
     return PollOutcome()
 
@@ -203,6 +204,11 @@ def final_poll(res: Resources, round_id: int, thread_id: int) -> bool:
         with session_scope(res.engine) as s:
             record_thread_error(s, thread_id, exc, None, utcnow())
         reason = str(exc)
+    except PbpError as exc:   # a ConfigError will not heal by the next sweep: resolve now
+        with session_scope(res.engine) as s:
+            record_thread_error(s, thread_id, exc, res.backoff(res.settings.retry_max), utcnow())
+        log.warning("final poll failed; resolving with what is stored", extra={"error": str(exc)})
+        return True
     if overdue >= res.settings.final_poll_grace:
         log.warning("final poll failed past the grace; resolving with what is stored",
                     extra={"error": reason})

@@ -10,13 +10,14 @@ from flask_login import login_required
 from sqlalchemy import select
 
 from ..errors import UnreadableInput
+from ..rules.sheet_checks import SheetProblem, check_sheet, weapon_lines
 from ..rules.stats import normalise_sheet
 from ..store.models import Combatant, Encounter
 from .access import encounter_or_404, in_encounter_or_404
 from .audit import write as audit_write
 from .db import session as db_session
 from .forms import CombatantForm, ImportForm
-from .importer import KEY, parse_weapons
+from .importer import KEY
 from .importer import parse as parse_import
 
 bp = Blueprint("combatants", __name__, url_prefix="/encounters/<int:encounter_id>/combatants")
@@ -29,8 +30,10 @@ def _sheet_text(c: Combatant) -> tuple[str, str]:
     return stats, weapons
 
 
-def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
-
+def _parse_sheet(form: CombatantForm, ruleset: str, was_hp: int | None) -> dict[str, Any] | None:
+    """The sheet from the form, or None with every refused value said on its field: the
+    checks a scenario meets at load (:mod:`pbp.rules.sheet_checks`), so nothing saved here
+    can stall a round."""
     stats: dict[str, int] = {}
     for n, line in enumerate((form.stats.data or "").splitlines(), 1):
         if not line.strip():
@@ -43,13 +46,30 @@ def _parse_sheet(form: CombatantForm) -> dict[str, Any] | None:
         except (ValueError, UnreadableInput):
             form.stats.errors.append(_("Line %(n)s: write name = number.", n=n))
             return None
-    try:
-        weapons = parse_weapons("|".join(line for line in (form.weapons.data or "").splitlines() if line.strip()),
-                                    "weapons")
-    except UnreadableInput as exc:
-        form.weapons.errors.append(exc.message)
-        return None
-    return {"stats": stats, "weapons": weapons}
+    weapons, problems = weapon_lines(line for line in (form.weapons.data or "").splitlines() if line.strip())
+    problems += check_sheet(ruleset, hp=form.hp.data, max_hp=form.max_hp.data, weapons=weapons,
+                            stats=stats, over_max=bool(form.hp_over_max.data), was_hp=was_hp)
+    for p in problems:
+        getattr(form, p.field).errors.append(_said(p))
+    return None if problems else {"stats": stats, "weapons": weapons}
+
+
+def _said(p: SheetProblem) -> str:
+    """A refused value in the narrator's language (the dice's own reason stays English)."""
+    if p.code == "weapon.syntax":
+        return _("Weapon line %(n)s (%(text)s): write name: dice, like sword: 1d8.",
+                 n=p.params["line"], text=p.params["text"])
+    if p.code == "weapon.damage":
+        return _("Weapon %(name)s: its damage cannot be rolled (%(reason)s).",
+                 name=p.params["weapon"], reason=p.params["reason"])
+    if p.code == "hp.over-max":
+        return _("HP %(hp)s is more than max HP %(max)s: tick \"HP above max HP is intended\" "
+                 "to save it.", hp=p.params["value"], max=p.params["max_hp"])
+    if p.code == "hp.negative":
+        return _("HP must be 0 or more.")
+    if p.code == "max_hp.range":
+        return _("Max HP must be 1 to %(most)s.", most=p.params["most"])
+    return p.message
 
 
 def _snapshot(c: Combatant) -> dict[str, Any]:
@@ -77,7 +97,7 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
         form.stats.data, form.weapons.data = _sheet_text(c)
         form.initiative.data = int(c.initiative) if c.initiative is not None else None
     if request.method == "POST" and form.validate_on_submit():
-        sheet = _parse_sheet(form)
+        sheet = _parse_sheet(form, enc.ruleset, c.hp if c is not None else None)
         key = form.key.data.strip().lower()
         if not KEY.match(key):
             form.key.errors.append(_("Use lower-case letters, digits, - or _."))

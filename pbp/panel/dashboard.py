@@ -35,7 +35,8 @@ def index():  # type: ignore[no-untyped-def]
             waiting = {c.id for c in queries.missing_players(s, rnd)}
             missing = [c.name for c in ordered_combatants(enc, rnd) if c.id in waiting]
         held = [number for _reply, number in queries.held_replies(s, enc.id)]
-        rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held})
+        rows.append({"encounter": enc, "round": rnd, "missing": missing, "held": held,
+                     "unresolvable": queries.unresolvable_actions(s, enc.id)})
     # one queue of every held reply, oldest first (issue 11 item 4)
     queue = queries.held_queue(s, ids)
     return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows,

@@ -140,6 +140,7 @@ class CombatantForm(FlaskForm):
     player = StringField(_l("Player (poster name)"), validators=[Optional(), Length(max=80)])
     hp = IntegerField(_l("HP"), validators=[InputRequired(), NumberRange(-1000, 100000)], default=10)
     max_hp = IntegerField(_l("Max HP"), validators=[InputRequired(), NumberRange(1, 100000)], default=10)
+    hp_over_max = BooleanField(_l("HP above max HP is intended"))
     initiative = IntegerField(_l("Initiative"), validators=[Optional()])
     stats = TextAreaField(_l("Stats (name = value, one a line)"), validators=[Optional(), Length(max=5000)])
     weapons = TextAreaField(_l("Weapons (name: damage, one a line)"), validators=[Optional(), Length(max=5000)])

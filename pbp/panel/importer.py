@@ -4,7 +4,9 @@ CSV: a header row; ``key``, ``name`` required; ``side``, ``player``, ``hp``, ``m
 ``initiative``, ``count`` optional; ``weapons`` as ``name:damage|name:damage``; any other
 column is a stat. YAML: a list of mappings with the same keys, ``stats`` a mapping,
 ``weapons`` a list of ``{name, damage, category...}`` or ``"name:damage"`` strings.
-``count: N`` repeats a row as ``key-1`` .. ``key-N`` (``Goblin 1`` ..).
+``count: N`` repeats a row as ``key-1`` .. ``key-N`` (``Goblin 1`` ..). Every value goes
+through :mod:`pbp.rules.sheet_checks` (``max_hp`` 1.., ``hp`` 0..max_hp, ``count`` 1..500,
+weapons as ``name: dice`` with dice the engine can roll): one bad row refuses the file.
 
 >>> rows = parse("g.csv", b"key,name,hp,count,Destreza\\ngoblin,Goblin,7,2,1\\n")
 >>> [(r["key"], r["name"], r["hp"], r["sheet"]["stats"]) for r in rows]
@@ -21,6 +23,7 @@ from typing import Any
 import yaml
 
 from ..errors import UnreadableInput
+from ..rules.sheet_checks import SheetProblem, check_damage, check_hp, weapon_lines
 from ..rules.stats import normalise_sheet
 
 MAX_ROWS = 500
@@ -39,21 +42,20 @@ def _int(value: Any, what: str, where: str, default: int | None = None) -> int |
 
 
 def parse_weapons(value: Any, where: str) -> list[dict[str, Any]]:
+    """``name:dice|name:dice`` (or a YAML list of those or of mappings) -> weapons; a line
+    without a colon, a name or dice is refused, naming it (:func:`weapon_lines`)."""
     if value in (None, ""):
         return []
     items = value if isinstance(value, list) else str(value).split("|")
-    out = []
-    for item in items:
-        if isinstance(item, dict):
-            if not item.get("name"):
-                raise UnreadableInput("a weapon needs a name", where=where)
-            out.append({k: v for k, v in item.items()})
-            continue
-        name, _, damage = str(item).partition(":")
-        if not name.strip():
-            raise UnreadableInput(f"weapon {item!r} needs a name (name:damage)", where=where)
-        out.append({"name": name.strip(), "damage": damage.strip() or "1d4"})
-    return out
+    weapons, problems = weapon_lines(items)
+    if problems:
+        raise UnreadableInput("; ".join(p.message for p in problems), where=where)
+    return weapons
+
+
+def _checked(problems: list[SheetProblem], where: str) -> None:
+    if problems:
+        raise UnreadableInput("; ".join(p.message for p in problems), where=where)
 
 
 def _row(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
@@ -69,18 +71,23 @@ def _row(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
         if k not in FIXED and v not in (None, ""):
             stats[k] = v
     stats = normalise_sheet(stats, where=where)  # "Destreza", "Ловкость", "DEX" -> dex
-    max_hp = _int(raw.get("max_hp"), "max_hp", where) or _int(raw.get("hp"), "hp", where) or 10
-    hp = _int(raw.get("hp"), "hp", where, default=max_hp)
-    count = _int(raw.get("count"), "count", where, default=1) or 1
-    if not 1 <= count <= MAX_ROWS:
-        raise UnreadableInput(f"count must be 1..{MAX_ROWS}", where=where)
+    hp_given = _int(raw.get("hp"), "hp", where)
+    max_hp = _int(raw.get("max_hp"), "max_hp", where, default=10 if hp_given is None else hp_given)
+    hp = max_hp if hp_given is None else hp_given
+    count = _int(raw.get("count"), "count", where, default=1)
+    if count is None or not 1 <= count <= MAX_ROWS:
+        raise UnreadableInput(f"count must be 1..{MAX_ROWS}, not {count}", where=where)
+    weapons = parse_weapons(raw.get("weapons"), where)
+    _checked(check_hp(hp, max_hp) + [p for w in weapons
+                                      if (p := check_damage(str(w["name"]), str(w.get("damage") or "1d4"),
+                                                            stats)) is not None], where)
     init = raw.get("initiative")
     base = {
         "side": str(raw.get("side") or ("players" if raw.get("player") else "enemies")).strip(),
         "player": str(raw["player"]).strip() if raw.get("player") else None,
         "hp": hp, "max_hp": max_hp,
         "initiative": float(init) if init not in (None, "") else None,
-        "sheet": {"stats": stats, "weapons": parse_weapons(raw.get("weapons"), where),
+        "sheet": {"stats": stats, "weapons": weapons,
                   "abilities": list(raw.get("abilities") or []), "aliases": list(raw.get("aliases") or [])},
     }
     if count == 1:

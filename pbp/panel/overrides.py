@@ -68,6 +68,9 @@ def set_hp(session: Session, combatant_id: int, hp: int, reason: str,
            narrator: Narrator | int | None) -> Override:
     reason = reason_or_fail(reason)
     c = get_row(session, Combatant, combatant_id, "combatant")
+    if int(hp) > c.max_hp:   # issue 12: over max only where the narrator confirms it
+        raise OverrideError(f"HP {int(hp)} is more than {c.name}'s max HP {c.max_hp}: edit the "
+                            "combatant and confirm it there")
     before, c.hp = c.hp, int(hp)
     enc = c.encounter
     rnd = _open_round(session, enc)

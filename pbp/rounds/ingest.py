@@ -8,7 +8,6 @@ twice changes nothing.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
@@ -17,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..sources.base import PostRecord
+from ..sources.base import PostRecord, carries_marker
 from ..store import models as m
 from ..store.types import utcnow
 from .codec import combatant_to_model
@@ -25,8 +24,12 @@ from .declare import live_encounter, narrator_names, process_post, round_at
 from .policy import policy_for
 from .reading import ParseFn, parser_roster
 
-#: our own replies carry this marker; they are stored but never read as declarations
-MARKER = re.compile(r"pbp-reply:[\w:.-]+")
+
+def is_our_reply(rec: PostRecord) -> bool:
+    """A reply of ours, stored but never read as a declaration: the source says its bot account wrote it (``by_bot``) AND it carries
+    a reply marker in its own words. A player's post quoting our reply, or typing a
+    marker, is still that player's declaration."""
+    return rec.by_bot and carries_marker(rec)
 
 
 def _utc(dt: datetime) -> datetime:
@@ -46,7 +49,7 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime
                       content_hash=rec.revision, url=rec.url, revisions_seen=1,
                       edited_at=_utc(rec.edited_at) if rec.edited_at else None,
                       first_seen_at=now, last_seen_at=now,
-                      is_ours=bool(MARKER.search(rec.body) or MARKER.search(rec.text)))
+                      is_ours=is_our_reply(rec))
         post.revisions.append(m.PostRevision(number=1, content_hash=rec.revision, body=rec.body,
                                              text=rec.text, change="new", seen_at=now,
                                              edited_at=post.edited_at))

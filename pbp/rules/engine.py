@@ -26,6 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..dice import DiceBox
+from ..errors import PbpError
 from . import triggers
 from .base import Ruleset
 from .condition_names import known_conditions, normalise_condition
@@ -327,8 +328,26 @@ def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
             ctx.readied[key] = ReadiedAction(
                 action=action, round=ctx.round, index=index, count=ctx.count,
                 trigger=Trigger.from_option(action.options.trigger))
-        rs.perform(ctx, c, action, decl, index)
+        _guarded(ctx, rs, c, action, decl, index)
     return None
+
+
+def _guarded(ctx: RoundContext, rs: Ruleset, c: Combatant, action: Action, decl: Declaration,
+             index: int) -> None:
+    """Carry out one action; one that cannot be (a value on a sheet the dice refuse, such
+    as ``1000000d1000000``) is undone and refused, so the round resolves everyone else.
+
+    What the action changed is put back (combatants, events, readied and pending work);
+    the dice it rolled stay rolled, so the same seed still gives the same round."""
+    saved = (dict(ctx.combatants), len(ctx.events), dict(ctx.readied), list(ctx.pending))
+    try:
+        rs.perform(ctx, c, action, decl, index)
+    except PbpError as exc:
+        ctx.combatants, ctx.readied, ctx.pending = saved[0], saved[2], saved[3]
+        del ctx.events[saved[1]:]
+        ctx.emit("action.rejected", actor=c.key, reason=f"this action cannot be carried out: "
+                 f"{exc.message}; the narrator must fix the sheet", problem="action.unresolvable",
+                 action_index=index, error=exc.message)
 
 
 def _latency(ctx: RoundContext, rs: Ruleset, c: Combatant, decl: Declaration) -> Declaration:

@@ -238,6 +238,8 @@ REASONS: dict[str, tuple[str, ...]] = {
     "resistance.unknown": ("the Resistances are Vigor and Will",),
     "synergy.missing": ("{actor} has no such Characteristic to lend a synergy point",),
     "declaration.unknown": ("that combatant is not in this fight",),
+    "action.unresolvable": (("this action cannot be carried out: a value on the sheet cannot be "
+                            "rolled; the narrator must fix it"),),
 }
 
 #: Values of event parameters said in the player's language (message ids without a

@@ -24,6 +24,7 @@ from .model import Action, ActionKind, Combatant, Condition, Declaration, Encoun
 from .options import options_for
 from .registry import ruleset_class
 from .scenario_nodes import LineDict, check_keys, need_mapping, strings, typed, where_of
+from .sheet_checks import check_hp
 from .stats import SYNONYMS, normalise_sheet, resolve_name
 
 
@@ -178,6 +179,9 @@ def _combatant(raw: Any, i: int, path: str, root: Any, extra: frozenset[str]) ->
     conds = [_condition(raw_c, f"{trail}.conditions[{j}]", path, node)
              for j, raw_c in enumerate(typed(node, "conditions", path, trail, "list", []))]
     hp = typed(node, "hp", path, trail, "int", 10)
+    max_hp = typed(node, "max_hp", path, trail, "int", hp)
+    for problem in check_hp(None, max_hp) if "max_hp" in node else ():   # as the panel's
+        raise UnreadableInput(problem.message, where=where_of(path, node, trail, "max_hp"))
     initiative = typed(node, "initiative", path, trail, "number")
     extras = typed(node, "extra_actions", path, trail, "map", LineDict())
     for k in extras:
@@ -185,7 +189,7 @@ def _combatant(raw: Any, i: int, path: str, root: Any, extra: frozenset[str]) ->
     return Combatant(
         key=key, name=name, side=typed(node, "side", path, trail, "str", "players"),
         player=typed(node, "player", path, trail, "str"),
-        stats=stats, hp=hp, max_hp=typed(node, "max_hp", path, trail, "int", hp),
+        stats=stats, hp=hp, max_hp=max_hp,
         weapons=tuple(weapons), conditions=tuple(conds),
         initiative=None if initiative is None else float(initiative),
         aliases=strings(node, "aliases", path, trail),

@@ -8,15 +8,23 @@ declarations and never calls the rules engine.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 from ..errors import PbpError
+from ..parse.normalise import normalise
+from ..parse.regions import mask
+from ..parse.regions import scan as scan_regions
 
 Change = Literal["new", "edited", "deleted"]
+
+#: every reply of ours ends with one (:func:`pbp.rounds.replies.marker_for`)
+REPLY_MARKER = re.compile(r"pbp-reply:[\w:.-]+")
 
 
 def revision_hash(body: str) -> str:
@@ -44,6 +52,9 @@ class PostRecord:
     edited_at: datetime | None = None
     url: str | None = None
     extra: Mapping[str, Any] = field(default_factory=dict)
+    #: the source's own bot account wrote it (the source compared the author with the
+    #: account it posts as; only the source knows that account)
+    by_bot: bool = False
 
     def __post_init__(self) -> None:
         if not self.revision:
@@ -93,6 +104,63 @@ class LayoutError(SourceError):
     """A selector matched nothing on a page that should have posts: names selector and URL."""
 
 
+def same_account(author: str | None, bot: str | None) -> bool:
+    """Whether *author* is the bot's account: case-insensitive, a ``u/`` prefix ignored;
+    never when the source does not know its account.
+
+    >>> same_account("PBP_Bot", "u/pbp_bot"), same_account("pbp_bot", None)
+    (True, False)
+    """
+    a, b = _account_name(author or ""), _account_name(bot or "")
+    return bool(a and b) and a == b
+
+
+def _account_name(name: str) -> str:
+    name = name.strip().casefold()
+    for prefix in ("/u/", "u/"):
+        if name.startswith(prefix):
+            return name[len(prefix):]
+    return name
+
+
+def own_words(record: PostRecord) -> str:
+    """What the author wrote themselves: the post with every quote blanked out.
+
+    Why: the forum's Quote button copies our reply, marker and all, into a player's
+    post. A source that cut the quotes out of ``text`` says so with
+    ``extra["quotes"]`` (forums: the preset's quote selector); otherwise the body is
+    read in its own format and its quotes found the way the parser finds them (BBCode
+    ``[quote]``, HTML ``<blockquote>``, Markdown and Reddit ``>`` lines).
+
+    >>> own_words(PostRecord("1", "ana", datetime(2026, 1, 1), "> pbp-reply:1:x\\nok", "", "markdown")).strip()
+    'ok'
+    """
+    if "quotes" in record.extra:
+        text, fmt = record.text, "text"
+    else:
+        text, fmt = record.body, record.fmt
+    normalised = normalise(text, fmt)
+    return mask(normalised, [s for s in scan_regions(normalised, fmt).spans if s.kind == "quote"])
+
+
+def carries_marker(record: PostRecord, marker: str | None = None) -> bool:
+    """*marker* (any reply marker when None) in the post's own words, outside quotes."""
+    words = own_words(record)
+    return marker in words if marker else REPLY_MARKER.search(words) is not None
+
+
+def is_bot_reply(record: PostRecord, bot: str | None, marker: str | None = None) -> bool:
+    """Ours: written by the bot's account AND carrying the marker outside quotes. Never the
+    marker alone (a player can type or quote it), never the author alone."""
+    return same_account(record.author, bot) and carries_marker(record, marker)
+
+
+def mark_bot_posts(posts: Sequence[PostRecord], bot: str | None) -> list[PostRecord]:
+    """*posts* with ``by_bot`` set on those the bot's account wrote (for the ingest)."""
+    return [dataclasses.replace(p, by_bot=True) if same_account(p.author, bot) else p
+            for p in posts]
+
+
 @runtime_checkable
 class Source(Protocol):
     """A thread (or submission) pbp watches."""
@@ -106,8 +174,14 @@ class Source(Protocol):
         ...
 
     def find_reply(self, marker: str) -> str | None:
-        """The platform id of an existing post containing *marker*, or None.
+        """The platform id of an existing post of the bot's account holding *marker* in
+        its own words (:func:`is_bot_reply`), or None.
 
-        Checked before posting again, so a reply whose answer was lost is not doubled.
+        Checked before posting again, so a reply whose answer was lost is not doubled; a
+        player's post quoting or typing the marker never counts.
         """
+        ...
+
+    def bot_account(self) -> str | None:
+        """The name the platform shows on the bot's posts (None: not known)."""
         ...

@@ -25,15 +25,16 @@ from ..settings import Settings, load_settings
 from .base import Source
 from .forum import ForumSource
 from .reddit import RedditSource
-from .scenario_file import FileSource
+from .scenario_file import BOT, FileSource
 
 Constructor = Callable[[str, Mapping[str, Any], Settings], Source]
 
 
 def _file_source(path: str, options: Mapping[str, Any], settings: Settings) -> Source:
-    """A scenario file: ``replies_path`` and ``format`` from the options; no settings."""
+    """A scenario file: ``replies_path``, ``format`` and ``bot`` (the replies' author)
+    from the options; no settings."""
     return FileSource(path, replies_path=options.get("replies_path"),
-                      fmt=options.get("format", "text"))
+                      fmt=options.get("format", "text"), bot=str(options.get("bot") or BOT))
 
 
 #: the constructor of each declared kind (``Thread.kind``)

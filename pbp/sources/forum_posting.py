@@ -8,10 +8,13 @@ with the forum's wait.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Mapping
+from typing import Any
 from urllib.parse import urljoin
 
-from .base import LayoutError, SourceError
+from .base import FetchResult, LayoutError, SourceError, is_bot_reply, mark_bot_posts
 from .forum_page import soup_of
 from .forum_session import ForumAccount, form_fields
 from .http import Response, retry_after_seconds
@@ -123,8 +126,21 @@ class ThreadPoster(ForumAccount):
         except (ValueError, KeyError, TypeError):
             raise LayoutError(f"reply answer has no {spec.api_id_field!r} field", where=url) from None
 
+    def fetch(self, cursor: Mapping[str, Any] | None) -> FetchResult:
+        """The thread's new posts, the bot's own marked ``by_bot`` (its account's name)."""
+        result = super().fetch(cursor)
+        bot = self.bot_account()
+        if not bot or not result.posts:
+            return result
+        return dataclasses.replace(result, posts=mark_bot_posts(result.posts, bot))
+
     def find_reply(self, marker: str) -> str | None:
-        """The id of a post holding *marker* on the thread's last pages, newest first."""
+        """The id of the bot's post holding *marker* in its own words (quotes left out) on
+        the thread's last pages, newest first; a player's post quoting or typing the
+        marker never counts (:func:`~pbp.sources.base.is_bot_reply`)."""
+        bot = self.bot_account()
+        if not bot:
+            return None
         first = self._get_page(1)
         if first is None:
             return None
@@ -139,7 +155,7 @@ class ThreadPoster(ForumAccount):
                     continue
                 pages[n] = self._parse(resp, n)
             for post in reversed(pages[n].posts):
-                if marker in post.body or marker in post.text:
+                if is_bot_reply(post, bot, marker):
                     return post.platform_id
         return None
 

@@ -65,6 +65,12 @@ class ForumAccount(ThreadReader):
         creds = self._credentials_or_none()
         return (creds or {}).get("username", "") or (creds or {}).get("api_username", "")
 
+    def bot_account(self) -> str | None:
+        """The name the forum shows on the bot's posts: the secret ``author`` when the
+        forum shows another name than the login, else the login (None: no credentials)."""
+        creds = self._credentials_or_none() or {}
+        return creds.get("author") or self._username() or None
+
     def _credentials_or_none(self) -> dict[str, str] | None:
         if self._credentials is None:
             host = (urlsplit(self.url).hostname or "").lower()

@@ -33,11 +33,11 @@ from typing import Any
 import praw
 
 from ..settings import Settings
-from .base import FetchResult, PostRecord, SourceError
+from .base import FetchResult, PostRecord, SourceError, is_bot_reply, mark_bot_posts
 from .reddit_client import RedditConfig, make_reddit, request_count
 from .reddit_errors import Backoff, translate
 from .reddit_markdown import MAX_COMMENT_CHARS
-from .reddit_records import CursorState, diff, new_cursor
+from .reddit_records import CursorState, diff, new_cursor, to_record
 from .reddit_tree import parse_submission_id, read_tree, subreddit_of
 
 __all__ = [
@@ -203,7 +203,8 @@ class SubredditPoller:
                 if self.on_error:
                     self.on_error(sid, out.errors[sid])
                 continue
-            out.results[sid] = FetchResult(posts=posts[sid], cursor=st.dump())
+            out.results[sid] = FetchResult(posts=mark_bot_posts(posts[sid], bot_name(self.reddit)),
+                                           cursor=st.dump())
         if out.errors:
             if self.backoff.remaining() <= 0:
                 self.backoff.note(next(iter(out.errors.values())))
@@ -312,7 +313,7 @@ class RedditSource:
         state.num_comments = tree.num_comments
         if tree.complete:
             state.advance(tree.newest if tree.newest is not None else (state.through or 0.0))
-        return FetchResult(posts=posts, cursor=state.dump(),
+        return FetchResult(posts=mark_bot_posts(posts, self.bot_account()), cursor=state.dump(),
                            requests=request_count(self.reddit) - start)
 
     def reply(self, text: str, marker: str, *, in_reply_to: str | None = None) -> str:
@@ -346,15 +347,28 @@ class RedditSource:
         self.backoff.succeeded()
         return str(comment.id)
 
+    def bot_account(self) -> str | None:
+        """The authenticated user's name (None for a read-only client)."""
+        return bot_name(self.reddit)
+
     def find_reply(self, marker: str) -> str | None:
+        """The bot's comment holding *marker* outside quotes; a player's comment quoting or
+        typing the marker never counts (:func:`~pbp.sources.base.is_bot_reply`)."""
+        me = self.bot_account()
+        if not me:
+            return None
         self.backoff.check()
-        me = self.reddit.config.username
         try:
             tree = read_tree(self.reddit, self.submission_id, max_more=None)
         except Exception as exc:
             raise self.backoff.note(translate(exc, f"GET /comments/{self.submission_id}/")) from exc
         for c in tree.comments:
-            author = getattr(c.author, "name", None)
-            if marker in (c.body or "") and (not me or (author or "").lower() == me.lower()):
+            if is_bot_reply(to_record(c), me, marker):
                 return str(c.id)
         return None
+
+
+def bot_name(reddit: praw.Reddit) -> str | None:
+    """The account a praw client posts as: the configured user (a script app logs in as
+    it), None when read-only."""
+    return getattr(reddit.config, "username", None) or None

@@ -47,7 +47,18 @@ from typing import Any
 import yaml
 
 from ..errors import UnreadableInput
-from .base import Change, FetchResult, PostRecord, SourceError, revision_hash
+from .base import (
+    Change,
+    FetchResult,
+    PostRecord,
+    SourceError,
+    is_bot_reply,
+    mark_bot_posts,
+    revision_hash,
+)
+
+#: the author the file source writes its replies as, unless told another (``bot``)
+BOT = "pbp"
 
 
 def _utc(value: Any, default: datetime) -> datetime:
@@ -90,8 +101,9 @@ class FileSource:
     kind = "file"
 
     def __init__(self, path: str | os.PathLike[str], *, replies_path: str | os.PathLike[str] | None = None,
-                 fmt: str = "text", clock: Any = None) -> None:
+                 fmt: str = "text", clock: Any = None, bot: str = BOT) -> None:
         self.path = Path(path)
+        self.bot = bot
         self.replies_path = Path(replies_path) if replies_path else self.path.with_name(
             f"{self.path.stem}.replies{self.path.suffix or '.yaml'}")
         self.fmt = fmt
@@ -175,7 +187,8 @@ class FileSource:
                 seen[pid] = "deleted"
         new_cursor = {"seen": seen, "first_seen": first_seen,
                       "stamp": None if partial else stamp}
-        return FetchResult(posts=out, cursor=new_cursor, requests=1, bytes=st.st_size)
+        return FetchResult(posts=mark_bot_posts(out, self.bot), cursor=new_cursor, requests=1,
+                           bytes=st.st_size)
 
     # -- writing -----------------------------------------------------------------------
     def _replies(self) -> list[dict[str, Any]]:
@@ -203,17 +216,24 @@ class FileSource:
             with open(self.replies_path, encoding="utf-8") as rd:
                 n = len(_split_documents(rd.read()))
             rid = f"r{n + 1}"
-            doc = {"id": rid, "author": "pbp", "at": self._clock().isoformat(),
+            doc = {"id": rid, "author": self.bot, "at": self._clock().isoformat(),
                    "marker": marker, "in_reply_to": in_reply_to, "body": text}
             fh.write("---\n" + yaml.safe_dump(doc, allow_unicode=True, sort_keys=False))
             fh.flush()
             os.fsync(fh.fileno())
         return rid
 
+    def bot_account(self) -> str | None:
+        return self.bot
+
     def find_reply(self, marker: str) -> str | None:
+        """A reply the bot wrote holding *marker* outside quotes (never the marker alone)."""
         for doc in self._replies():
-            if doc.get("marker") == marker or marker in str(doc.get("body", "")):
-                return str(doc.get("id"))
+            record = PostRecord(platform_id=str(doc.get("id")), author=str(doc.get("author") or ""),
+                                posted_at=self._clock(), body=str(doc.get("body", "")), text="",
+                                fmt=self.fmt)
+            if is_bot_reply(record, self.bot, marker):
+                return record.platform_id
         return None
 
     def replies(self) -> list[dict[str, Any]]:

@@ -236,3 +236,18 @@ def held_queue(session: Session, campaign_ids: Sequence[int]) -> list[tuple[Repl
 def posted(parts: Sequence[Reply]) -> bool:
     """Whether any part of a reply is out (or going out) already."""
     return any(p.state in ("sending", "sent") for p in parts)
+
+
+def unresolvable_actions(s: Session, encounter_id: int) -> list[tuple[int, str, str]]:
+    """(round number, actor key, the dice's reason) of each action the engine had to refuse
+    in the encounter's last resolved round because a sheet value cannot be rolled (issue
+    12): the narrator fixes the sheet."""
+    rnd = s.scalar(select(Round).where(Round.encounter_id == encounter_id,
+                                         Round.state == "resolved")
+                   .order_by(Round.number.desc()).limit(1))
+    if rnd is None:
+        return []
+    events = s.scalars(select(EventRecord).where(EventRecord.round_id == rnd.id,
+                                                   EventRecord.code == "action.rejected"))
+    return [(rnd.number, e.actor or "?", str((e.params or {}).get("error", "")))
+            for e in events if (e.params or {}).get("problem") == "action.unresolvable"]
