@@ -206,7 +206,7 @@ class DemoPlayers:
         set_roll(s, roll.id, roll.total + step.adjust, step.reason, narrator)
         return f"the narrator corrects {step.correct}'s roll in round {rnd.number}"
 
-    def run(self, stop: threading.Event, interval: float = 1.0,
+    def run(self, stop: threading.Event, interval: float = 0.5,
             on_error: Callable[[BaseException], None] | None = None) -> None:
         """Tick every *interval* seconds until *stop* is set or the fight is over."""
         while not stop.wait(interval):
