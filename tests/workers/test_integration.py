@@ -336,16 +336,16 @@ def _panel_shows_the_round(base: str) -> None:
     import requests
     from bs4 import BeautifulSoup
 
-    web = requests.Session()
-    form = BeautifulSoup(web.get(base + "/login", timeout=10).text, "lxml")
-    token = form.select_one("input[name=csrf_token]")
-    data = {"name": "demo", "password": "demo", "next": ""}
-    if token is not None:
-        data["csrf_token"] = token["value"]
-    web.post(base + "/login", data=data, timeout=30)
-    # Round 1 by number: the demo opens round 2 right after resolving round 1.
-    page = web.get(base + "/encounters/1?round=1", timeout=30)
-    assert page.status_code == 200 and "/login" not in page.url, page.url
-    assert "Brienne" in page.text and "Tomas" in page.text
-    live = web.get(base + "/encounters/1/live?round=1", headers={"Accept": "application/json"}, timeout=30).json()
+    with requests.Session() as web:   # closed: a socket left to the collector warns (an error here)
+        form = BeautifulSoup(web.get(base + "/login", timeout=10).text, "lxml")
+        token = form.select_one("input[name=csrf_token]")
+        data = {"name": "demo", "password": "demo", "next": ""}
+        if token is not None:
+            data["csrf_token"] = token["value"]
+        web.post(base + "/login", data=data, timeout=30)
+        # Round 1 by number: the demo opens round 2 right after resolving round 1.
+        page = web.get(base + "/encounters/1?round=1", timeout=30)
+        assert page.status_code == 200 and "/login" not in page.url, page.url
+        assert "Brienne" in page.text and "Tomas" in page.text
+        live = web.get(base + "/encounters/1/live?round=1", headers={"Accept": "application/json"}, timeout=30).json()
     assert {p["author"] for p in live.get("posts", [])} >= {"Brienne", "Tomas"}, live.keys()
