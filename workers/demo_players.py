@@ -18,7 +18,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -206,14 +206,13 @@ class DemoPlayers:
         set_roll(s, roll.id, roll.total + step.adjust, step.reason, narrator)
         return f"the narrator corrects {step.correct}'s roll in round {rnd.number}"
 
-    def run(self, stop: threading.Event, interval: float = 0.5,
-            on_error: Callable[[BaseException], None] | None = None) -> None:
-        """Tick every *interval* seconds until *stop* is set or the fight is over."""
+    def run(self, stop: threading.Event, interval: float = 0.5) -> None:
+        """Tick every *interval* seconds until *stop* is set."""
         while not stop.wait(interval):
             try:
                 self.tick()
             except Exception as exc:  # a locked database, a file being edited: next tick
-                (on_error or (lambda e: log.warning("demo players: %s", e)))(exc)
+                log.warning("demo players: %s", exc)
 
 
 def _posted(s: Session, enc: m.Encounter, rnd: m.Round, author: str) -> bool:
