@@ -19,6 +19,7 @@ from sqlalchemy import select
 from pbp.panel.security import hash_password
 from pbp.rounds import service
 from pbp.settings import Settings
+from pbp.sources.scenario_file import FileSource
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign, CampaignNarrator, Combatant, Encounter, Narrator, Thread
 
@@ -28,7 +29,14 @@ DEMO_DIR = Path(__file__).resolve().parent.parent / "examples" / "demo"
 
 
 def demo_thread_path(settings: Settings) -> Path:
+    """The demo's thread file, where posts are appended (the players', the narrator's, yours)."""
     return settings.data_path.resolve() / "demo" / "thread.yaml"
+
+
+def demo_replies_path(settings: Settings) -> Path:
+    """Where pbp writes the demo's replies (:class:`pbp.sources.scenario_file.FileSource`'s
+    sibling file), so ``pbp serve --demo`` can say where to read them."""
+    return FileSource(demo_thread_path(settings)).replies_path
 
 
 def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime | None = None) -> int:
@@ -66,7 +74,8 @@ def seed_demo(settings: Settings, source_dir: Path = DEMO_DIR, *, now: datetime 
                 approval_mode=False)
             s.add(campaign)
             s.flush()
-            s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=narrator.id, role="owner"))
+            s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=narrator.id, role="owner",
+                                   platform_names=list(n.get("platform_names", []))))
             thread = Thread(campaign_id=campaign.id, kind=t["kind"], url=url, title=t["title"],
                             platform=t.get("platform", "text"),
                             options={**t.get("options", {}),

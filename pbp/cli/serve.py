@@ -6,7 +6,8 @@ With no settings this is the embedded default: SQLite for the data
 child processes (the same ``celery`` commands production runs, see README), the panel
 in this process; Ctrl-C stops all three. ``--demo`` seeds a demo campaign whose thread
 is a local file (examples/demo/), so a round is declared, resolved and shown within
-a minute.
+a minute, and runs the demo's scripted players and narrator (workers/demo_players.py)
+so the fight goes on round after round.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from pathlib import Path
 
 import click
 
-from workers.demo import demo_thread_path, seed_demo
+from workers.demo import demo_replies_path, demo_thread_path, seed_demo
+from workers.demo_players import start_demo_players
 
 from ..logs import configure_logging
 from ..panel import create_app
@@ -97,6 +99,8 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
     if demo:
         click.echo(f"pbp: demo campaign #{campaign}; append posts to {demo_thread_path(settings)}; "
                    "panel login demo/demo", err=True)
+        click.echo(f"pbp: replies are written to {demo_replies_path(settings)}", err=True)
+        start_demo_players(settings)
 
     def stop(*_: object) -> None:
         for child in children:

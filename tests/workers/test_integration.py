@@ -8,15 +8,19 @@ Redis + PostgreSQL and on the embedded default (SQLite data, SQLite broker).
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
+import yaml
 from sqlalchemy import select
 
 from tests.conftest import ROOT
@@ -233,7 +237,35 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None:
+@dataclass
+class Served:
+    """``pbp serve --demo`` running in a directory of its own (one per module: it is slow)."""
+
+    root: Path
+    base: str
+    started: float
+    log: Path
+    replies: Path
+
+    def tail(self) -> str:
+        return self.log.read_text(errors="replace")[-6000:]
+
+    def resolutions(self) -> dict[int, str]:
+        """Round number -> its resolution reply, as a player reads the replies file."""
+        if not self.replies.exists():
+            return {}
+        out = {}
+        for doc in yaml.safe_load_all(self.replies.read_text()):
+            if doc and str(doc.get("marker", "")).endswith(":resolution"):
+                number = re.search(r"— Round (\d+)", doc["body"])
+                if number:
+                    out[int(number.group(1))] = doc["body"]
+        return out
+
+
+@pytest.fixture(scope="module")
+def demo_served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+    tmp_path = tmp_path_factory.mktemp("serve-demo")
     port = _free_port()
     env = dict(os.environ, PBP_DATA_DIR=str(tmp_path / "var"), PYTHONPATH=str(ROOT),
                PBP_BROKER_POLLING_INTERVAL="0.1",
@@ -246,17 +278,9 @@ def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None
         proc = subprocess.Popen([sys.executable, "-c", "from pbp.cli import main; main()", "serve",
                                  "--demo", "--port", str(port)], env=env, cwd=tmp_path, stdout=log,
                                 stderr=subprocess.STDOUT, start_new_session=True)
-    replies = tmp_path / "var" / "demo" / "thread.replies.yaml"
     try:
-        def resolved() -> bool:
-            return replies.exists() and ":resolution" in replies.read_text()
-
-        wait_for(resolved, 60, "the demo round's resolution")
-        assert time.monotonic() - started <= 60  # "within a minute" of `pbp serve --demo`
-        _panel_shows_the_round(f"http://127.0.0.1:{port}")
-    except BaseException:
-        print((tmp_path / "serve.log").read_text(errors="replace")[-6000:])
-        raise
+        yield Served(tmp_path, f"http://127.0.0.1:{port}", started, tmp_path / "serve.log",
+                     tmp_path / "var" / "demo" / "thread.replies.yaml")
     finally:
         os.killpg(proc.pid, 15)
         try:
@@ -265,21 +289,63 @@ def test_pbp_serve_demo_resolves_a_round_within_a_minute(tmp_path: Path) -> None
             os.killpg(proc.pid, 9)
 
 
+def test_pbp_serve_demo_resolves_a_round_within_a_minute(demo_served: Served) -> None:
+    replies = demo_served.replies
+    try:
+        def resolved() -> bool:
+            return replies.exists() and ":resolution" in replies.read_text()
+
+        wait_for(resolved, 60, "the demo round's resolution")
+        assert time.monotonic() - demo_served.started <= 60  # "within a minute" of `pbp serve --demo`
+        _panel_shows_the_round(demo_served.base)
+    except BaseException:
+        print(demo_served.tail())
+        raise
+
+
+#: an NPC's attack in a reply (FD-3), as the narrator's post declared it
+NPC_ACTS = re.compile(r"^\* (Goblin|Skrag) (?:rolls a natural \d+ and )?(?:hits|misses) (Tomas|Brienne)", re.M)
+
+
+def test_pbp_serve_demo_plays_three_rounds(demo_served: Served) -> None:
+    """The demo shows the game: the NPCs act, a late player is penalised (PBP-2, FD-2's
+    default), the narrator's correction is applied and marked, and start-up says where
+    the replies are."""
+    try:
+        wait_for(lambda: {1, 2, 3} <= set(demo_served.resolutions()), 240, "three resolved rounds")
+        said = demo_served.log.read_text(errors="replace")
+        assert f"pbp: replies are written to {demo_served.replies.resolve()}" in said
+        rounds = demo_served.resolutions()
+        assert {"Goblin", "Skrag"} <= {npc for npc, _ in NPC_ACTS.findall(rounds[1])}
+        # late (read after the deadline) or, if the sweep beat the post, missing: PBP-2 either way
+        assert "Tomas posted late or not at all" in rounds[2]
+        assert "main action is lost and Tomas takes total defense" in rounds[2]
+        fixed = re.search(r"\(Brienne\) set to (\d+) \(rolled (\d+)\)", rounds[3])
+        assert fixed, rounds[3]
+        assert int(fixed.group(2)) - int(fixed.group(1)) == 45      # "+50" read as "+5"
+        # the engine took the corrected total (FD-3), unless a natural 1 or 20 decided (FD-8)
+        assert re.search(rf"^\* Brienne (?:(?:hits|misses) \w+: {fixed.group(1)} against"
+                         r"|rolls a natural (?:1|20) and)", rounds[3], re.M), rounds[3]
+    except BaseException:
+        print(demo_served.tail())
+        raise
+
+
 def _panel_shows_the_round(base: str) -> None:
     """Log in as the demo narrator; the encounter page shows the players' posts."""
     import requests
     from bs4 import BeautifulSoup
 
-    web = requests.Session()
-    form = BeautifulSoup(web.get(base + "/login", timeout=10).text, "lxml")
-    token = form.select_one("input[name=csrf_token]")
-    data = {"name": "demo", "password": "demo", "next": ""}
-    if token is not None:
-        data["csrf_token"] = token["value"]
-    web.post(base + "/login", data=data, timeout=30)
-    # Round 1 by number: the demo opens round 2 right after resolving round 1.
-    page = web.get(base + "/encounters/1?round=1", timeout=30)
-    assert page.status_code == 200 and "/login" not in page.url, page.url
-    assert "Brienne" in page.text and "Tomas" in page.text
-    live = web.get(base + "/encounters/1/live?round=1", headers={"Accept": "application/json"}, timeout=30).json()
+    with requests.Session() as web:   # closed: a socket left to the collector warns (an error here)
+        form = BeautifulSoup(web.get(base + "/login", timeout=10).text, "lxml")
+        token = form.select_one("input[name=csrf_token]")
+        data = {"name": "demo", "password": "demo", "next": ""}
+        if token is not None:
+            data["csrf_token"] = token["value"]
+        web.post(base + "/login", data=data, timeout=30)
+        # Round 1 by number: the demo opens round 2 right after resolving round 1.
+        page = web.get(base + "/encounters/1?round=1", timeout=30)
+        assert page.status_code == 200 and "/login" not in page.url, page.url
+        assert "Brienne" in page.text and "Tomas" in page.text
+        live = web.get(base + "/encounters/1/live?round=1", headers={"Accept": "application/json"}, timeout=30).json()
     assert {p["author"] for p in live.get("posts", [])} >= {"Brienne", "Tomas"}, live.keys()
