@@ -9,7 +9,7 @@ twice changes nothing.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -106,10 +106,11 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         ids.append(post.id)
         if not changed or post.is_ours:
             continue
-        encounter = live_encounter(session, thread_id, post.posted_at)
+        made_by = latest_possible(post)
+        encounter = live_encounter(session, thread_id, made_by)
         if encounter is None:
             continue
-        rnd = round_at(session, encounter.id, post.posted_at)
+        rnd = round_at(session, encounter.id, made_by)
         post.round_id = rnd.id if rnd is not None else None
         if encounter.id not in cache:
             models = [combatant_to_model(c) for c in encounter.combatants]
@@ -120,3 +121,23 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
                      edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
                      roster=roster, indexed=indexed)
     return ids
+
+
+_MINUTE = timedelta(seconds=59, microseconds=999_999)
+
+
+def latest_possible(post: m.Post) -> datetime:
+    """The latest moment *post* may have been made, to find the round it belongs to.
+
+    Why: most forums print times to the minute. A player who answers the opening reply at
+    10:57:50 shows as "10:57", which is before a round opened at 10:57:42; read as printed,
+    the declaration fell before every round and was dropped without a word (walked on a real
+    django-machina thread). A time printed to the minute may stand for any second of it, but
+    never for later than pbp first saw the post. Lateness is still judged on the printed time
+    (the earliest reading), so both readings are the player's benefit of the doubt.
+    """
+    at = post.posted_at
+    if at.second or at.microsecond:
+        return at
+    seen = post.first_seen_at or at
+    return min(at + _MINUTE, max(seen, at))

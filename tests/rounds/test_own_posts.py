@@ -5,6 +5,7 @@ reply, or typing a marker, is still that player's declaration."""
 from __future__ import annotations
 
 import dataclasses
+from datetime import timedelta
 
 from sqlalchemy import select
 
@@ -54,3 +55,29 @@ def test_the_bots_account_without_a_marker_is_read_like_anyone(engine):
     plain = dataclasses.replace(post("r3", "pbp", at(0, 3), "hello"), by_bot=True)
     w.ingest([quoted, plain], now=at(0, 5))
     assert not _post(engine, "r2").is_ours and not _post(engine, "r3").is_ours
+
+
+def test_a_post_printed_to_the_minute_the_round_opened_counts_for_it(engine):
+    """A forum prints the player's answer as 10:57 although the round opened at 10:57:42
+    (machina prints minutes): the post is read for that round, on time (PBP-2: lateness is
+    judged on the printed time)."""
+    w = make_world(engine)
+    opened = at(0).replace(second=42)
+    rid = w.open(opened)
+    printed = opened.replace(second=0)
+    w.ingest([post("p1", "alice", printed, "I attack Goblin Snag with my sword")],
+             now=opened.replace(second=55))
+    decls = w.declarations(rid)
+    assert [a["kind"] for a in decls["aria"][-1].actions] == ["attack"]
+    assert not decls["aria"][-1].late
+
+
+def test_a_post_printed_a_minute_before_the_round_is_not_read_for_it(engine):
+    """The benefit of the doubt covers the printed minute only: a post shown one minute
+    before the opening minute stays outside the round."""
+    w = make_world(engine)
+    opened = at(0).replace(second=42)
+    rid = w.open(opened)
+    w.ingest([post("p1", "alice", opened.replace(second=0) - timedelta(minutes=1),
+                   "I attack Goblin Snag with my sword")], now=opened.replace(second=55))
+    assert "aria" not in w.declarations(rid)
