@@ -199,7 +199,7 @@ def add(s: Session, campaign: Campaign, form: SourceForm) -> tuple[Thread | None
     if d.kind == "forum" and len(d.presets) != 1:
         return None, d
     t = Thread(campaign_id=campaign.id, kind=d.kind, url=url, title=(form.title.data or "").strip(),
-               platform="markdown" if d.kind == "reddit" else "bbcode",
+               platform="markdown" if d.kind == "reddit" else markup_of(d.presets[0]),
                options={"preset": d.presets[0]} if d.kind == "forum" else {})
     s.add(t)
     s.flush()
@@ -327,3 +327,12 @@ def init_app(app: Any) -> None:
     app.jinja_env.tests["engine_mismatch"] = engine_mismatch
     app.jinja_env.filters["engine_name"] = engine_name
     app.register_blueprint(bp)
+
+
+def markup_of(preset: str) -> str:
+    """The markup replies take in a thread of *preset*'s engine (BBCode when unreadable:
+    the source's own check reports the preset)."""
+    try:
+        return load_preset(preset).markup
+    except PbpError:
+        return "bbcode"

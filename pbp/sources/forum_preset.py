@@ -167,10 +167,17 @@ class ForumPreset:
     source: str = ""
     #: a thread address of this engine as a narrator would paste it (shown in the panel)
     example: str = ""
+    #: the markup the engine's posts are written in: replies are rendered in it (a BBCode
+    #: reply on a Markdown forum shows its [b] tags to every player)
+    markup: str = "bbcode"
+
+
+#: what replies can be rendered in (templates/replies/<markup>/)
+MARKUPS = ("bbcode", "markdown", "text")
 
 
 # -- loading ---------------------------------------------------------------------------
-_TOP = {"name", "engine", "description", "example", "format", "thread", "post", "dates", "json", "login",
+_TOP = {"name", "engine", "description", "example", "markup", "format", "thread", "post", "dates", "json", "login",
         "reply", "listing"}
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
@@ -265,6 +272,9 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
             problems.append(f"thread.page_unit must be 'page' or 'offset', not {thread.page_unit!r}")
         if thread.page_unit == "offset" and thread.per_page <= 0:
             problems.append("thread.per_page is needed when thread.page_unit is 'offset'")
+    markup = data.get("markup", "bbcode")
+    if markup not in MARKUPS:
+        problems.append(f"markup must be one of {', '.join(MARKUPS)}, not {markup!r}")
     if reply is not None and reply.kind not in ("form", "api"):
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
@@ -275,7 +285,8 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
     return ForumPreset(name=data.get("name", default_name), engine=data.get("engine", ""),
                        description=data.get("description", ""), format=fmt, thread=thread,
                        post=post, dates=dates, json=json_spec, login=login, reply=reply,
-                       listing=listing, source=where, example=str(data.get("example", "")))
+                       listing=listing, source=where, example=str(data.get("example", "")),
+                       markup=markup)
 
 
 def _section(cls: type, raw: Any, name: str, problems: list[str], required: bool = False) -> Any:

@@ -6,13 +6,21 @@ from __future__ import annotations
 
 import html
 import re
+import tomllib
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from sqlalchemy import func, select
 
-from pbp.sources.forum_preset import available_presets, detect_presets, load_preset
+from pbp.errors import ConfigError
+from pbp.sources.forum_preset import (
+    PRESET_DIR,
+    available_presets,
+    detect_presets,
+    load_preset,
+    preset_from_dict,
+)
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import AuditEntry, Encounter, Post, Thread
 
@@ -293,3 +301,20 @@ def test_a_scenario_file_source_keeps_its_path_and_takes_a_name(alice: Any, ids:
     with session_scope(make_engine(db_url)) as s:
         t = s.get(Thread, tid)
         assert (t.url, t.title, t.kind) == ("var/demo/thread.yaml", "Demo fight", "file")
+
+
+def test_replies_take_the_markup_of_the_engine(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """A thread added on a Markdown engine gets Markdown replies (machina renders Markdown:
+    a BBCode reply showed its [b] tags to every visitor, seen walking a real thread); a
+    BBCode engine keeps BBCode; Reddit is Markdown."""
+    for url, preset in ((MACHINA, ""), (PHPBB, "phpbb3"), (REDDIT, "")):
+        assert _add(alice, ids, url, preset=preset).status_code == 302
+    with session_scope(make_engine(db_url)) as s:
+        platform = {t.url: t.platform for t in s.scalars(
+            select(Thread).where(Thread.campaign_id == ids["campaign"]))}
+    assert (platform[MACHINA], platform[PHPBB], platform[REDDIT]) == ("markdown", "bbcode", "markdown")
+
+
+def test_a_preset_markup_must_be_one_the_replies_know() -> None:
+    with pytest.raises(ConfigError, match="markup must be one of bbcode, markdown, text"):
+        preset_from_dict({**tomllib.loads((PRESET_DIR / "machina.toml").read_text()), "markup": "wiki"})
