@@ -177,3 +177,15 @@ def axe_js() -> Path:
 def output_dir() -> Path:
     OUTPUT.mkdir(parents=True, exist_ok=True)
     return OUTPUT
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def browser_login(page: Any, base: str, name: str = "alice", password: str = sample.PASSWORD) -> None:
+    """Log in through the panel's own form, as a narrator does, and land on the dashboard."""
+    page.goto(f"{base}/login")
+    page.get_by_label("Name").fill(name)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(f"{base}/")

@@ -14,19 +14,13 @@ from typing import Any
 import pytest
 
 from pbp.panel import sample
+from tests.panel.conftest import PHONE, browser_login
 
 pytestmark = [pytest.mark.integration]
 
 DESKTOP = {"width": 1440, "height": 1000}
-PHONE = {"width": 390, "height": 844}
 
 
-def _login(page: Any, base: str) -> None:
-    page.goto(f"{base}/login")
-    page.get_by_label("Name").fill("alice")
-    page.get_by_label("Password").fill(sample.PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/")
 
 
 def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: dict[str, Any],
@@ -36,7 +30,7 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda d: d.accept())
-    _login(page, live_server)
+    browser_login(page, live_server)
     assert page.get_by_role("heading", name="Dashboard").is_visible()
     page.screenshot(path=str(output_dir / "dashboard-desktop.png"), full_page=True)
 
@@ -87,7 +81,7 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
 def test_phone_screenshots(browser: Any, live_server: str, ids: dict[str, Any], output_dir: Path) -> None:
     ctx = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = ctx.new_page()
-    _login(page, live_server)
+    browser_login(page, live_server)
     page.screenshot(path=str(output_dir / "dashboard-phone.png"), full_page=True)
     page.goto(f"{live_server}/encounters/{ids['encounter']}")
     # nothing wider than the screen: the page scrolls down, not sideways
@@ -105,7 +99,7 @@ def test_panel_in_other_languages(browser: Any, live_server: str, ids: dict[str,
                                   lang: str, title: str) -> None:
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
-    _login(page, live_server)
+    browser_login(page, live_server)
     page.locator("#lang-select").select_option(lang)
     page.get_by_role("button", name="Change").click()
     page.wait_for_selector(f"html[lang={lang}]")
@@ -127,7 +121,7 @@ def test_live_refresh_shows_new_posts(browser: Any, live_server: str, ids: dict[
 
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
-    _login(page, live_server)
+    browser_login(page, live_server)
     page.goto(f"{live_server}/encounters/{ids['encounter']}")
     marker = page.evaluate("window.__marker = 42")
     engine = make_engine(db_url)
@@ -153,7 +147,7 @@ def test_accessibility_axe(browser: Any, live_server: str, ids: dict[str, Any], 
     ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)
     page = ctx.new_page()
     if path != "/login":
-        _login(page, live_server)
+        browser_login(page, live_server)
     page.goto(live_server + path.format(**ids))
     page.add_script_tag(path=str(axe_js))
     result = page.evaluate("""async () => {

@@ -15,19 +15,13 @@ from pbp.panel import sample
 from pbp.rounds import service
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Encounter, Reply, Round, Thread
+from tests.panel.conftest import PHONE, browser_login
 
 pytestmark = [pytest.mark.integration]
 
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 
 
-def _login(page: Any, base: str) -> None:
-    page.goto(f"{base}/login")
-    page.get_by_label("Name").fill("alice")
-    page.get_by_label("Password").fill(sample.PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/")
 
 
 def _setup_encounter(db_url: str, ids: dict[str, Any]) -> int:
@@ -60,7 +54,7 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("dialog", lambda d: d.accept())
-    _login(page, live_server)
+    browser_login(page, live_server)
     assert page.locator("#approval-queue").is_visible()          # one queue of held replies
     page.screenshot(path=str(output_dir / "fight-dashboard-queue-desktop.png"), full_page=True)
 
@@ -130,7 +124,7 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     # the same pages on a phone: nothing wider than the screen
     phone = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = phone.new_page()
-    _login(page, live_server)
+    browser_login(page, live_server)
     _fits(page, PHONE["width"])
     page.screenshot(path=str(output_dir / "fight-dashboard-phone.png"), full_page=True)
     page.goto(f"{live_server}/encounters/{ids['encounter']}?round=1")

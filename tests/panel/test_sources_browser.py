@@ -13,22 +13,15 @@ from typing import Any
 
 import pytest
 
-from pbp.panel import sample
+from tests.panel.conftest import PHONE, browser_login
 
 pytestmark = [pytest.mark.integration]
 
 DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
 MACHINA = "http://127.0.0.1:8000/forum/adventures-2/topic/the-ambush-7/"
 PHPBB = "https://forum.example.org/phpBB3/viewtopic.php?f=2&t=33"
 
 
-def _login(page: Any, base: str) -> None:
-    page.goto(f"{base}/login")
-    page.get_by_label("Name").fill("alice")
-    page.get_by_label("Password").fill(sample.PASSWORD)
-    page.get_by_role("button", name="Log in").click()
-    page.wait_for_url(f"{base}/")
 
 
 def _fits(page: Any, width: int) -> None:
@@ -48,7 +41,7 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     page = ctx.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    _login(page, live_server)
+    browser_login(page, live_server)
     campaign = f"{live_server}/campaigns/{ids['campaign']}"
     page.goto(campaign)
 
@@ -126,7 +119,7 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
 def test_sources_on_a_phone(browser: Any, live_server: str, ids: dict[str, Any], output_dir: Path) -> None:
     ctx = browser.new_context(viewport=PHONE, locale="en-US", is_mobile=True, has_touch=True)
     page = ctx.new_page()
-    _login(page, live_server)
+    browser_login(page, live_server)
     page.goto(f"{live_server}/campaigns/{ids['campaign']}")
     _add(page, PHPBB)
     assert page.locator("fieldset.choose-engine").is_visible()
@@ -158,7 +151,7 @@ def test_source_pages_pass_axe(browser: Any, live_server: str, ids: dict[str, An
     """The engine question, the list of engines, the edit and remove pages: WCAG 2 A/AA."""
     ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)   # the CSP refuses axe, rightly
     page = ctx.new_page()
-    _login(page, live_server)
+    browser_login(page, live_server)
     if step in ("choose", "unknown"):
         page.goto(f"{live_server}/campaigns/{ids['campaign']}")
         _add(page, PHPBB if step == "choose" else "https://forum.example.org/board/thread/x")
