@@ -31,7 +31,11 @@ def shared_session(root: str, username: str = "") -> requests.Session:
 
 
 def forget_sessions() -> None:
+    """Drop every cookie jar, closing its pooled connections (a dropped session's sockets
+    would otherwise wait for the garbage collector)."""
     with _sessions_lock:
+        for session in _sessions.values():
+            session.close()
         _sessions.clear()
         _logged_in.clear()
 

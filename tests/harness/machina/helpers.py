@@ -58,20 +58,20 @@ def player_posts(base: str, topic: str, text: str) -> int:
     """The player's browser: log in and reply through machina's own form."""
     from pbp.sources.forum import form_fields
 
-    s = requests.Session()
-    page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
-    data = form_fields(page.select_one("form#login-form"))
-    data.update(username=PLAYER["username"], password=PLAYER["password"])
-    s.post(base + "/accounts/login/", data=data)
-    topic_page = BeautifulSoup(s.get(topic).text, "lxml")
-    reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
-    form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
-    data = form_fields(form)
-    data["content"] = text
-    r = s.post(reply_url, data=data)
-    m = re.search(r"[?&]post=(\d+)", r.url)
-    assert m, (r.status_code, r.url)
-    return int(m.group(1))
+    with requests.Session() as s:   # closed: a pooled socket left to the collector warns
+        page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
+        data = form_fields(page.select_one("form#login-form"))
+        data.update(username=PLAYER["username"], password=PLAYER["password"])
+        s.post(base + "/accounts/login/", data=data)
+        topic_page = BeautifulSoup(s.get(topic).text, "lxml")
+        reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
+        form = BeautifulSoup(s.get(reply_url).text, "lxml").select_one("form[method=post][enctype]")
+        data = form_fields(form)
+        data["content"] = text
+        r = s.post(reply_url, data=data)
+        m = re.search(r"[?&]post=(\d+)", r.url)
+        assert m, (r.status_code, r.url)
+        return int(m.group(1))
 
 
 def visible_posts(topic: str) -> dict[str, str]:
