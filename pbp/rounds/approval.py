@@ -77,7 +77,7 @@ def _restart(rnd: m.Round, now: datetime) -> None:
         return
     length = rnd.deadline - rnd.opens_at
     rnd.opens_at = now
-    rnd.deadline = whole_minute(now + length)
+    rnd.deadline = whole_minute(now + length, length)
     rnd.reminders_sent = []
 
 

@@ -76,10 +76,18 @@ def seeded(source: Callable[[], str]) -> Iterator[None]:
         _seeds.reset(token)
 
 
-def whole_minute(dt: datetime) -> datetime:
-    """*dt* rounded *up* to a whole minute: deadlines are kept at the precision they are
-    printed, so "by 07:09" is exactly the deadline and a round is never shorter than its
-    length (issue 11 item 5)."""
+#: rounds at least this long get whole-minute deadlines; shorter ones (a demo's half-minute
+#: rounds) keep their second, and print it, since a minute would be a large share of them
+WHOLE_MINUTE_FROM = timedelta(minutes=10)
+
+
+def whole_minute(dt: datetime, length: timedelta = WHOLE_MINUTE_FROM) -> datetime:
+    """*dt* rounded *up* to a whole minute for a round of *length*: deadlines are kept at the
+    precision they are printed, so "by 07:09" is exactly the deadline and a round is never
+    shorter than its length (issue 11 item 5). A round shorter than ``WHOLE_MINUTE_FROM``
+    keeps *dt* as it is (the reply then prints its seconds: never earlier than the real one)."""
+    if length < WHOLE_MINUTE_FROM:
+        return dt
     if dt.second or dt.microsecond:
         return dt.replace(second=0, microsecond=0) + timedelta(minutes=1)
     return dt
@@ -106,7 +114,8 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     number, surprise = _next_number(enc, policy)
     seed = seed or (_seeds.get() or seed_source)()
     rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
-                  opens_at=now, deadline=deadline or whole_minute(now + timedelta(hours=policy.round_hours)),
+                  opens_at=now, deadline=deadline or whole_minute(now + timedelta(hours=policy.round_hours),
+                                                    timedelta(hours=policy.round_hours)),
                   seed=seed, commitment=commitment(seed), order=list(enc.order or []))
     try:
         with session.begin_nested():

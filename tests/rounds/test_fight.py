@@ -112,6 +112,14 @@ def test_deadlines_are_kept_on_a_whole_minute_never_shorter_than_the_round():
     assert lifecycle.whole_minute(exact) == exact
 
 
+def test_a_short_round_keeps_its_second():
+    """A round under ten minutes (a demo's half-minute round) is not stretched by up to a
+    minute: its deadline keeps the second, which the reply prints."""
+    odd = datetime(2026, 12, 1, 7, 8, 54, tzinfo=UTC)
+    assert lifecycle.whole_minute(odd, timedelta(seconds=32)) == odd
+    assert lifecycle.whole_minute(odd, timedelta(minutes=10)) == datetime(2026, 12, 1, 7, 9, tzinfo=UTC)
+
+
 def test_a_deadline_never_prints_earlier_than_it_is():
     """07:08:54 must not read "by 07:08": seconds are printed when a deadline has them, a
     fraction of a second rounds up."""
