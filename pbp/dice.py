@@ -169,13 +169,7 @@ def check_expression(expression: str) -> str:
             f"the dice expression is {len(text)} characters long; at most "
             f"{MAX_EXPRESSION_LENGTH} are allowed"
         )
-    depth = deepest = 0
-    for ch in text:
-        if ch == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch == ")":
-            depth -= 1
+    deepest = nesting(text)
     if deepest > MAX_NESTING:
         raise DiceError(f"the dice expression nests {deepest} parentheses deep; at most {MAX_NESTING}")
     terms = len(re.findall(r"\d+|[^\W\d_]+", text))
@@ -334,3 +328,15 @@ def force_faces(spec: str | Iterable[int]) -> list[int]:
     if isinstance(spec, str):
         return [int(x) for x in spec.replace(" ", "").split(",") if x]
     return [int(x) for x in spec]
+
+
+def nesting(text: str) -> int:
+    """How deep *text*'s parentheses nest (d20 recurses once per level: its limit is ours)."""
+    depth = deepest = 0
+    for ch in text:
+        if ch == "(":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch == ")":
+            depth -= 1
+    return deepest

@@ -338,14 +338,7 @@ def _looks_like_one_expression(text: str) -> bool:
 def _check(expression: str) -> tuple[str | None, str | None]:
     if len(expression) > dice.MAX_EXPRESSION_LENGTH:
         return "dice.too_long", str(len(expression))
-    depth = deepest = 0
-    for ch in expression:
-        if ch == "(":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch == ")":
-            depth -= 1
-    if deepest > dice.MAX_NESTING:
+    if dice.nesting(expression) > dice.MAX_NESTING:
         return "dice.too_deep", None
     total = 0
     for count, size in _DICE.findall(expression):
