@@ -140,6 +140,7 @@ def live_server(db_url: str) -> Iterator[str]:
         yield f"http://127.0.0.1:{server.server_port}"
     finally:
         server.shutdown()
+        server.server_close()
         thread.join(5)
 
 

@@ -123,6 +123,7 @@ class FaultProxy:
 
     def stop(self) -> None:
         self.server.shutdown()
+        self.server.server_close()
 
 
 def test_real_forum_500_and_timeouts_then_back(redis_pg_stack: Stack, machina: Any) -> None:

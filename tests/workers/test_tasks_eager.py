@@ -132,3 +132,4 @@ def test_topic_list_watching_polls_only_threads_that_grew(env: Any) -> None:
         assert forum.not_modified >= 1  # 304
     finally:
         server.shutdown()
+        server.server_close()
