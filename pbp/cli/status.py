@@ -70,7 +70,7 @@ def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
                "attempts": r.attempts, "last_error": r.last_error}
               for r in session.scalars(select(Reply).where(Reply.state == "failed").limit(50))]
     retrying = [{"reply": r.id, "attempts": r.attempts, "last_error": r.last_error}
-                for r in session.scalars(select(Reply).where(Reply.state == "pending",
+                for r in session.scalars(select(Reply).where(Reply.state.in_(("pending", "sending")),
                                                              Reply.attempts > 0).limit(50))]
     return {"now": now.isoformat(), "sources": sources, "listings": _listings(session, now),
             "rounds": rounds, "outbox": {"counts": counts, "failed": failed, "retrying": retrying}}

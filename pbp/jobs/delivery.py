@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session
 from ..errors import PbpError
 from ..logs import log_context
 from ..rounds import service
-from ..sources.base import SourceError
+from ..sources.base import SentUnconfirmed, SourceError
 from ..sources.factory import open_source
 from ..store.db import session_scope
 from ..store.models import Reply, Thread
@@ -68,7 +68,9 @@ def record_delivery_failure(session: Session, reply_id: int, exc: BaseException,
     reply.attempts = (reply.attempts or 0) + 1
     reply.last_error = error_note(exc, now)
     if retry_in is not None:
-        reply.state = "pending"
+        # sent but unconfirmed stays "sending": the next try looks, it does not post again
+        unconfirmed = isinstance(exc, SentUnconfirmed) or reply.state == "sending"
+        reply.state = "sending" if unconfirmed else "pending"
         reply.not_before = now + timedelta(seconds=retry_in)
     else:
         reply.state = "failed"

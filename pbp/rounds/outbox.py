@@ -2,7 +2,8 @@
 
 Delivery checks the platform for the reply's marker first (``Source.find_reply``): if
 a previous attempt posted it but the answer was lost, we record that post instead of
-posting again. The caller owns the transaction (workers commit, or record the failure
+posting again. A reply the platform accepted without showing it stays ``sending``
+(:class:`~pbp.sources.base.SentUnconfirmed`): later attempts only look for it. The caller owns the transaction (workers commit, or record the failure
 in a fresh one when the source raises).
 """
 
@@ -13,15 +14,16 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..sources.base import Source
+from ..sources.base import SentUnconfirmed, Source
 from ..store import models as m
 from ..store.queries import previous_part
 from ..store.types import utcnow
 
 
 def pending_replies(session: Session) -> list[int]:
-    """Replies ready to post (approved or not needing approval), oldest first."""
-    return list(session.scalars(select(m.Reply.id).where(m.Reply.state == "pending")
+    """Replies ready to post (approved or not needing approval), and replies sent but not
+    yet confirmed (``sending``: looked for, never posted again), oldest first."""
+    return list(session.scalars(select(m.Reply.id).where(m.Reply.state.in_(("pending", "sending")))
                                 .order_by(m.Reply.id)))
 
 
@@ -46,6 +48,9 @@ def deliver_reply(session: Session, reply_id: int, source: Source, *,
     now = now or utcnow()
     reply.attempts = (reply.attempts or 0) + 1
     found = source.find_reply(reply.marker)
+    if found is None and reply.state == "sending":
+        raise SentUnconfirmed("the reply was sent earlier but does not show in the thread yet; "
+                              "pbp keeps looking for it and will not post it twice")
     platform_id = found if found is not None else source.reply(
         reply.body, reply.marker, in_reply_to=reply.in_reply_to)
     reply.platform_id = platform_id

@@ -104,6 +104,18 @@ class LayoutError(SourceError):
     """A selector matched nothing on a page that should have posts: names selector and URL."""
 
 
+class SentUnconfirmed(SourceError):
+    """The platform accepted a reply, but pbp could not see it in the thread yet.
+
+    Why its own class: posting again would double the reply. The outbox keeps such a
+    reply ``sending`` and later attempts only look for its marker
+    (:meth:`Source.find_reply`); they never post it again by themselves."""
+
+    def __init__(self, message: str = "the reply was sent but does not show in the thread yet",
+                 *, where: str | None = None, retry_after: float = 60.0) -> None:
+        super().__init__(message, where=where, retry_after=retry_after)
+
+
 def same_account(author: str | None, bot: str | None) -> bool:
     """Whether *author* is the bot's account: case-insensitive, a ``u/`` prefix ignored;
     never when the source does not know its account.

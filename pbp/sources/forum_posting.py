@@ -14,7 +14,14 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urljoin
 
-from .base import FetchResult, LayoutError, SourceError, is_bot_reply, mark_bot_posts
+from .base import (
+    FetchResult,
+    LayoutError,
+    SentUnconfirmed,
+    SourceError,
+    is_bot_reply,
+    mark_bot_posts,
+)
 from .forum_page import soup_of
 from .forum_session import ForumAccount, form_fields
 from .http import Response, retry_after_seconds
@@ -66,17 +73,37 @@ class ThreadPoster(ForumAccount):
             if errors:
                 msg = "; ".join(e.get_text(" ", strip=True) for e in errors)[:300]
                 raise SourceError(f"the forum refused the reply: {msg}", where=action)
-        found = self.find_reply(marker)
+        return self._confirm(marker, action)
+
+    def _confirm(self, marker: str, where: str) -> str:
+        """The id of a reply the forum accepted without naming it (SMF 2.1 redirects to
+        ``topic=T.new#new``), found by its marker; any trouble finding it is
+        :class:`SentUnconfirmed` — retried by looking again, never by posting again."""
+        try:
+            found = self.find_reply(marker)
+        except SourceError as exc:
+            raise SentUnconfirmed(f"the reply was sent; confirming it failed: {exc}",
+                                  where=where) from exc
         if found:
             return found
-        raise SourceError("the reply was sent but does not show in the thread", where=action,
-                          retry_after=60)
+        raise SentUnconfirmed(where=where)
 
     def _post_id(self, resp: Response) -> str | None:
+        """The new post's id from where the answer sent us (redirects, a meta refresh, or a
+        short "message posted" page). Never from a thread page's text: SMF 2.1 lands on
+        ``topic=T.new#new``, whose links name *other* posts (``?msg=17``)."""
         pattern = self.preset.reply.post_id_pattern if self.preset.reply else None
         if pattern is None:
             return None
-        for candidate in [resp.url, *reversed(resp.redirects), resp.text[:200_000]]:
+        candidates = [resp.url, *reversed(resp.redirects)]
+        page = soup_of(resp.text[:200_000]) if resp.content else None
+        if page is not None:
+            candidates += [str(meta.get("content") or "") for meta in page.select("meta[http-equiv]")
+                           if str(meta.get("http-equiv")).lower() == "refresh"]
+            post = self.preset.post
+            if post is None or not page.select(post.container):
+                candidates.append(resp.text[:200_000])
+        for candidate in candidates:
             m = pattern.search(candidate)
             if m:
                 return next((g for g in m.groups() if g), m.group(0))
