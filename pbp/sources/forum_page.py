@@ -172,14 +172,20 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
         for junk in body_el.select(css):
             junk.decompose()
     body_html = body_el.decode_contents().strip()
+    stable = body_html
     quotes: list[dict[str, str]] = []
     if spec.quote:
         found = body_el.select(spec.quote)
         inside = {id(x) for x in found}
         for q in [x for x in found if not any(id(a) in inside for a in x.parents)]:
             who = q.select_one(spec.quote_author) if spec.quote_author else None
-            quotes.append({"author": who.get_text(" ", strip=True) if who else "",
-                           "text": html_to_text(q)})
+            quoted = _quote_author(who, spec.quote_author_pattern)
+            if who is not None:
+                # a quote's header prints the quoted post's time ("6 minutes ago", "Today
+                # at"): its rendering changes by itself, so it is no part of the revision
+                stable = stable.replace(who.decode(), "")
+                who.decompose()
+            quotes.append({"author": quoted, "text": html_to_text(q)})
             q.decompose()
     text = html_to_text(body_el)
     edited_at = None
@@ -196,13 +202,23 @@ def _post(el: Tag, scope: Tag, preset: ForumPreset, url: str, page_no: int,
     except (KeyError, IndexError):
         link = ""
     link = link or f"{url}#{pid}"
-    stable = body_html
     for pattern in preset.thread.volatile:   # session ids in links are not edits
         stable = pattern.sub("", stable)
     return PostRecord(platform_id=pid, author=author, posted_at=posted_at, body=body_html,
                       text=text, fmt="html", edited_at=edited_at, url=link,
                       revision=revision_hash(stable),
                       extra={"page": page_no, "quotes": quotes})
+
+
+def _quote_author(who: Tag | None, pattern: re.Pattern[str] | None) -> str:
+    """The quoted post's author out of its header ("player Wrote:", "Quote from: player
+    on Today at 10:47 AM"); the whole header when the preset gives no pattern."""
+    if who is None:
+        return ""
+    text = who.get_text(" ", strip=True)
+    if pattern is None:
+        return text
+    return (_pattern(text, pattern) or text).strip()
 
 
 def _posted_at(el: Tag, scope: Tag, preset: ForumPreset, selectors: Selectors,

@@ -90,6 +90,7 @@ class PostSpec:
     body_exclude: tuple[str, ...] = ()
     quote: str = ""
     quote_author: str = ""
+    quote_author_pattern: re.Pattern[str] | None = None
     edited: Selectors | None = None
     edited_pattern: re.Pattern[str] | None = None
 
@@ -181,7 +182,8 @@ _TOP = {"name", "engine", "description", "example", "markup", "format", "thread"
         "reply", "listing"}
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
-               "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern"}
+               "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern",
+               "quote_author_pattern"}
 _REGEX_LISTS = {"missing_text", "volatile", "flood_patterns"}
 _SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_post"}
 _CSS_KEYS = {"container", "scope", "page_links", "quote", "quote_author", "form", "failure",

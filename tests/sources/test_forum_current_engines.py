@@ -114,7 +114,52 @@ def test_a_quote_is_kept_apart_from_the_post() -> None:
     post = next(p for p in page.posts if p.platform_id == "6")
     assert "1d20+5" not in post.text
     assert "1d20+5" in post.extra["quotes"][0]["text"]
-    assert "player" in post.extra["quotes"][0]["author"]
+    assert post.extra["quotes"][0]["author"] == "player"     # quote_author_pattern
+
+
+# the post quoting another, per capture (truth.json: MyBB pid 6 and SMF msg 7 quote the
+# attack of post 2 / msg 3), on the second page of both captures
+QUOTING = {"mybb18": "6", "smf21": "7"}
+
+
+def _two_renderings(engine: str) -> list[tuple[str, str]]:
+    """One unchanged page 2, with its quote header printed two ways. MyBB: the fresh and
+    the aged capture ("6 minutes ago" / the date). SMF prints the quote's own date, "Today
+    at 10:47 AM" in every capture; the day after, the same header reads as the board's
+    time format (`%b %d, %Y, %I:%M %p`, README), so that is the second rendering."""
+    if engine == "mybb18":
+        return [(n, _page(engine, n)) for n in ("topic_p2_fresh.html", "topic_p2_aged.html")]
+    today = _page(engine, "topic_p2_aged.html")
+    tomorrow = today.replace("Quote from: player on <strong>Today</strong> at 10:47 AM",
+                             "Quote from: player on Dec 01, 2026, 10:47 AM")
+    assert tomorrow != today
+    return [("topic_p2_aged.html", today), ("topic_p2_aged.html", tomorrow)]
+
+
+@pytest.mark.parametrize("engine", sorted(ENGINES))
+def test_quote_headers_dates_stay_out_of_the_revision(engine: str) -> None:
+    """Issue 14 point 8: a quote's header prints the quoted post's time ("6 minutes ago",
+    "Today at 10:47 AM"); its rendering changes with the clock, not with an edit, so it
+    gives no "edited". The author is read out of the header (quote_author_pattern); an
+    edit of the post's own words still changes the revision."""
+    preset, _, headers = _load(engine)
+    cites, revisions, authors = set(), set(), set()
+
+    def quoting(name: str, html: str) -> Any:
+        return next(p for p in parse_html_page(html, preset, headers[name]["url"], 2).posts
+                    if p.platform_id == QUOTING[engine])
+
+    for name, html in _two_renderings(engine):
+        cites.add(" ".join(c.get_text(" ", strip=True) for c in soup_of(html).select("cite")))
+        post = quoting(name, html)
+        revisions.add(post.revision)
+        authors.add(post.extra["quotes"][0]["author"])
+    assert len(cites) == 2, "the two renderings should print the quote header differently"
+    assert len(revisions) == 1
+    assert authors == {"player"}
+    name, html = _two_renderings(engine)[0]
+    edited = quoting(name, html.replace("Repito o que disse", "Repito o que eu disse"))
+    assert edited.revision not in revisions
 
 
 @pytest.mark.parametrize("engine", sorted(ENGINES))

@@ -249,11 +249,12 @@ BODIES = {
     ("discourse/discourse_api_topic.json", "226"): "What? So I have to post this every day?",
 }
 # Quotes of other posts are kept apart from the post's own text: (file, id) -> quoted author
+#: the quoted post's author, out of the quote's header by the preset's quote_author_pattern
 QUOTES = {
-    ("phpbb3/ptforum_raspberrypi_viewtopic_t28017.html", "248964"): ["Max wrote:"],
+    ("phpbb3/ptforum_raspberrypi_viewtopic_t28017.html", "248964"): ["Max"],
     ("vbulletin3/ocuk_mobile_overclockersuk_vb373_showthread.html", "19024325"): ["Lashout_UK"],
-    ("vbulletin-derived/pyawful_somethingawful_showthread.html", "543571595"): ["Songbearer posted:"],
-    ("forumotion/sm-portugal_t6971-mugen-o-jogo-mais-legal.html", "377410"): ["SofiaFlower escreveu:"],
+    ("vbulletin-derived/pyawful_somethingawful_showthread.html", "543571595"): ["Songbearer"],
+    ("forumotion/sm-portugal_t6971-mugen-o-jogo-mais-legal.html", "377410"): ["SofiaFlower"],
 }
 
 
