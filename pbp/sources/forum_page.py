@@ -39,6 +39,8 @@ class Page:
     posts: list[PostRecord]
     last_page: int | None = None
     stream: list[str] | None = None     # Discourse: every post id of the topic, in order
+    #: the numbers the page links carry (offsets where ``page_unit = "offset"``)
+    link_numbers: tuple[int, ...] = ()
 
 
 def html_to_text(el: Tag) -> str:
@@ -122,8 +124,10 @@ def _pattern(value: str, pattern: re.Pattern[str] | None) -> str | None:
 
 
 def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, *,
-                    groups: Mapping[str, str] | None = None, now: datetime | None = None) -> Page:
-    """Posts of one thread page. *groups* are the thread pattern's named groups (permalinks)."""
+                    groups: Mapping[str, str] | None = None, now: datetime | None = None,
+                    per_page: int | None = None) -> Page:
+    """Posts of one thread page. *groups* are the thread pattern's named groups (permalinks);
+    *per_page* the posts per page the board was seen to show (else the preset's)."""
     spec, thread = preset.post, preset.thread
     assert spec is not None
     for pat in thread.missing_text:
@@ -141,7 +145,10 @@ def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
     for el in containers:
         scope = _scope_of(el, spec.scope)
         posts.append(_post(el, scope, preset, url, page_no, groups or {}, now))
-    return Page(url=url, posts=posts, last_page=_last_page(soup, preset, page_no, url))
+    numbers = _link_numbers(soup, preset, url)
+    step = per_page or thread.per_page
+    pages = [n // step + 1 if thread.page_unit == "offset" else n for n in numbers]
+    return Page(url=url, posts=posts, last_page=max([page_no, *pages]), link_numbers=numbers)
 
 
 def _required(el: Tag, scope: Tag, sel: Selectors, what: str, url: str,
@@ -245,21 +252,17 @@ def _with_author(pattern: str, author: str) -> re.Pattern[str]:
     return re.compile(pattern.replace("{author}", re.escape(author)), re.DOTALL)
 
 
-def _last_page(soup: BeautifulSoup, preset: ForumPreset, page_no: int, url: str) -> int:
+def _link_numbers(soup: BeautifulSoup, preset: ForumPreset, url: str) -> tuple[int, ...]:
+    """The page numbers (or offsets) the pagination links name, in page order."""
     thread = preset.thread
-    best = page_no
     if not thread.page_links or thread.page_link_pattern is None:
-        return best
+        return ()
+    found: list[int] = []
     for a in soup.select(thread.page_links):
-        href = a.get("href") or ""
-        m = thread.page_link_pattern.search(urljoin(url, str(href)))
-        if not m:
-            continue
-        n = int(m.group(1))
-        if thread.page_unit == "offset":
-            n = n // thread.per_page + 1
-        best = max(best, n)
-    return best
+        m = thread.page_link_pattern.search(urljoin(url, str(a.get("href") or "")))
+        if m:
+            found.append(int(m.group(1)))
+    return tuple(sorted(set(found)))
 
 
 # -- Discourse JSON ---------------------------------------------------------------------

@@ -9,6 +9,7 @@ thread's URL groups, the polite HTTP client — and the reading itself; logging 
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -16,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ..settings import Settings
-from .base import FetchResult, PostRecord, SourceError
+from .base import FetchResult, LayoutError, PostRecord, SourceError
 from .forum_page import Page, parse_discourse_json, parse_html_page, soup_of
 from .forum_preset import ForumPreset
 from .http import PoliteClient, Response, retry_after_seconds
@@ -36,12 +37,17 @@ class ThreadReader:
     client: PoliteClient
     backfill_pages: int | None
     seen_limit: int
+    #: posts per page as the board was seen to show them (offset paging), else None
+    learned_per_page: int | None = None
 
     # -- URLs ----------------------------------------------------------------------------
+    def per_page(self) -> int:
+        return self.learned_per_page or self.preset.thread.per_page
+
     def page_url(self, page: int) -> str:
         t = self.preset.thread
         template = t.first_page_url if page == 1 and t.first_page_url else t.page_url
-        return template.format(**self.groups, page=page, offset=(page - 1) * t.per_page)
+        return template.format(**self.groups, page=page, offset=(page - 1) * self.per_page())
 
     # -- reading -------------------------------------------------------------------------
     def fetch(self, cursor: Mapping[str, Any] | None) -> FetchResult:
@@ -49,6 +55,8 @@ class ThreadReader:
         cur = dict(cursor or {})
         if cur and cur.get("v") != CURSOR_VERSION:
             cur = {}
+        if isinstance(cur.get("per_page"), int) and cur["per_page"] > 0:
+            self.learned_per_page = cur["per_page"]
         if self.preset.format == "discourse-json":
             posts, new_cur, unchanged = self._fetch_json(cur)
         else:
@@ -142,7 +150,7 @@ class ThreadReader:
                                   change="deleted", url=self.url))
         final = max(pages)
         resp = responses[final]
-        cursor = {"v": CURSOR_VERSION, "page": final,
+        cursor = {"v": CURSOR_VERSION, "page": final, "per_page": self.learned_per_page,
                   "page_ids": [p.platform_id for p in pages[final].posts],
                   "page_hash": self._page_hash(resp), **_validators(resp),
                   "seen": [[k, v] for k, v in list(seen.items())[-self.seen_limit:]]}
@@ -193,15 +201,47 @@ class ThreadReader:
                   "seen": [[k, v] for k, v in list(seen.items())[-self.seen_limit:]]}
         return out, cursor, False
 
-    def _get_page(self, page: int, *, etag: str | None = None,
-                  last_modified: str | None = None) -> Response | None:
+    def _get_page(self, page: int, *, etag: str | None = None, last_modified: str | None = None,
+                  followed: bool = False) -> Response | None:
         url = self.page_url(page)
         resp = self.client.get(url, etag=etag, last_modified=last_modified)
         if resp.status in self.preset.thread.missing_status:
             if page == 1:
                 raise SourceError(f"thread not found (HTTP {resp.status})", where=url)
             return None
-        return self._check(resp, url)
+        resp = self._check(resp, url)
+        if resp.redirects and self._followed_a_move(resp, url) and not followed:
+            return self._get_page(page, etag=etag, last_modified=last_modified, followed=True)
+        if resp.redirects and page > 1 and self._landed_on(resp.url) != page:
+            return None     # the forum sent page N elsewhere: that page is missing
+        return resp
+
+    def _followed_a_move(self, resp: Response, asked: str) -> bool:
+        """Whether a redirect moved the thread (a new slug): the thread's URL groups are
+        updated and the page must be asked again. A redirect out of the thread is an error
+        that says where it went, never a page read as if it were the one asked for."""
+        m = self.preset.thread.pattern.match(resp.url)
+        if not m:
+            raise SourceError(f"the thread's address now leads to {resp.url}, which is not a "
+                              f"thread page of this forum", where=asked)
+        found = {k: v for k, v in m.groupdict().items() if v is not None and k != "root"}
+        if found.get("tid", self.topic_id) != self.topic_id:
+            raise SourceError(f"the thread now redirects to another topic ({resp.url}): it was "
+                              f"moved or merged; add that thread instead", where=asked)
+        moved = {k: v for k, v in found.items() if self.groups.get(k) != v}
+        if not moved:
+            return False
+        self.groups.update(moved)
+        return True
+
+    def _landed_on(self, url: str) -> int:
+        """The page number a final URL shows (1 when it names none)."""
+        t = self.preset.thread
+        m = t.page_link_pattern.search(url) if t.page_link_pattern else None
+        if not m:
+            return 1
+        n = int(m.group(1))
+        return n // self.per_page() + 1 if t.page_unit == "offset" else n
 
     def _check(self, resp: Response, where: str) -> Response:
         if resp.status == 304 or resp.status < 400:
@@ -219,7 +259,30 @@ class ThreadReader:
         text = resp.text
         if self.preset.format == "discourse-json" and text.lstrip().startswith("{"):
             return parse_discourse_json(text, self.preset, resp.url)
-        return parse_html_page(text, self.preset, resp.url, page, groups=self.groups)
+        parsed = parse_html_page(text, self.preset, resp.url, page, groups=self.groups,
+                                 per_page=self.per_page())
+        if page == 1 and self._learn_per_page(parsed, resp.url):
+            parsed = parse_html_page(text, self.preset, resp.url, page, groups=self.groups,
+                                     per_page=self.per_page())
+        return parsed
+
+    def _learn_per_page(self, first: Page, where: str) -> bool:
+        """Offset paging (SMF ``topic=T.15``, phpBB ``start=15``) builds every page's URL
+        from posts per page; a wrong ``per_page`` silently skips posts. Page 1 of a thread
+        with more pages shows exactly that many posts, and its links step by it: learn it
+        (kept in the cursor), or say which setting is wrong when the two disagree."""
+        if self.preset.thread.page_unit != "offset":
+            return False
+        offsets = [n for n in first.link_numbers if n > 0]
+        if not offsets or len(first.posts) == self.per_page():
+            return False
+        shown, step = len(first.posts), math.gcd(*offsets)
+        if step != shown:
+            raise LayoutError(f"page 1 shows {shown} posts but its page links step by {step}: "
+                              f"set thread.per_page in the preset to the board's posts per page",
+                              where=where)
+        self.learned_per_page = shown
+        return True
 
     def _page_hash(self, resp: Response) -> str:
         text = resp.text

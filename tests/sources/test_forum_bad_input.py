@@ -261,3 +261,45 @@ def test_deletions_that_shrink_the_thread_are_not_mistaken(forum: Any) -> None:
     again = src.fetch(got.cursor)
     assert sorted((p.platform_id, p.change) for p in again.posts) == sorted(
         [(str(i), "deleted") for i in (9, 10, 11, 12, 13, 14)] + [("17", "new")])
+
+
+OLD_SLUG = "/forum/forum/adventures-2/topic/the-old-cave-1/"
+
+
+def test_a_renamed_thread_is_followed_to_its_new_address(forum: Any) -> None:
+    """issue 14 point 2: the thread was renamed; its old address answers every page with
+    a redirect to the new one's page 1. pbp follows the new address for every page and
+    reads all 12 posts, instead of reading page 1 three times as pages 1, 2 and 3."""
+    state, base = forum
+    state.add(12)
+    state.raw[OLD_SLUG] = (301, b"", {"Location": TOPIC})
+    s = load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1 (+ci)"})
+    client = PoliteClient(user_agent=s.user_agent, min_interval=0, allowed_hosts={"127.0.0.1"})
+    src = ForumSource(base + OLD_SLUG, "machina", settings=s, client=client)
+    got = src.fetch(None)
+    assert [p.platform_id for p in got.posts] == [str(i) for i in range(1, 13)]
+    assert got.cursor["page"] == 3
+    assert src.page_url(3) == f"{base}{TOPIC}?page=3"
+
+
+def test_a_page_sent_back_to_page_one_is_missing_not_read_as_itself(forum: Any) -> None:
+    """issue 14 point 2: page 3 redirects to page 1 of the same thread (the forum lost
+    it): a retryable error naming page 3, and no cursor that claims page 3 was read."""
+    state, base = forum
+    state.add(12)
+    state.fail[(TOPIC, 3)] = (302, b"", {"Location": TOPIC})
+    with pytest.raises(SourceError) as err:
+        make(base).fetch(None)
+    assert "page 3 vanished" in str(err.value) and err.value.retryable
+
+
+def test_a_redirect_out_of_the_thread_says_where_it_went(forum: Any) -> None:
+    """issue 14 point 2: the thread's address now leads to the forum's index (deleted,
+    or access withdrawn): an error that says where, never the index read as a thread."""
+    state, base = forum
+    state.add(3)
+    state.fail[(TOPIC, 1)] = (302, b"", {"Location": "/forum/"})
+    state.raw["/forum/"] = (200, b"<html><body><h1>Forums</h1></body></html>",
+                            {"Content-Type": "text/html"})
+    with pytest.raises(SourceError, match=r"now leads to http://127\.0\.0\.1:\d+/forum/"):
+        make(base).fetch(None)
