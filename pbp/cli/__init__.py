@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import bench, encounter, narrator, parse, serve, simulate, status, verify
+from . import bench, encounter, narrator, parse, preset, serve, simulate, status, verify
 from .common import guarded
 
 
@@ -30,7 +30,7 @@ def cli() -> None:
 
 
 for _command in (bench.command, encounter.command, narrator.command, parse.command,
-                 serve.command, simulate.command, status.command, verify.command):
+                 preset.command, serve.command, simulate.command, status.command, verify.command):
     cli.add_command(_command)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -137,18 +137,35 @@ def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
         m = thread.pattern.match(url)
         groups = {k: v for k, v in m.groupdict().items() if v is not None} if m else {}
     soup = soup_of(text)
-    containers = soup.select(spec.container)
-    if not containers:
-        raise LayoutError(f"post container selector {spec.container!r} matched nothing "
-                          f"(layout changed, or not a thread page)", where=url)
     posts: list[PostRecord] = []
-    for el in containers:
-        scope = _scope_of(el, spec.scope)
-        posts.append(_post(el, scope, preset, url, page_no, groups or {}, now))
-    numbers = _link_numbers(soup, preset, url)
+    for read in each_post(soup, preset, url, page_no, groups, now):
+        if isinstance(read, LayoutError):
+            raise read
+        posts.append(read)
+    numbers = link_numbers(soup, preset, url)
     step = per_page or thread.per_page
     pages = [n // step + 1 if thread.page_unit == "offset" else n for n in numbers]
     return Page(url=url, posts=posts, last_page=max([page_no, *pages]), link_numbers=numbers)
+
+
+def each_post(soup: BeautifulSoup, preset: ForumPreset, url: str, page_no: int,
+              groups: Mapping[str, str], now: datetime | None) -> Iterator[PostRecord | LayoutError]:
+    """Each post container of a page read on its own: the post, or what stopped it.
+
+    Why one at a time: reading stops at the first unreadable post (a thread that cannot be
+    read whole must not be half-read), but ``pbp preset check`` shows every problem."""
+    spec = preset.post
+    assert spec is not None
+    containers = soup.select(spec.container)
+    if not containers:
+        yield LayoutError(f"post container selector {spec.container!r} matched nothing "
+                          f"(layout changed, or not a thread page)", where=url)
+        return
+    for el in containers:
+        try:
+            yield _post(el, _scope_of(el, spec.scope), preset, url, page_no, groups, now)
+        except LayoutError as exc:
+            yield exc
 
 
 def _required(el: Tag, scope: Tag, sel: Selectors, what: str, url: str,
@@ -252,7 +269,7 @@ def _with_author(pattern: str, author: str) -> re.Pattern[str]:
     return re.compile(pattern.replace("{author}", re.escape(author)), re.DOTALL)
 
 
-def _link_numbers(soup: BeautifulSoup, preset: ForumPreset, url: str) -> tuple[int, ...]:
+def link_numbers(soup: BeautifulSoup, preset: ForumPreset, url: str) -> tuple[int, ...]:
     """The page numbers (or offsets) the pagination links name, in page order."""
     thread = preset.thread
     if not thread.page_links or thread.page_link_pattern is None:
