@@ -59,6 +59,8 @@ class Settings:
     user_agent: str = "pbp/0.1"
     min_host_interval: float = 2.0
     poll_interval: int = 60
+    #: hours between full re-reads of a forum thread (edits on earlier pages); 0: never
+    full_reread_hours: float = 6.0
     deadline_sweep_interval: int = 60
     approval_mode: bool = False
     panel_host: str = "127.0.0.1"

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -208,8 +209,11 @@ def add(s: Session, campaign: Campaign, form: SourceForm) -> tuple[Thread | None
 
 
 def _described(t: Thread) -> dict[str, Any]:
-    return {"kind": t.kind, "url": t.url, "title": t.title, "preset": (t.options or {}).get("preset"),
-            "active": t.active}
+    described = {"kind": t.kind, "url": t.url, "title": t.title,
+                 "preset": (t.options or {}).get("preset"), "active": t.active}
+    if (t.options or {}).get("reread_requested_at"):
+        described["reread_requested_at"] = t.options["reread_requested_at"]
+    return described
 
 
 def _thread_or_404(s: Session, thread_id: int) -> tuple[Thread, Campaign]:
@@ -287,6 +291,25 @@ def pause(thread_id: int):  # type: ignore[no-untyped-def]
           _("Source paused: pbp reads no new post from it until you resume it. Rounds in this thread "
             "still close at their deadlines."), "ok")
     return _back(campaign)
+
+
+@bp.route("/<int:thread_id>/reread", methods=["POST"])
+@login_required
+def reread(thread_id: int):  # type: ignore[no-untyped-def]
+    """Ask the workers to read every page of a forum thread at its next poll (edits on
+    earlier pages; issue 14 point 7). Only the thread's options change: the worker owns
+    the cursor and compares its last full read with this request's time."""
+    s = db_session()
+    t, campaign = _thread_or_404(s, thread_id)
+    if not FlaskForm().validate_on_submit() or t.kind != "forum":
+        abort(400)
+    before = _described(t)
+    t.options = {**(t.options or {}), "reread_requested_at": time.time()}
+    t.next_poll = None
+    audit_write(s, campaign.id, "thread.reread", "thread", t.id, before, _described(t))
+    s.commit()
+    flash(_("The whole thread will be read again at the next poll."), "ok")
+    return redirect(url_for("sources.edit", thread_id=t.id))
 
 
 def _played(s: Session, t: Thread) -> tuple[list[Encounter], list[Encounter]]:

@@ -93,8 +93,11 @@ class ForumSource(ThreadPoster):
     @classmethod
     def from_options(cls, url: str, options: Mapping[str, Any], settings: Settings) -> ForumSource:
         """The factory's entry point: a Thread row's options (``preset``, ``allowed_hosts``,
-        ``overrides``, ``backfill_pages``); credentials never come from options."""
+        ``overrides``, ``backfill_pages``, ``reread_requested_at``: a narrator asked for the
+        whole thread to be read again); credentials never come from options."""
         opts = dict(options)
-        return cls(url, opts.get("preset", "machina"), settings=settings,
-                   allowed_hosts=opts.get("allowed_hosts"), overrides=opts.get("overrides"),
-                   backfill_pages=opts.get("backfill_pages"))
+        source = cls(url, opts.get("preset", "machina"), settings=settings,
+                     allowed_hosts=opts.get("allowed_hosts"), overrides=opts.get("overrides"),
+                     backfill_pages=opts.get("backfill_pages"))
+        source.reread_requested_at = float(opts.get("reread_requested_at") or 0)
+        return source

@@ -39,6 +39,8 @@ class ThreadReader:
     seen_limit: int
     #: posts per page as the board was seen to show them (offset paging), else None
     learned_per_page: int | None = None
+    #: when a narrator last asked for the whole thread to be read again (epoch seconds)
+    reread_requested_at: float = 0.0
 
     # -- URLs ----------------------------------------------------------------------------
     def per_page(self) -> int:
@@ -71,6 +73,8 @@ class ThreadReader:
         responses: dict[int, Response] = {}
         known: int | None = cur.get("page")
         last = 1
+        if known and self._full_reread_due(cur):
+            return self._fetch_full(cur, seen)
         if known:
             resp = self._get_page(known, etag=cur.get("etag"), last_modified=cur.get("last_modified"))
             if resp is not None:
@@ -118,10 +122,49 @@ class ThreadReader:
             if resp is None:
                 break
             pages[below], responses[below] = self._parse(resp, below), resp
-        return self._classify(pages, responses, seen, old_ids)
+        return self._classify(pages, responses, seen, old_ids, cur,
+                              full=not cur and not self.backfill_pages)
+
+    def _full_reread_due(self, cur: Mapping[str, Any]) -> bool:
+        """Whether this poll reads every page: edits on earlier pages are only seen that
+        way (a poll reads the last page). Every ``full_reread_hours``, and at once when a
+        narrator asked for it after the last full read."""
+        done = float(cur.get("full_at") or 0)
+        if self.reread_requested_at > done:
+            return True
+        hours = self.settings.full_reread_hours if self.settings is not None else 6.0
+        return hours > 0 and datetime.now(UTC).timestamp() - done >= hours * 3600
+
+    def _fetch_full(self, cur: dict[str, Any],
+                    seen: dict[str, str]) -> tuple[list[PostRecord], dict[str, Any], bool]:
+        """Every page, parsed only where its hash changed since the last full read (an
+        unchanged page holds no edit). Posts gone from a page read are deletions."""
+        hashes: dict[str, str] = dict(cur.get("page_hashes") or {})
+        pages: dict[int, Page] = {}
+        responses: dict[int, Response] = {}
+        n, last = 1, 1
+        while n <= last:
+            resp = self._get_page(n)
+            if resp is None:
+                break
+            digest = self._page_hash(resp)
+            if n == 1 or n == last or hashes.get(str(n)) != digest:
+                pages[n], responses[n] = self._parse(resp, n), resp
+                last = max(last, pages[n].last_page or n)
+            hashes[str(n)] = digest
+            n += 1
+        old_ids = [str(i) for i in cur.get("page_ids") or []]
+        posts, cursor, _ = self._classify(pages, responses, seen, old_ids,
+                                          {**cur, "page_hashes": hashes}, full=True)
+        # a post nobody saw on a page before the one polled was read long ago (before a
+        # backfill limit, or out of the cursor's memory): not news to report now
+        known = int(cur.get("page") or 1)
+        return [p for p in posts if p.change != "new" or int(p.extra.get("page", known)) >= known], \
+            cursor, False
 
     def _classify(self, pages: dict[int, Page], responses: dict[int, Response],
-                  seen: dict[str, str], old_ids: list[str]) -> tuple[list[PostRecord], dict[str, Any], bool]:
+                  seen: dict[str, str], old_ids: list[str], cur: Mapping[str, Any],
+                  full: bool) -> tuple[list[PostRecord], dict[str, Any], bool]:
         order = list(seen)
         index = {pid: i for i, pid in enumerate(order)}
         out: list[PostRecord] = []
@@ -150,9 +193,13 @@ class ThreadReader:
                                   change="deleted", url=self.url))
         final = max(pages)
         resp = responses[final]
+        hashes = dict(cur.get("page_hashes") or {})
+        hashes.update({str(n): self._page_hash(r) for n, r in responses.items()})
         cursor = {"v": CURSOR_VERSION, "page": final, "per_page": self.learned_per_page,
                   "page_ids": [p.platform_id for p in pages[final].posts],
                   "page_hash": self._page_hash(resp), **_validators(resp),
+                  "page_hashes": {k: v for k, v in hashes.items() if int(k) <= final},
+                  "full_at": now.timestamp() if full else cur.get("full_at"),
                   "seen": [[k, v] for k, v in list(seen.items())[-self.seen_limit:]]}
         return out, cursor, False
 

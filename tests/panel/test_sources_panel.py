@@ -230,6 +230,25 @@ def test_pause_and_resume(alice: Any, ids: dict[str, Any], db_url: str) -> None:
     assert "paused</span>" not in alice.get("/").text
 
 
+def test_read_the_whole_thread_again(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """issue 14 point 7: the narrator asks for every page to be read again (edits on
+    earlier pages): the request's time lands in the thread's options (the worker compares
+    it with its last full read), the poll is due now, audited; CSRF needed."""
+    url = f"/sources/{ids['thread']}/reread"
+    assert alice.post(url, {}, csrf=False).status_code == 400
+    assert "reread_requested_at" not in _threads(db_url, ids["campaign"])[0][2]
+    before = datetime.now(UTC).timestamp()
+    r = alice.post(url, {})
+    assert r.status_code == 302 and r.headers["Location"].endswith(f"/sources/{ids['thread']}")
+    assert "read again at the next poll" in alice.get(r.headers["Location"]).text
+    with session_scope(make_engine(db_url)) as s:
+        t = s.get(Thread, ids["thread"])
+        assert t.options["reread_requested_at"] >= before and t.next_poll is None
+        assert t.url.endswith("viewtopic.php?t=1") and t.active   # the rest kept
+        actions = list(s.scalars(select(AuditEntry.action).where(AuditEntry.entity == "thread")))
+    assert actions == ["thread.reread"]
+
+
 # --- remove --------------------------------------------------------------------------------
 
 def test_a_played_source_cannot_be_removed(alice: Any, ids: dict[str, Any], db_url: str) -> None:

@@ -109,6 +109,43 @@ def test_pages_walk_back_edits_and_deletions(machina_any: Any, new_topic: Any) -
     assert src.fetch(changed.cursor).posts == []
 
 
+def test_an_edit_on_an_earlier_page_is_seen_by_the_full_re_read(machina: Any, new_topic: Any) -> None:
+    """issue 14 point 7: a poll reads the last page, so an edit on page 1 of a 3-page
+    thread is not seen by it; the full re-read (a narrator's request here; every
+    ``full_reread_hours`` otherwise) reads every page, parses only the pages whose hash
+    changed, and reports that edit, once."""
+    topic = new_topic(machina, "Old pages", 12)
+    src = source(topic)
+    first = src.fetch(None)
+    assert first.cursor["full_at"] and sorted(first.cursor["page_hashes"]) == ["1", "2", "3"]
+    page1 = [p.platform_id for p in first.posts if p.extra["page"] == 1]
+    machina.seed("edit", page1[1], "I climb the wall instead (edited)")
+    assert src.fetch(first.cursor).posts == []          # the last page did not change
+    src.reread_requested_at = time.time()
+    parsed: list[int] = []
+    real_parse = src._parse
+    src._parse = lambda resp, n: parsed.append(n) or real_parse(resp, n)  # type: ignore[method-assign]
+    full = src.fetch(first.cursor)
+    assert [(p.platform_id, p.change, p.text) for p in full.posts] == [
+        (page1[1], "edited", "I climb the wall instead (edited)")]
+    assert full.requests == 3 and sorted(parsed) == [1, 3]   # page 2's hash had not changed
+    assert full.cursor["full_at"] >= src.reread_requested_at
+    assert src.fetch(full.cursor).posts == []            # asked once, done once
+
+
+def test_full_re_reads_come_by_themselves_every_few_hours(machina: Any, new_topic: Any) -> None:
+    """issue 14 point 7: with ``full_reread_hours`` passed since the last full read, the
+    next poll reads every page without anyone asking; with 0 it never does."""
+    topic = new_topic(machina, "Older pages", 12)
+    src = source(topic)
+    first = src.fetch(None)
+    stale = {**first.cursor, "full_at": time.time() - 7 * 3600}     # the default is 6 h
+    assert src.fetch(stale).requests == 3
+    never = ForumSource(topic, "machina", settings=settings().with_overrides(full_reread_hours=0),
+                        credentials=BOT)
+    assert never.fetch(stale).requests == 1
+
+
 def test_missing_thread_is_an_error_with_its_url(machina: Any) -> None:
     url = machina.base + "/forum/forum/adventures-2/topic/no-such-topic-9999/"
     with pytest.raises(SourceError) as err:
