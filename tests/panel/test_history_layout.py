@@ -34,7 +34,10 @@ def test_initiative_table_fits_at_1280_and_390(browser: Any, live_server: str, i
             url = f"{live_server}/encounters/{ids['encounter']}" + (f"?round={number}" if number else "")
             page.goto(url)
             page.wait_for_selector("table.combatants")
-            page.screenshot(path=str(OUT / f"encounter-round{number or 'current'}-{size}.png"), full_page=True)
+            name = f"encounter-round{number or 'current'}-{size}"
+            page.screenshot(path=str(OUT / f"{name}.png"), full_page=True)
+            page.locator("section[aria-labelledby=h-combatants]").screenshot(path=str(OUT / f"{name}-table.png"))
+            page.locator("#audit").screenshot(path=str(OUT / f"{name}-audit.png"))
             table = page.locator("table.combatants")
             box = table.bounding_box()
             assert box is not None
@@ -54,5 +57,16 @@ def test_initiative_table_fits_at_1280_and_390(browser: Any, live_server: str, i
             fits = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
             print(size, number, "page", fits)
             assert fits[0] <= fits[1], fits
+        # the encounter's other table: its combatant sheets
+        page.goto(f"{live_server}/encounters/{ids['encounter']}/combatants/")
+        page.wait_for_selector("table")
+        page.screenshot(path=str(OUT / f"sheets-{size}.png"), full_page=True)
+        sheets = page.evaluate("""() => [...document.querySelectorAll('table')].map(t =>
+            [t.scrollWidth, t.parentElement.clientWidth, t.getBoundingClientRect().right])""")
+        print(size, "sheets", sheets)
+        for scroll, wrap, right in sheets:
+            assert scroll <= wrap + 1 and right <= viewport["width"], (scroll, wrap, right)
+        fits = page.evaluate("() => [document.documentElement.scrollWidth, innerWidth]")
+        assert fits[0] <= fits[1], fits
     finally:
         ctx.close()
