@@ -120,11 +120,11 @@ def past_round(session: Session, rnd: Round | None, rows: Sequence[Combatant],
     if rnd is None or latest is None or rnd.number >= latest:
         return None
     ids = {c.key: c.id for c in rows}
-    before, after = rnd.state_before, rnd.state_after
+    before, after = queries.round_snapshots(session, rnd.id)
     source = SNAPSHOT
     if not before:
         prev = queries.previous_round(session, rnd)
-        before = prev.state_after if prev is not None else None
+        before = queries.round_snapshots(session, prev.id)[1] if prev is not None else None
         source = PREVIOUS
         after = None if rnd.state != "resolved" else after
     if not before:

@@ -50,6 +50,13 @@ def current_round(session: Session, encounter_id: int, number: int | None = None
                            {"eid": encounter_id, "number": number}).first()
 
 
+def round_snapshots(session: Session, round_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(state before, state after) of a round's resolution, in one query (both are
+    deferred where rounds load: the whole encounter, twice)."""
+    row = session.execute(select(Round.state_before, Round.state_after).where(Round.id == round_id)).first()
+    return (row[0], row[1]) if row is not None else (None, None)
+
+
 def next_round(session: Session, rnd: Round) -> Round | None:
     """The round opened after *rnd* in its encounter, if any."""
     return session.scalar(select(Round).where(Round.encounter_id == rnd.encounter_id,
