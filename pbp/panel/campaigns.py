@@ -295,6 +295,7 @@ def new_encounter(campaign_id: int):  # type: ignore[no-untyped-def]
     enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=name, ruleset=campaign.ruleset)
     s.add(enc)
     s.flush()
-    audit_write(s, campaign.id, "encounter.create", "encounter", enc.id, None, {"name": name})
+    audit_write(s, campaign.id, "encounter.create", "encounter", enc.id, None, {"name": name},
+                encounter_id=enc.id)
     s.commit()
     return redirect(url_for("combatants.index", encounter_id=enc.id))

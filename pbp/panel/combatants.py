@@ -115,7 +115,8 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
             c.initiative = float(form.initiative.data) if form.initiative.data is not None else None
             c.sheet = dict(c.sheet or {}, **sheet)
             s.flush()
-            audit_write(s, enc.campaign_id, "combatant.save", "combatant", c.id, before, _snapshot(c))
+            audit_write(s, enc.campaign_id, "combatant.save", "combatant", c.id, before, _snapshot(c),
+                        encounter_id=enc.id)
             s.commit()
             flash(_("Combatant saved."), "ok")
             return redirect(url_for("combatants.index", encounter_id=enc.id), code=303)
@@ -146,7 +147,7 @@ def import_file(encounter_id: int):  # type: ignore[no-untyped-def]
             for r in rows:
                 s.add(Combatant(encounter_id=enc.id, **r))
             audit_write(s, enc.campaign_id, "combatant.import", "encounter", enc.id, None,
-                        {"count": len(rows), "keys": [r["key"] for r in rows][:50]})
+                        {"count": len(rows), "keys": [r["key"] for r in rows][:50]}, encounter_id=enc.id)
             s.commit()
             flash(_("%(n)s combatants imported.", n=len(rows)), "ok")
             return redirect(url_for("combatants.index", encounter_id=enc.id), code=303)

@@ -39,7 +39,9 @@ from ..store.models import (
     RollRecord,
     Round,
 )
+from .audit_words import audit_lines
 from .economy import remaining as actions_remaining
+from .history import past_round
 
 log = logging.getLogger(__name__)
 #: (database, round id, page version) -> preview text; small, per process.
@@ -160,7 +162,7 @@ def _version_statement() -> Any:
         select(func.max(Override.id)).where(Override.encounter_id == eid).scalar_subquery(),
         select(func.sum(Combatant.hp)).where(Combatant.encounter_id == eid).scalar_subquery(),
         select(func.count(Combatant.id)).where(Combatant.encounter_id == eid).scalar_subquery(),
-        select(func.max(AuditEntry.id)).where(AuditEntry.campaign_id == cid).scalar_subquery(),
+        select(func.max(AuditEntry.id)).where(AuditEntry.encounter_id == eid).scalar_subquery(),
         select(Campaign.ruleset).where(Campaign.id == cid).scalar_subquery(),
         select(Campaign.timezone).where(Campaign.id == cid).scalar_subquery(),
         select(Campaign.houserules).where(Campaign.id == cid).scalar_subquery(),
@@ -290,17 +292,19 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
     rows = _round_rows(session, rnd, {c.id: c for c in combatants})
     decls = rows.decls
     remaining = _actions_left(session, encounter, rnd, decls, key)
-    audit = list(session.scalars(select(AuditEntry).where(AuditEntry.campaign_id == encounter.campaign_id)
-                                 .order_by(AuditEntry.id.desc()).limit(30)))
+    audit = audit_lines(session, encounter)
     rounds = list(session.execute(select(Round.number, Round.state).where(Round.encounter_id == encounter.id)
                                   .order_by(Round.number)))
+    # a past round shows its own combatants, HP and conditions (issue 11 item 10)
+    past = past_round(session, rnd, combatants, rounds[-1][0] if rounds else None)
+    who = past.combatants if past is not None else combatants
     return {
         "encounter": encounter, "round": rnd, "combatants": combatants, "posts": rows.posts,
         "declarations": decls, "rolls": rows.rolls, "events": rows.events,
         # from the overrides just loaded (ov.roll_totals' query, without running it again)
         "roll_totals": ov.totals(rows.overrides),
         "violations": violations(decls, rows.events),
-        "missing": queries.missing_among(combatants, decls), "remaining": remaining,
+        "missing": queries.missing_among(who, decls), "remaining": remaining, "history": past,
         "replies": rows.replies,
         "reply": next((r for r in reversed(rows.replies) if r.kind == "resolution"), None),
         "overrides": rows.overrides, "audit": audit,

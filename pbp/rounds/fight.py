@@ -34,9 +34,12 @@ def _encounter(session: Session, encounter_id: int) -> m.Encounter:
 def _audit(session: Session, enc: m.Encounter, action: str, narrator: m.Narrator | int | None,
            now: datetime, before: dict[str, object], after: dict[str, object]) -> None:
     narrator_id, actor = narrator_of(session, narrator)
+    session.flush()
+    latest = queries.current_round(session, enc.id)   # the round it started or ended in
     session.add(m.AuditEntry(at=now, narrator_id=narrator_id, actor=actor,
-                             campaign_id=enc.campaign_id, action=action, entity="encounter",
-                             entity_id=str(enc.id), before=before, after=after))
+                             campaign_id=enc.campaign_id, encounter_id=enc.id,
+                             round_id=latest.id if latest is not None else None, action=action,
+                             entity="encounter", entity_id=str(enc.id), before=before, after=after))
 
 
 def start_encounter_now(session: Session, encounter_id: int, now: datetime,

@@ -99,6 +99,7 @@ def record(session: Session, *, encounter: Encounter, round_id: int | None, kind
     session.add(ov)
     session.add(AuditEntry(at=at, narrator_id=narrator_id, actor=actor,
                            campaign_id=encounter.campaign_id, action=f"override.{kind}",
+                           encounter_id=encounter.id, round_id=round_id,
                            entity=entity, entity_id=str(entity_id),
                            before={"value": before}, after={"value": after}, note=reason))
     session.flush()

@@ -105,6 +105,7 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     for ov in queries.round_overrides(session, rnd.id):   # all in this result now
         ov.applied = True
     session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id,
+                             encounter_id=enc.id, round_id=rnd.id,
                              action="round.reresolve" if reresolve else "round.resolve",
                              entity="round", entity_id=str(rnd.id),
                              before={"state": "open"}, after={"state": "resolved",

@@ -60,7 +60,12 @@ class Override(Base):
 
 
 class AuditEntry(Base):
-    """Who changed what, with the value before and after (panel and service alike)."""
+    """Who changed what, with the value before and after (panel and service alike).
+
+    ``encounter_id`` / ``round_id``: the encounter (and round) the change belongs to, so an
+    encounter's log is its own and says "in round 2" (issue 11 item 10); None for a
+    campaign's own changes (settings, threads, narrators). Migration 0005 filled them in
+    for entries written before."""
 
     __tablename__ = "audit_log"
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -74,3 +79,5 @@ class AuditEntry(Base):
     before: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
     after: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
     note: Mapped[str] = mapped_column(Text, default="")
+    encounter_id: Mapped[int | None] = _fk("encounters.id", nullable=True, ondelete="SET NULL")
+    round_id: Mapped[int | None] = _fk("rounds.id", nullable=True, ondelete="SET NULL")

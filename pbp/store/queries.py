@@ -19,6 +19,7 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session, defer, selectinload
 
 from .models import (
+    AuditEntry,
     Combatant,
     Declaration,
     EventRecord,
@@ -47,6 +48,13 @@ def current_round(session: Session, encounter_id: int, number: int | None = None
     """The encounter's latest round, or its round *number*."""
     return session.scalars(_round_statement(number is not None),
                            {"eid": encounter_id, "number": number}).first()
+
+
+def round_snapshots(session: Session, round_id: int) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """(state before, state after) of a round's resolution, in one query (both are
+    deferred where rounds load: the whole encounter, twice)."""
+    row = session.execute(select(Round.state_before, Round.state_after).where(Round.id == round_id)).first()
+    return (row[0], row[1]) if row is not None else (None, None)
 
 
 def next_round(session: Session, rnd: Round) -> Round | None:
@@ -171,6 +179,48 @@ def round_overrides(session: Session, round_id: int, kind: str | None = None) ->
     if kind is not None:
         q = q.where(Override.kind == kind)
     return list(session.scalars(q.order_by(Override.id)))
+
+
+# --- the audit log -----------------------------------------------------------------------
+
+
+def encounter_audit(session: Session, encounter_id: int, limit: int = 30
+                    ) -> list[tuple[AuditEntry, int | None]]:
+    """(entry, number of the round it was made in) of the encounter's own audit entries,
+    newest first: never another encounter's (issue 11 item 10)."""
+    rows = session.execute(select(AuditEntry, Round.number)
+                           .outerjoin(Round, Round.id == AuditEntry.round_id)
+                           .where(AuditEntry.encounter_id == encounter_id)
+                           .order_by(AuditEntry.id.desc()).limit(limit))
+    return [(entry, number) for entry, number in rows]
+
+
+@dataclass(frozen=True)
+class AuditSubjects:
+    """What audit entries name by id, so a sentence can say it: a roll's index and actor,
+    a declaration's combatant id, a reply's kind."""
+
+    rolls: dict[int, tuple[int, str | None]]
+    declarations: dict[int, int]
+    replies: dict[int, str]
+
+
+def _ids(entries: Iterable[AuditEntry], entity: str) -> set[int]:
+    return {int(e.entity_id) for e in entries if e.entity == entity and (e.entity_id or "").isdigit()}
+
+
+def audit_subjects(session: Session, entries: Sequence[AuditEntry]) -> AuditSubjects:
+    """The rows *entries* name (one query per kind named, none when none is)."""
+    rolls, decls, replies = (_ids(entries, k) for k in ("roll", "declaration", "reply"))
+    return AuditSubjects(
+        rolls={i: (n, a) for i, n, a in session.execute(
+            select(RollRecord.id, RollRecord.roll_index, RollRecord.actor)
+            .where(RollRecord.id.in_(rolls)))} if rolls else {},
+        declarations={i: c for i, c in session.execute(
+            select(Declaration.id, Declaration.combatant_id).where(Declaration.id.in_(decls)))}
+        if decls else {},
+        replies={i: k for i, k in session.execute(
+            select(Reply.id, Reply.kind).where(Reply.id.in_(replies)))} if replies else {})
 
 
 # --- replies ------------------------------------------------------------------------------

@@ -58,7 +58,9 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     preview_after = page.locator("#preview-text").inner_text()
     assert preview_after != preview_before and "forced natural 20 agreed in OOC" in preview_after
     audit = page.locator("#audit").inner_text()
-    assert "override.roll" in audit and "forced natural 20 agreed in OOC" in audit
+    # issue 11 item 10: the entry in words, with its round and reason
+    assert "alice set roll #" in audit and "to 25 in round 1." in audit
+    assert "Reason: forced natural 20 agreed in OOC" in audit
 
     # re-resolve so the reply carries the new result, then approve it
     page.get_by_text("Re-resolve the round").click()
@@ -73,7 +75,7 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     page.locator("#reply-submit").click()
     page.wait_for_selector(".flash.ok")
     assert page.locator("#reply-state").inner_text() == "pending"
-    assert "override.reply.approve" in page.locator("#audit").inner_text()
+    assert "alice approved a reply (result): now pending" in page.locator("#audit").inner_text()
     assert not errors, errors
     ctx.close()
 
