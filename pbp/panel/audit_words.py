@@ -200,6 +200,8 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                 url=text((s.side("after") or {}).get("url"))),
     "thread.resume": lambda s: _("%(who)s resumed the thread %(url)s", who=s.who,
                                  url=text((s.side("after") or {}).get("url"))),
+    "thread.reread": lambda s: _("%(who)s asked for the whole thread %(url)s to be read again",
+                                 who=s.who, url=text((s.side("after") or {}).get("url"))),
     "thread.remove": lambda s: _("%(who)s removed the thread %(url)s", who=s.who,
                                  url=text((s.side("before") or {}).get("url"))),
     "round.resolve": lambda s: _("%(who)s resolved round %(n)s (%(events)s events)", who=s.who, n=_number(s),
