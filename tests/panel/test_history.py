@@ -173,6 +173,8 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "thread.pause": ({"url": "http://f/t/1"}, {"url": "http://f/t/1"}, "alice paused the thread http://f/t/1"),
     "thread.resume": ({"url": "http://f/t/1"}, {"url": "http://f/t/1"}, "alice resumed the thread http://f/t/1"),
     "thread.remove": ({"url": "http://f/t/1"}, None, "alice removed the thread http://f/t/1"),
+    "thread.reread": ({"url": "http://f/t/1"}, {"url": "http://f/t/1", "reread_requested_at": 1.0},
+                      "alice asked for the whole thread http://f/t/1 to be read again"),
     "round.resolve": ({"state": "open"}, {"state": "resolved", "events": 9}, "alice resolved round 2 (9 events)"),
     "round.reresolve": ({"state": "open"}, {"state": "resolved", "events": 9},
                         "alice resolved round 2 again (9 events)"),
