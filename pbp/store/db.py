@@ -62,11 +62,25 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
         def _sqlite_begin(conn: Any) -> None:
             # IMMEDIATE: take the single write lock at BEGIN (waiting up to busy_timeout),
             # so a transaction never fails half-way when its read snapshot goes stale.
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # Reads (reading(engine): the panel's GET pages) begin DEFERRED: under WAL
+            # they take no lock at all, so a page never holds up a worker's write.
+            deferred = conn.get_execution_options().get(DEFERRED)
+            conn.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     return create_engine(url, **kwargs)
+
+
+#: execution option of an engine whose transactions only read (see :func:`reading`)
+DEFERRED = "pbp_read_only"
+
+
+def reading(engine: Engine) -> Engine:
+    """*engine* for transactions that only read: on SQLite they begin DEFERRED and take no
+    write lock (PostgreSQL is unchanged). A write inside one may fail with "database is
+    locked" if another write committed meanwhile: use it only where nothing is written."""
+    return engine.execution_options(**{DEFERRED: True})
 
 
 _factories: dict[int, sessionmaker[Session]] = {}
