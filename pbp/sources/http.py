@@ -31,7 +31,7 @@ from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from .base import SourceError
-from .outbound import GuardedAdapter, OutboundRefused, PrivateHosts
+from .outbound import GuardedAdapter, PrivateAddressError, PrivateHosts
 
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 #: WHATWG: pages labelled latin-1 are decoded as windows-1252 by every browser.
@@ -238,7 +238,7 @@ class PoliteClient:
                 self.bytes_read += size + _header_size(r)
                 return Response(url=r.url, status=r.status_code, headers=r.headers,
                                 content=b"".join(chunks))
-        except OutboundRefused as exc:
+        except PrivateAddressError as exc:
             raise exc.at(url) from None
         except requests.Timeout:
             raise SourceError(f"no answer within {self.timeout[1]:g} s", where=url,

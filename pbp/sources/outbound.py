@@ -78,7 +78,7 @@ def is_public(ip: IPv4Address | IPv6Address) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-class OutboundRefused(SourceError):
+class PrivateAddressError(SourceError):
     """A host resolves to an address inside the network and the operator did not allow it.
     Permanent (``retryable`` False): a poll shows it and waits the long pause."""
 
@@ -89,9 +89,9 @@ class OutboundRefused(SourceError):
                          f"operator can allow it with the setting {SETTING} "
                          f"({VARIABLE}={_entry(host, port)})", where=where)
 
-    def at(self, where: str) -> OutboundRefused:
+    def at(self, where: str) -> PrivateAddressError:
         """The same refusal, said for *where* (the URL that was asked for)."""
-        return OutboundRefused(self.host, self.port, self.address, where=where)
+        return PrivateAddressError(self.host, self.port, self.address, where=where)
 
 
 def _entry(host: str, port: int) -> str:
@@ -137,7 +137,7 @@ class PrivateHosts:
 
 def checked_addresses(host: str, port: int, allow: PrivateHosts) -> list[str]:
     """The addresses to connect to for *host*:*port*: every one the name resolves to, each
-    checked. Raises :class:`OutboundRefused` when one is inside the network and the host is
+    checked. Raises :class:`PrivateAddressError` when one is inside the network and the host is
     not allowed, ``socket.gaierror`` when the name does not resolve."""
     bare = _bare(host)
     infos = socket.getaddrinfo(bare, port, u3connection.allowed_gai_family(), socket.SOCK_STREAM)
@@ -145,16 +145,16 @@ def checked_addresses(host: str, port: int, allow: PrivateHosts) -> list[str]:
     if not allow.allows(bare, port):
         for address in addresses:
             if not is_public(ip_address(address.split("%", 1)[0])):
-                raise OutboundRefused(bare, port, address)
+                raise PrivateAddressError(bare, port, address)
     return addresses
 
 
-def refusal(url_host: str, port: int, allow: PrivateHosts) -> OutboundRefused | None:
+def refusal(url_host: str, port: int, allow: PrivateHosts) -> PrivateAddressError | None:
     """The refusal a fetch of *url_host* would meet, or None (also when the name does not
     resolve now: the poll will say so). For the panel, before a source is saved."""
     try:
         checked_addresses(url_host, port, allow)
-    except OutboundRefused as exc:
+    except PrivateAddressError as exc:
         return exc
     except (OSError, UnicodeError):
         return None

@@ -19,7 +19,7 @@ from pbp.errors import ConfigError
 from pbp.settings import load_settings
 from pbp.sources.forum import ForumSource
 from pbp.sources.http import PoliteClient, reset_host_intervals
-from pbp.sources.outbound import OutboundRefused, PrivateHosts
+from pbp.sources.outbound import PrivateAddressError, PrivateHosts
 from pbp.sources.reddit_client import RedditConfig, make_reddit
 from pbp.sources.reddit_errors import translate
 
@@ -85,9 +85,9 @@ def client(allow: str = "") -> PoliteClient:
     return PoliteClient(user_agent="pbp-tests", min_interval=0, retries=0, private_hosts=allow)
 
 
-def refused(c: PoliteClient, url: str) -> OutboundRefused:
+def refused(c: PoliteClient, url: str) -> PrivateAddressError:
     try:
-        with pytest.raises(OutboundRefused) as err:
+        with pytest.raises(PrivateAddressError) as err:
             c.get(url)
     finally:
         c.session.close()
@@ -178,7 +178,7 @@ def test_the_local_forum_needs_the_allow_list(machina: Any, new_topic: Any) -> N
     with it (PBP_ALLOW_PRIVATE_HOSTS=127.0.0.1, as the test harnesses set it)."""
     topic = new_topic(machina, "Behind the firewall", 1)
     closed = load_settings(env={"PBP_MIN_HOST_INTERVAL": "0"})
-    with pytest.raises(OutboundRefused, match="inside your network"):
+    with pytest.raises(PrivateAddressError, match="inside your network"):
         ForumSource(topic, "machina", settings=closed, credentials={}).fetch(None)
     opened = closed.with_overrides(allow_private_hosts="127.0.0.1")
     posts = ForumSource(topic, "machina", settings=opened, credentials={}).fetch(None).posts
@@ -196,5 +196,5 @@ def test_reddit_endpoints_are_confined_too(listen: Any) -> None:
     with pytest.raises(Exception) as raw:
         reddit.submission("abc123").title   # noqa: B018 (praw fetches lazily)
     error = translate(raw.value, "GET /comments/abc123/")
-    assert isinstance(error, OutboundRefused) and not error.retryable
+    assert isinstance(error, PrivateAddressError) and not error.retryable
     assert inside.hits == []
