@@ -162,9 +162,10 @@ def network_problem(url: str) -> str:
         return ""
     address = refused.address if refused.address == refused.host else f"{refused.host}: {refused.address}"
     entry = f"[{refused.host}]:{port}" if ":" in refused.host else f"{refused.host}:{port}"
+    setting, example = f"allow_private_hosts ({VARIABLE})", f"{VARIABLE}={entry}"
     return _("pbp does not fetch addresses inside your network (%(address)s); the operator can allow it "
              "with the setting %(setting)s, for example %(example)s.", address=address,
-             setting=f"allow_private_hosts ({VARIABLE})", example=f"{VARIABLE}={entry}")
+             setting=setting, example=example)
 
 
 def _fitting(url: str) -> list[str]:
