@@ -136,7 +136,8 @@ def live_server(db_url: str) -> Iterator[str]:
     """The panel on a free localhost port, served by werkzeug in a thread."""
     from werkzeug.serving import make_server
 
-    app = create_app({"SECRET_KEY": "browser-secret", "DATABASE_URL": db_url, "REFRESH_INTERVAL_MS": 500})
+    app = create_app({"SECRET_KEY": "browser-secret", "DATABASE_URL": db_url, "REFRESH_INTERVAL_MS": 500},
+                     settings=load_settings().with_overrides(allow_private_hosts="127.0.0.1"))
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -198,3 +198,27 @@ def test_reddit_endpoints_are_confined_too(listen: Any) -> None:
     error = translate(raw.value, "GET /comments/abc123/")
     assert isinstance(error, PrivateAddressError) and not error.retryable
     assert inside.hits == []
+
+
+def test_the_connection_goes_to_the_checked_address(listen: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 12 item 5 (DNS rebinding): the name is resolved once per connection, for the
+    check, and the socket connects to that checked address (a second lookup would let a
+    rebinding DNS server answer differently). The real resolver answers; it is only
+    counted."""
+    inside = listen()
+    real, names = socket.getaddrinfo, []
+
+    def counting(host: Any, *args: Any, **kwargs: Any) -> Any:
+        names.append(host)
+        return real(host, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", counting)
+    c = client(f"localhost:{inside.port}")
+    try:
+        assert c.get(f"http://localhost:{inside.port}/one").status == 200
+        c.session.close()                     # a new connection: resolved and checked again
+        assert c.get(f"http://localhost:{inside.port}/two").status == 200
+    finally:
+        c.session.close()
+    assert names.count("localhost") == 2 and set(names) <= {"localhost", "127.0.0.1"}
+    assert inside.hits == ["/one", "/two"]
