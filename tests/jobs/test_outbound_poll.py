@@ -13,7 +13,7 @@ import pytest
 
 from pbp.jobs import threads
 from pbp.jobs.resources import utcnow
-from pbp.sources.outbound import OutboundRefused
+from pbp.sources.outbound import PrivateAddressError
 from pbp.store.db import session_scope
 from pbp.store.models import Thread
 from tests.jobs.conftest import Res
@@ -58,7 +58,7 @@ def test_a_refused_poll_is_shown_and_waits_long(res: Res, world: World,
         t.url = f"http://127.0.0.1:{port}/forum/forum/table-1/topic/goblins-7/"
     before = utcnow()
     out = threads.poll_thread(closed, world.thread_id, retries=0)
-    assert isinstance(out.error, OutboundRefused) and out.retry_in is None
+    assert isinstance(out.error, PrivateAddressError) and out.retry_in is None
     with session_scope(res.engine) as s:
         t = s.get_one(Thread, world.thread_id)
         assert "pbp does not fetch addresses inside your network (127.0.0.1)" in (t.last_error or "")
