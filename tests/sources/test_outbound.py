@@ -6,6 +6,7 @@ the requests that reach them, so "refused" means nothing was sent."""
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Iterator
@@ -14,9 +15,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+import trustme
 
 from pbp.errors import ConfigError
 from pbp.settings import load_settings
+from pbp.sources.base import SourceError
 from pbp.sources.forum import ForumSource
 from pbp.sources.http import PoliteClient, reset_host_intervals
 from pbp.sources.outbound import PrivateAddressError, PrivateHosts
@@ -222,3 +225,41 @@ def test_the_connection_goes_to_the_checked_address(listen: Any, monkeypatch: py
         c.session.close()
     assert names.count("localhost") == 2 and set(names) <= {"localhost", "127.0.0.1"}
     assert inside.hits == ["/one", "/two"]
+
+
+def test_https_verifies_the_name_while_connecting_to_the_checked_address(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 12 item 5: connecting to the checked address keeps TLS honest: the certificate
+    is verified against the URL's name (SNI too), so https://localhost works with a
+    certificate for localhost, and https://127.0.0.1 is refused by TLS (not in the cert)."""
+    ca = trustme.CA()
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert("localhost").configure_cert(ctx)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    port = server.server_address[1]
+    with ca.cert_pem.tempfile() as bundle:
+        monkeypatch.setenv("REQUESTS_CA_BUNDLE", bundle)   # requests prefers it to session.verify
+        c = client(f"localhost:{port},127.0.0.1:{port}")
+        try:
+            assert c.get(f"https://localhost:{port}/").content == b"ok"
+            c.session.close()
+            with pytest.raises(SourceError, match="SSLError"):
+                c.get(f"https://127.0.0.1:{port}/")
+        finally:
+            c.session.close()
+            server.shutdown()
+            server.server_close()
