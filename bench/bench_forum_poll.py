@@ -166,7 +166,7 @@ def run_mode(h: Any, etag: bool, cycles: int, changing: float,
 
         def client() -> PoliteClient:
             return PoliteClient(user_agent=settings.user_agent, min_interval=0,
-                                allowed_hosts={"127.0.0.1"})
+                                allowed_hosts={"127.0.0.1"}, private_hosts="127.0.0.1")
         pollers: list[Any] = [NaivePoller(urls), PerThreadPoller(urls, client()),
                               PbpPoller(urls, client(), forum_url)]
         warm = {p.name: p.cycle() for p in pollers}          # first read of every thread

@@ -34,6 +34,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from pbp.sources.outbound import PrivateHosts
 from pbp.sources.reddit import RedditSource, SubredditPoller, new_cursor
 from pbp.sources.reddit_client import RedditConfig, make_reddit
 
@@ -100,7 +101,8 @@ def main() -> None:
         all_sids = [sid for sids in watched.values() for sid in sids]
         cfg = RedditConfig(client_id="bench", client_secret="bench", username="pbp_bot",
                            password="pw", user_agent="pbp-bench/0.1 (by u/pbp_bot)",
-                           oauth_url=server.url, reddit_url=server.url)
+                           oauth_url=server.url, reddit_url=server.url,
+                           private_hosts=PrivateHosts.parse("127.0.0.1"))
         reddit = make_reddit(cfg, shared=False)
         pbp = Fleet(reddit, watched, server)
         naive_sources = {sid: RedditSource(sid, reddit=reddit) for sid in all_sids}

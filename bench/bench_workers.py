@@ -294,7 +294,8 @@ class PbpPoller:
 
         self.settings = load_settings(env={
             "PBP_DATA_DIR": str(data_dir), "PBP_DATABASE_URL": db_url,
-            "PBP_BROKER_URL": "memory://", "PBP_MIN_HOST_INTERVAL": "0"})
+            "PBP_BROKER_URL": "memory://", "PBP_MIN_HOST_INTERVAL": "0",
+            "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"})
         upgrade(db_url)
         self.app = make_celery(self.settings, task_always_eager=True)
         self.engine = make_engine(db_url)

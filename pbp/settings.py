@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import secrets
 import time
 import tomllib
@@ -58,6 +59,9 @@ class Settings:
     language: str = "en"
     user_agent: str = "pbp/0.1"
     min_host_interval: float = 2.0
+    #: hosts (``host`` or ``host:port``, comma-separated) the workers may fetch although they
+    #: resolve inside the network (loopback, private, link-local): pbp.sources.outbound
+    allow_private_hosts: str = ""
     poll_interval: int = 60
     #: hours between full re-reads of a forum thread (edits on earlier pages); 0: never
     full_reread_hours: float = 6.0
@@ -88,6 +92,8 @@ _KIND_WORDS = {int: "a whole number", float: "a number", str: "text"}
 
 
 def _coerce(name: str, raw: Any, kind: type) -> Any:
+    if kind is str and isinstance(raw, list):   # a TOML list for a comma-separated setting
+        return ",".join(str(item) for item in raw)
     if kind is bool and isinstance(raw, str):
         if raw.lower() in {"1", "true", "yes", "on"}:
             return True
@@ -204,20 +210,57 @@ def ensure_secret_key(settings: Settings) -> str:
     return key
 
 
-def load_secrets(settings: Settings, env: Mapping[str, str] | None = None) -> dict[str, dict[str, str]]:
-    """Bot credentials per host: ``PBP_SECRET_<HOST>_USERNAME``/``_PASSWORD`` env vars or
-    the ``secrets_file`` (TOML: ``["forum.example.org"] username = ".." password = ".."``).
-    Never read from or written to the database."""
+def _secrets_file(settings: Settings) -> dict[str, dict[str, str]]:
+    if not settings.secrets_file:
+        return {}
+    path = Path(settings.secrets_file).expanduser()
+    if not path.exists():
+        raise ConfigError("secrets file not found", where=str(path))
+    return {k: dict(v) for k, v in tomllib.loads(path.read_text()).items()}
+
+
+def secret_env_name(host: str, port: int | None = None) -> str:
+    """The env var prefix of a host's (or host and port's) secrets: every character
+    that cannot be in a variable name becomes ``_``.
+
+    >>> secret_env_name("forum.example.org"), secret_env_name("127.0.0.1", 8002)
+    ('PBP_SECRET_FORUM_EXAMPLE_ORG', 'PBP_SECRET_127_0_0_1_8002')
+    """
+    name = re.sub(r"[^A-Z0-9]", "_", host.upper().rstrip("."))
+    return f"PBP_SECRET_{name}_{port}" if port else f"PBP_SECRET_{name}"
+
+
+#: a field's name after the host's prefix: one word, or a known two-word field (an unknown
+#: underscore would let host ``forum`` read ``PBP_SECRET_FORUM_EXAMPLE_ORG_USERNAME``)
+_FIELD = re.compile(r"[A-Z][A-Z0-9]*|API_KEY|API_USERNAME|CLIENT_ID|CLIENT_SECRET")
+
+
+def secrets_for(settings: Settings, host: str, port: int | None = None,
+                env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The bot credentials of one forum: those given for its host *and port* first
+    (``PBP_SECRET_<HOST>_<PORT>_USERNAME``, or ``["host:port"]`` in the secrets file), else
+    those for its host (``PBP_SECRET_<HOST>_USERNAME``, ``["host"]``). The first level that
+    has any field is used whole, so two forums on one host with different ports keep
+    separate accounts and never mix one's username with the other's password. In each
+    level an env var wins over the file, field by field. Never read from or written to
+    the database; never logged.
+
+    >>> env = {"PBP_SECRET_127_0_0_1_8002_USERNAME": "a", "PBP_SECRET_127_0_0_1_USERNAME": "b",
+    ...        "PBP_SECRET_127_0_0_1_PASSWORD": "pb", "PBP_SECRET_127_0_0_1_API_KEY": "k"}
+    >>> secrets_for(Settings(), "127.0.0.1", 8002, env), secrets_for(Settings(), "127.0.0.1", 8003, env)
+    ({'username': 'a'}, {'username': 'b', 'password': 'pb', 'api_key': 'k'})
+    """
     env = os.environ if env is None else env
-    out: dict[str, dict[str, str]] = {}
-    if settings.secrets_file:
-        path = Path(settings.secrets_file).expanduser()
-        if not path.exists():
-            raise ConfigError("secrets file not found", where=str(path))
-        out.update({k: dict(v) for k, v in tomllib.loads(path.read_text()).items()})
-    for key, value in env.items():
-        if key.startswith("PBP_SECRET_") and key.count("_") >= 3:
-            host, _, field = key[len("PBP_SECRET_"):].rpartition("_")
-            host = host.lower().replace("__", ".").replace("_", ".")
-            out.setdefault(host, {})[field.lower()] = value
-    return out
+    table = _secrets_file(settings)
+    host = host.lower().rstrip(".")
+    levels = ([(f"{host}:{port}", secret_env_name(host, port))] if port else []) + [
+        (host, secret_env_name(host))]
+    for key, prefix in levels:
+        found = dict(table.get(key, {}))
+        for name, value in env.items():
+            spelled = name.upper().replace("__", "_")    # REDDIT__COM: the older spelling of a dot
+            if spelled.startswith(prefix + "_") and _FIELD.fullmatch(spelled[len(prefix) + 1:]):
+                found[spelled[len(prefix) + 1:].lower()] = value
+        if found:
+            return found
+    return {}

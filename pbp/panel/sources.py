@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
 from flask_wtf import FlaskForm
@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import ConfigError, PbpError
 from ..sources.forum_preset import ForumPreset, available_presets, detect_presets, load_preset
+from ..sources.outbound import VARIABLE, PrivateHosts, refusal
 from ..sources.reddit import parse_submission_id
 from ..store.models import Campaign, Encounter, Post, Round, Thread
 from .access import campaign_or_404
@@ -146,6 +147,28 @@ def check(url: str, preset: str) -> tuple[Detection, str]:
     return d, ""
 
 
+def network_problem(url: str) -> str:
+    """Why the workers will not fetch *url* ("" when they will): its host resolves inside
+    the operator's network (loopback, private, link-local, cloud metadata) and the
+    ``allow_private_hosts`` setting does not name it. Resolves the name; fetches nothing.
+    A name that does not resolve now is not refused here: the poll will say so."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme.lower() == "https" else 80)
+        allow = PrivateHosts.parse(current_app.config["PBP_SETTINGS"].allow_private_hosts)
+    except (ValueError, ConfigError):
+        return ""
+    refused = refusal(parts.hostname or "", port, allow)
+    if refused is None:
+        return ""
+    address = refused.address if refused.address == refused.host else f"{refused.host}: {refused.address}"
+    entry = f"[{refused.host}]:{port}" if ":" in refused.host else f"{refused.host}:{port}"
+    setting, example = f"allow_private_hosts ({VARIABLE})", f"{VARIABLE}={entry}"
+    return _("pbp does not fetch addresses inside your network (%(address)s); the operator can allow it "
+             "with the setting %(setting)s, for example %(example)s.", address=address,
+             setting=setting, example=example)
+
+
 def _fitting(url: str) -> list[str]:
     return [name for name, p in _loaded() if p.thread.pattern.match(url)]
 
@@ -192,6 +215,8 @@ def add(s: Session, campaign: Campaign, form: SourceForm) -> tuple[Thread | None
     (or the presets to choose from when the address fits several)."""
     url = (form.url.data or "").strip()
     d, problem = check(url, form.preset.data or "")
+    if not problem and d.kind == "forum":
+        problem = network_problem(url)
     if not problem and s.scalar(select(Thread.id).where(Thread.campaign_id == campaign.id, Thread.url == url)):
         problem = _("This source is already watched.")
     if problem:
@@ -246,6 +271,8 @@ def edit(thread_id: int):  # type: ignore[no-untyped-def]
         if not problem and url != t.url and s.scalar(select(Thread.id).where(
                 Thread.campaign_id == campaign.id, Thread.url == url)):
             problem = _("This source is already watched.")
+        if not problem and detection.kind == "forum" and url != t.url:
+            problem = network_problem(url)
         if not problem and detection.kind != t.kind:
             problem = _("A forum thread cannot become a Reddit submission or the other way round: add the "
                         "new one as a source of its own.")

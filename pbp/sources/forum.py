@@ -51,9 +51,11 @@ class ForumSource(ThreadPoster):
     *url* is the thread's URL as the narrator gave it; *preset* a preset name, path or
     loaded :class:`ForumPreset`; *overrides* per-campaign preset changes (e.g.
     ``{"dates": {"timezone": "Europe/Lisbon"}, "thread": {"per_page": 20}}``);
-    *allowed_hosts* the hosts configured for the campaign (default: the thread's own);
+    *allowed_hosts* the host names configured for the campaign (default: the thread's own);
+    whatever they are, an address inside the network is fetched only when the operator's
+    ``allow_private_hosts`` setting names the host (:mod:`.outbound`);
     *credentials* ``{"username", "password"}`` (or ``api_key``/``api_username`` for
-    Discourse), by default from :func:`pbp.settings.load_secrets` for the thread's host;
+    Discourse), by default from :func:`pbp.settings.secrets_for` the thread's host and port;
     *backfill_pages* limits how many pages a first fetch reads back from the end.
     """
 
@@ -83,7 +85,7 @@ class ForumSource(ThreadPoster):
         if client is None:
             s = settings or load_settings()
             client = PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
-                                  allowed_hosts=hosts,
+                                  allowed_hosts=hosts, private_hosts=s.allow_private_hosts,
                                   session=shared_session(self.root, self._username()))
         self.client = client
         self.backfill_pages = backfill_pages

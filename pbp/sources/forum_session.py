@@ -14,7 +14,7 @@ import requests
 from bs4 import Tag
 
 from ..errors import ConfigError
-from ..settings import load_secrets, load_settings
+from ..settings import load_settings, secret_env_name, secrets_for
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
 from .forum_reading import ThreadReader
@@ -77,20 +77,28 @@ class ForumAccount(ThreadReader):
 
     def _credentials_or_none(self) -> dict[str, str] | None:
         if self._credentials is None:
-            host = (urlsplit(self.url).hostname or "").lower()
+            host, port = self._host_port()
             try:
-                self._credentials = load_secrets(self.settings or load_settings()).get(host, {})
+                self._credentials = secrets_for(self.settings or load_settings(), host, port)
             except ConfigError:
                 self._credentials = {}
         return self._credentials
+
+    def _host_port(self) -> tuple[str, int]:
+        """The thread's host and port (the scheme's default when the URL names none): the
+        bot's secrets are looked up by both, then by host alone."""
+        parts = urlsplit(self.url)
+        return (parts.hostname or "").lower(), parts.port or (443 if parts.scheme == "https" else 80)
 
     def _creds(self, *keys: str) -> dict[str, str]:
         creds = self._credentials_or_none() or {}
         missing = [k for k in keys if not creds.get(k)]
         if missing:
-            host = (urlsplit(self.url).hostname or "").upper().replace(".", "_")
+            host, port = self._host_port()
+            field = missing[0].upper()
             raise SourceError(f"no bot {' and '.join(missing)} for this forum (set "
-                              f"PBP_SECRET_{host}_{missing[0].upper()} or the secrets file)",
+                              f"{secret_env_name(host, port)}_{field} for this port, "
+                              f"{secret_env_name(host)}_{field} for the host, or the secrets file)",
                               where=self.root)
         return creds
 

@@ -54,7 +54,7 @@ class ForumWatcher:
         if client is None:
             s = settings or load_settings()
             client = PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
-                                  allowed_hosts=hosts)
+                                  allowed_hosts=hosts, private_hosts=s.allow_private_hosts)
         client.check_url(forum_url)
         self.url = forum_url
         self.client = client

@@ -3,8 +3,9 @@
 Why its own module: every forum request must be honest (our User-Agent), spaced
 (a minimum interval per host, shared by every client in the process), bounded
 (connect/read timeouts, a wall-clock deadline and a maximum body size) and
-confined (only hosts the campaign configured, checked again on every redirect,
-so user input can never point pbp at an arbitrary address). Conditional GET
+confined (only hosts the campaign configured, checked again on every redirect, and
+never an address inside the operator's network unless the operator allowed that host:
+:mod:`.outbound`, checked after DNS resolution on every connection). Conditional GET
 validators are passed in and handed back, so the caller can keep them in its
 cursor and a restart loses nothing.
 
@@ -26,11 +27,11 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin, urlsplit
 
 import requests
-from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from .base import SourceError
+from .outbound import GuardedAdapter, PrivateAddressError, PrivateHosts
 
 _META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]{1,40})""", re.IGNORECASE)
 #: WHATWG: pages labelled latin-1 are decoded as windows-1252 by every browser.
@@ -122,13 +123,19 @@ class Response:
 class PoliteClient:
     """requests.Session with manners. One per source or shared by sources of one host.
 
-    ``allowed_hosts`` None allows any host (only for trusted, configured URLs);
+    ``allowed_hosts`` are the host names this client may ask (the campaign's: a thread's
+    own host, or its options' ``allowed_hosts``), None any name. That is a narrower
+    confinement than, and never a way around, ``private_hosts``: the operator's
+    allow-list (the ``allow_private_hosts`` setting) of hosts that may resolve to an
+    address inside the network; every other host must resolve to global addresses only
+    (:mod:`.outbound`, checked on every connection, redirects included);
     ``min_interval`` spaces requests to one host, across every client in this process.
     ``requests_made`` and ``bytes_read`` count what this client cost.
     """
 
     def __init__(self, *, user_agent: str, min_interval: float = 2.0,
                  allowed_hosts: Iterable[str] | None = None,
+                 private_hosts: PrivateHosts | str | None = None,
                  connect_timeout: float = 5.0, read_timeout: float = 20.0,
                  deadline: float = 30.0, max_bytes: int = 4_000_000, max_redirects: int = 5,
                  retries: int = 2, session: requests.Session | None = None,
@@ -137,6 +144,8 @@ class PoliteClient:
         self.min_interval = min_interval
         self.allowed_hosts = ({h.lower() for h in allowed_hosts}
                               if allowed_hosts is not None else None)
+        self.private_hosts = (private_hosts if isinstance(private_hosts, PrivateHosts)
+                              else PrivateHosts.parse(private_hosts))
         self.timeout = (connect_timeout, read_timeout)
         self.deadline = deadline
         self.max_bytes = max_bytes
@@ -150,7 +159,7 @@ class PoliteClient:
                       backoff_factor=0.5, status_forcelist=(502, 503, 504),
                       allowed_methods=frozenset({"GET", "HEAD"}), raise_on_status=False,
                       respect_retry_after_header=False, redirect=False)
-        adapter = HTTPAdapter(max_retries=retry)
+        adapter = GuardedAdapter(self.private_hosts, max_retries=retry)
         self.session.mount("http://", adapter)
         self.session.mount("https://", adapter)
         self.requests_made = 0
@@ -229,6 +238,8 @@ class PoliteClient:
                 self.bytes_read += size + _header_size(r)
                 return Response(url=r.url, status=r.status_code, headers=r.headers,
                                 content=b"".join(chunks))
+        except PrivateAddressError as exc:
+            raise exc.at(url) from None
         except requests.Timeout:
             raise SourceError(f"no answer within {self.timeout[1]:g} s", where=url,
                               retry_after=60) from None

@@ -32,9 +32,10 @@ from prawcore.rate_limit import RateLimiter
 from prawcore.sessions import FiniteRetryStrategy
 
 from ..errors import ConfigError
-from ..settings import Settings, load_secrets
+from ..settings import Settings, secrets_for
+from .outbound import PrivateHosts, guard
 
-#: Where Reddit credentials live in ``load_secrets()`` (secrets file or
+#: Where Reddit credentials live in ``secrets_for()`` (secrets file or
 #: ``PBP_SECRET_REDDIT__COM_CLIENTID`` ... env vars).
 SECRETS_HOST = "reddit.com"
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024     # a 476-comment thread is 474 KB
@@ -165,15 +166,18 @@ class RedditConfig:
     max_bytes: int = DEFAULT_MAX_BYTES
     max_seconds: float = DEFAULT_MAX_SECONDS
     max_sleep: float = 1.0
+    #: the operator's allow-list (``allow_private_hosts``): an ``oauth_url`` inside the
+    #: network (a local test server) is reached only when its host is on it
+    private_hosts: PrivateHosts = PrivateHosts()
 
     @classmethod
     def from_settings(cls, settings: Settings, options: Mapping[str, Any] | None = None,
                       env: Mapping[str, str] | None = None) -> RedditConfig:
-        """Credentials from ``load_secrets()[reddit.com]`` (``client_id`` or ``clientid``,
+        """Credentials from ``secrets_for(reddit.com)`` (``client_id`` or ``clientid``,
         ``client_secret``/``clientsecret``, ``username``, ``password``); URLs and bounds from
         *options* (a Thread's options: ``oauth_url``, ``reddit_url``, ``timeout``...)."""
         options = dict(options or {})
-        creds = load_secrets(settings, env).get(SECRETS_HOST, {})
+        creds = secrets_for(settings, SECRETS_HOST, env=env)
 
         def pick(*names: str) -> str | None:
             return next((creds[n] for n in names if creds.get(n)), None)
@@ -187,6 +191,7 @@ class RedditConfig:
         return cls(client_id=client_id, client_secret=pick("client_secret", "clientsecret"),
                    username=pick("username"), password=pick("password"),
                    user_agent=settings.user_agent,
+                   private_hosts=PrivateHosts.parse(settings.allow_private_hosts),
                    **{k: v for k, v in options.items() if k in known})
 
 
@@ -207,7 +212,8 @@ def make_reddit(config: RedditConfig, *, shared: bool = True) -> praw.Reddit:
             if key not in _CLIENTS:
                 _CLIENTS[key] = make_reddit(config, shared=False)
             return _CLIENTS[key]
-    session = BoundedSession(max_bytes=config.max_bytes, max_seconds=config.max_seconds)
+    session = guard(BoundedSession(max_bytes=config.max_bytes, max_seconds=config.max_seconds),
+                    config.private_hosts)
     short = config.reddit_url.replace("www.", "") if "reddit.com" in config.reddit_url else config.reddit_url
     reddit = praw.Reddit(
         client_id=config.client_id, client_secret=config.client_secret,

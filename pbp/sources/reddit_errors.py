@@ -19,6 +19,7 @@ import prawcore
 from praw.exceptions import RedditAPIException
 
 from .base import SourceError
+from .outbound import PrivateAddressError
 from .reddit_client import QuotaDeferred, ResponseTooLarge, ResponseTooSlow
 
 _TITLE = re.compile(r"<title>\s*([^<]{1,200}?)\s*</title>", re.IGNORECASE)
@@ -107,6 +108,8 @@ def _unreachable(exc: prawcore.RequestException, where: str, posting: bool) -> S
     lost may have gone through, so it says to look for the marker before posting again."""
     original = exc.original_exception
     url = f"{exc.request_args[0]} {exc.request_args[1]}" if len(exc.request_args) >= 2 else where
+    if isinstance(original, PrivateAddressError):   # nothing was sent: permanent, never "lost"
+        return original.at(url)
     if isinstance(original, ResponseTooLarge):
         return SourceError(f"response too large: {original}", where=url)
     if isinstance(original, ResponseTooSlow):

@@ -47,7 +47,9 @@ def engine(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Engine]:
 def res(engine: Engine, tmp_path: Path) -> Res:
     settings = load_settings(env={"PBP_DATA_DIR": str(tmp_path / "var"), "PBP_RETRY_MAX": "3",
                                   "PBP_RETRY_BASE": "2", "PBP_RETRY_CAP": "60",
-                                  "PBP_FINAL_POLL_GRACE": "600", "PBP_POLL_INTERVAL": "30"})
+                                  "PBP_FINAL_POLL_GRACE": "600", "PBP_POLL_INTERVAL": "30",
+                                  # the local forums listen on loopback (issue 12 item 5)
+                                  "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"})
     return Res(settings, engine, DatabaseLease(engine))
 
 

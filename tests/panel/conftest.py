@@ -16,6 +16,7 @@ import pytest
 from conftest import ROOT, missing  # tests/conftest.py (rootdir-inserted by pytest)
 
 from pbp.panel import create_app, sample
+from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope, upgrade
 
 OUTPUT = ROOT / "test-output" / "panel"
@@ -73,8 +74,11 @@ def ids(db_url: str) -> dict[str, Any]:
 
 @pytest.fixture
 def app(db_url: str) -> Any:
+    # sources on the local test forums (127.0.0.1) are allow-listed as an operator would
+    # (issue 12 item 5); test_sources_panel.py clears it to see the refusal
     return create_app({"TESTING": True, "SECRET_KEY": "test-secret", "DATABASE_URL": db_url,
-                       "LOGIN_MAX_FAILURES": 3, "LOGIN_LOCKOUT": 60})
+                       "LOGIN_MAX_FAILURES": 3, "LOGIN_LOCKOUT": 60},
+                      settings=load_settings().with_overrides(allow_private_hosts="127.0.0.1"))
 
 
 def csrf_from(html: str) -> str:
@@ -132,7 +136,8 @@ def live_server(db_url: str) -> Iterator[str]:
     """The panel on a free localhost port, served by werkzeug in a thread."""
     from werkzeug.serving import make_server
 
-    app = create_app({"SECRET_KEY": "browser-secret", "DATABASE_URL": db_url, "REFRESH_INTERVAL_MS": 500})
+    app = create_app({"SECRET_KEY": "browser-secret", "DATABASE_URL": db_url, "REFRESH_INTERVAL_MS": 500},
+                     settings=load_settings().with_overrides(allow_private_hosts="127.0.0.1"))
     server = make_server("127.0.0.1", 0, app, threaded=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

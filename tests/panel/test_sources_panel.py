@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from pbp.errors import ConfigError
+from pbp.jobs.resources import error_note
 from pbp.sources.forum_preset import (
     PRESET_DIR,
     available_presets,
@@ -21,6 +22,7 @@ from pbp.sources.forum_preset import (
     load_preset,
     preset_from_dict,
 )
+from pbp.sources.outbound import PrivateAddressError
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import AuditEntry, Encounter, Post, Thread
 
@@ -337,3 +339,81 @@ def test_replies_take_the_markup_of_the_engine(alice: Any, ids: dict[str, Any], 
 def test_a_preset_markup_must_be_one_the_replies_know() -> None:
     with pytest.raises(ConfigError, match="markup must be one of bbcode, markdown, text"):
         preset_from_dict({**tomllib.loads((PRESET_DIR / "machina.toml").read_text()), "markup": "wiki"})
+
+
+# --- addresses inside the network (issue 12 item 5) and secrets (item 6) -------------------
+
+def _closed(app: Any) -> None:
+    """The operator allow-lists nothing (the suite's app allows 127.0.0.1 for its forums)."""
+    app.config["PBP_SETTINGS"] = app.config["PBP_SETTINGS"].with_overrides(allow_private_hosts="")
+
+
+@pytest.mark.parametrize("url, said", [
+    (MACHINA, "(127.0.0.1); the operator can allow it with the setting allow_private_hosts "
+              "(PBP_ALLOW_PRIVATE_HOSTS), for example PBP_ALLOW_PRIVATE_HOSTS=127.0.0.1:8000."),
+    ("http://localhost:8000/forum/adventures-2/topic/the-ambush-7/", "(localhost: 127.0.0.1)"),
+    ("http://169.254.169.254/forum/a-2/topic/b-7/", "(169.254.169.254)"),
+    ("https://10.0.0.1/forum/a-2/topic/b-7/", "PBP_ALLOW_PRIVATE_HOSTS=10.0.0.1:443."),
+])
+def test_an_address_inside_the_network_is_refused_in_words(app: Any, alice: Any, ids: dict[str, Any],
+                                                           db_url: str, url: str, said: str) -> None:
+    """issue 12 item 5: the narrator reads why, and what the operator can set; nothing is saved."""
+    _closed(app)
+    before = _threads(db_url, ids["campaign"])
+    r = _add(alice, ids, url)
+    assert r.status_code == 400
+    text = " ".join(_text(r.text).split())
+    assert "pbp does not fetch addresses inside your network" in text and said in text
+    assert not LEAKS.search(text)
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_the_allow_list_lets_a_local_forum_be_added(app: Any, alice: Any, ids: dict[str, Any],
+                                                    db_url: str) -> None:
+    """issue 12 item 5: 127.0.0.1:8000 on the list (that port only) is accepted; port 8001 is not."""
+    app.config["PBP_SETTINGS"] = app.config["PBP_SETTINGS"].with_overrides(allow_private_hosts="127.0.0.1:8000")
+    assert _add(alice, ids, MACHINA).status_code == 302
+    r = _add(alice, ids, MACHINA.replace(":8000", ":8001"))
+    assert r.status_code == 400 and "inside your network" in r.text
+    assert [u for _k, u, _o, _a in _threads(db_url, ids["campaign"])].count(MACHINA) == 1
+
+
+def test_editing_to_an_address_inside_the_network_is_refused(app: Any, alice: Any, ids: dict[str, Any],
+                                                             db_url: str) -> None:
+    """issue 12 item 5: the edit form checks a new address the same way."""
+    _closed(app)
+    before = _threads(db_url, ids["campaign"])
+    r = alice.post(f"/sources/{ids['thread']}", {"thread-url": "http://[::1]:8000/viewtopic.php?t=1",
+                                                  "thread-preset": "phpbb3"})
+    assert r.status_code == 400
+    assert "pbp does not fetch addresses inside your network (::1)" in _text(r.text)
+    assert "PBP_ALLOW_PRIVATE_HOSTS=[::1]:8000" in _text(r.text)
+    assert _threads(db_url, ids["campaign"]) == before
+
+
+def test_a_refused_poll_is_shown_on_the_source_pages(alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """issue 12 item 5: the worker's refusal, stored as the thread's last error, is shown in
+    words on the dashboard and the source's pages, without the exception's name."""
+    refusal = PrivateAddressError("10.0.0.1", 80, "10.0.0.1", where="http://10.0.0.1/forum/a-2/topic/b-7/")
+    with session_scope(make_engine(db_url)) as s:
+        s.get(Thread, ids["thread"]).last_error = error_note(refusal, datetime.now(UTC))
+    for page in ("/", f"/campaigns/{ids['campaign']}", f"/sources/{ids['thread']}"):
+        text = " ".join(_text(alice.get(page).text).split())
+        assert "pbp does not fetch addresses inside your network (10.0.0.1)" in text, page
+        assert "PBP_ALLOW_PRIVATE_HOSTS=10.0.0.1:80" in text and "PrivateAddressError" not in text, page
+
+
+def test_no_bot_secret_is_shown_on_the_source_pages(alice: Any, ids: dict[str, Any],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """issue 12 item 6: the bot's secrets (by host and by host and port) are on no panel page."""
+    secret = "S3cr3t-Bot-Pw"
+    for name in ("PBP_SECRET_127_0_0_1_PASSWORD", "PBP_SECRET_127_0_0_1_8000_PASSWORD",
+                 "PBP_SECRET_FORUM_EXAMPLE_ORG_PASSWORD"):
+        monkeypatch.setenv(name, secret)
+    r = _add(alice, ids, MACHINA)
+    assert r.status_code == 302
+    pages = ["/", f"/campaigns/{ids['campaign']}", f"/sources/{ids['thread']}", r.headers["Location"],
+             f"/sources/{ids['thread']}/remove"]
+    for page in pages:
+        body = alice.get(page)
+        assert body.status_code == 200 and secret not in body.text, page

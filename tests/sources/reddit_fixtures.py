@@ -16,9 +16,13 @@ from typing import Any
 import praw
 import pytest
 
+from pbp.sources.outbound import PrivateHosts
 from pbp.sources.reddit_client import RedditConfig, make_reddit
 
 ROOT = Path(__file__).resolve().parents[2]
+#: the local Reddit server listens on loopback: allow-listed as an operator would
+#: (issue 12 item 5), so pbp's outbound check lets it through
+LOCAL = PrivateHosts.parse("127.0.0.1")
 
 
 def _load(name: str, path: Path) -> Any:
@@ -46,7 +50,8 @@ def client(server: Any, username: str | None = "pbp_bot", **overrides: Any) -> p
     config = RedditConfig(client_id="test-client", client_secret="test-secret",
                           username=username, password="pw" if username else None,
                           user_agent="pbp-tests/0.1 (by u/pbp_bot)",
-                          oauth_url=server.url, reddit_url=server.url, **overrides)
+                          oauth_url=server.url, reddit_url=server.url,
+                          private_hosts=LOCAL, **overrides)
     return make_reddit(config, shared=False)
 
 

@@ -110,9 +110,10 @@ def forum() -> Iterator[tuple[FakeForum, str]]:
 
 
 def make(base: str, **client_kw: Any) -> ForumSource:
-    s = load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1 (+ci)"})
+    s = load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1 (+ci)",
+                           "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"})
     client = PoliteClient(user_agent=s.user_agent, min_interval=client_kw.pop("min_interval", 0),
-                          allowed_hosts={"127.0.0.1"}, **client_kw)
+                          allowed_hosts={"127.0.0.1"}, private_hosts=s.allow_private_hosts, **client_kw)
     return ForumSource(base + TOPIC, "machina", settings=s, client=client,
                        credentials={"username": "pbpbot", "password": "x"})
 
@@ -230,7 +231,8 @@ def test_charset_only_in_meta_over_http(forum: Any) -> None:
     raw = shared_path("fixtures", "forums", "vbulletin3",
                       "ocuk_mobile_overclockersuk_vb373_showthread.html").read_bytes()
     state.raw["/vb/showthread.php"] = (200, raw, {"Content-Type": "text/html"})
-    client = PoliteClient(user_agent="pbp-tests", min_interval=0, allowed_hosts={"127.0.0.1"})
+    client = PoliteClient(user_agent="pbp-tests", min_interval=0, allowed_hosts={"127.0.0.1"},
+                          private_hosts="127.0.0.1")
     src = ForumSource(base + "/vb/showthread.php?t=18269941", "vbulletin", client=client,
                       settings=load_settings(env={}))
     resp = client.get(base + "/vb/showthread.php?t=18269941")

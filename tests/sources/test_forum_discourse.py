@@ -70,7 +70,8 @@ def discourse() -> Iterator[tuple[dict[str, Any], str]]:
 
 
 def make(base: str) -> ForumSource:
-    client = PoliteClient(user_agent="pbp-tests", min_interval=0, allowed_hosts={"127.0.0.1"})
+    client = PoliteClient(user_agent="pbp-tests", min_interval=0, allowed_hosts={"127.0.0.1"},
+                          private_hosts="127.0.0.1")
     return ForumSource(base + "/t/welcome-to-try-discourse/8", "discourse", client=client,
                        settings=load_settings(env={}),
                        credentials={"api_key": "k3y", "api_username": "pbpbot"})

@@ -33,7 +33,8 @@ def _fresh_sessions() -> None:
 
 
 def settings() -> Any:
-    return load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1"})
+    return load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1",
+                              "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"})
 
 
 def source(url: str, creds: dict[str, str] | None = None, **kw: Any) -> ForumSource:

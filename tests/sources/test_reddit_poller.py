@@ -236,7 +236,7 @@ def test_poller_from_settings_uses_secrets(reddit_server: Any, monkeypatch: Any)
     reddit_server.add_comment(sid, "hi")
     poller = SubredditPoller.from_settings(
         "r/dnd", {"oauth_url": reddit_server.url, "reddit_url": reddit_server.url},
-        load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test"}))
+        load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test", "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"}))
     assert [p.body for p in poller.poll({sid: None}).results[sid].posts] == ["hi"]
 
 

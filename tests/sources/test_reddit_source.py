@@ -188,7 +188,7 @@ def test_from_options_reads_credentials_from_secrets(reddit_server: Any, monkeyp
     reddit_server.add_comment(sid, "hello")
     src = open_source("reddit", f"https://www.reddit.com/r/dnd/comments/{sid}/x/",
                       {"oauth_url": reddit_server.url, "reddit_url": reddit_server.url},
-                      load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test"}))
+                      load_settings(env={"PBP_DATA_DIR": "/tmp/pbp-reddit-test", "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"}))
     assert isinstance(src, RedditSource) and [p.body for p in src.fetch(None).posts] == ["hello"]
 
 

@@ -31,6 +31,7 @@ REDIS_START = ["redis-server", "--daemonize", "yes", "--bind", "127.0.0.1", "-::
                "--logfile", "/var/log/redis/ci.log"]
 
 FAST_ENV = {
+    "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1",   # the local forums and Reddit server (issue 12 item 5)
     "PBP_POLL_INTERVAL": "1",
     "PBP_DEADLINE_SWEEP_INTERVAL": "2",
     "PBP_RETRY_BASE": "0.5",

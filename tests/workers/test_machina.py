@@ -10,6 +10,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -29,7 +30,12 @@ def test_real_forum_posts_in_reminder_and_resolution_out(redis_pg_stack: Stack, 
     from pbp.store import models as m
 
     st = redis_pg_stack
-    st.env.update({"PBP_SECRET_127_0_0_1_USERNAME": "pbpbot", "PBP_SECRET_127_0_0_1_PASSWORD": "botpass",
+    # issue 12 item 6: the bot's account for this forum's port; the host-level secret (a
+    # wrong password) is only the fallback, so the replies below prove the port's is used
+    port = urlsplit(machina.base).port
+    st.env.update({f"PBP_SECRET_127_0_0_1_{port}_USERNAME": "pbpbot",
+                   f"PBP_SECRET_127_0_0_1_{port}_PASSWORD": "botpass",
+                   "PBP_SECRET_127_0_0_1_USERNAME": "pbpbot", "PBP_SECRET_127_0_0_1_PASSWORD": "not-it",
                    "PBP_USER_AGENT": "pbp-tests/1"})
     line = next(x for x in machina.seed("topic", f"Workers {time.time_ns()}", "1") if x.startswith("TOPIC"))
     topic = machina.base + line.split()[1]
@@ -64,6 +70,8 @@ def test_real_forum_posts_in_reminder_and_resolution_out(redis_pg_stack: Stack, 
         assert len(posts) == 1 + 1 + len(replies) == 5, posts  # seed, player, 3 replies
         for r in replies:  # each reply's marker is on the thread exactly once
             assert sum(r.marker in text for text in posts.values()) <= 1
+        logs = st.logs()   # issue 12 item 6: the worker logged in, and never wrote the password
+        assert "polled" in logs and "botpass" not in logs and "not-it" not in logs
     except BaseException:
         print(st.logs())
         raise

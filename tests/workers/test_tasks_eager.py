@@ -24,7 +24,8 @@ from tests.conftest import ROOT
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    for key, value in {"PBP_DATA_DIR": str(tmp_path / "var"), "PBP_MIN_HOST_INTERVAL": "0"}.items():
+    for key, value in {"PBP_DATA_DIR": str(tmp_path / "var"), "PBP_MIN_HOST_INTERVAL": "0",
+                       "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"}.items():
         monkeypatch.setenv(key, value)
     for key in ("PBP_DATABASE_URL", "PBP_BROKER_URL", "PBP_CONFIG"):
         monkeypatch.delenv(key, raising=False)
