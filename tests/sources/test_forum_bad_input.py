@@ -275,8 +275,10 @@ def test_a_renamed_thread_is_followed_to_its_new_address(forum: Any) -> None:
     state, base = forum
     state.add(12)
     state.raw[OLD_SLUG] = (301, b"", {"Location": TOPIC})
-    s = load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1 (+ci)"})
-    client = PoliteClient(user_agent=s.user_agent, min_interval=0, allowed_hosts={"127.0.0.1"})
+    s = load_settings(env={"PBP_MIN_HOST_INTERVAL": "0", "PBP_USER_AGENT": "pbp-tests/1 (+ci)",
+                           "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"})
+    client = PoliteClient(user_agent=s.user_agent, min_interval=0, allowed_hosts={"127.0.0.1"},
+                          private_hosts=s.allow_private_hosts)
     src = ForumSource(base + OLD_SLUG, "machina", settings=s, client=client)
     got = src.fetch(None)
     assert [p.platform_id for p in got.posts] == [str(i) for i in range(1, 13)]

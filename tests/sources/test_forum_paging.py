@@ -33,7 +33,8 @@ def truth_ids() -> list[str]:
 
 
 def source(forum: Smf21, per_page: int) -> ForumSource:
-    client = PoliteClient(user_agent="pbp-tests/1", min_interval=0, allowed_hosts={"127.0.0.1"})
+    client = PoliteClient(user_agent="pbp-tests/1", min_interval=0, allowed_hosts={"127.0.0.1"},
+                          private_hosts="127.0.0.1")
     return ForumSource(f"{forum.base}/index.php?topic=2.0", "smf21", client=client,
                        overrides={"thread": {"per_page": per_page}})
 

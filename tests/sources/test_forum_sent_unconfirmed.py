@@ -34,7 +34,8 @@ def smf21() -> Iterator[Smf21]:
 
 
 def source(forum: Smf21) -> ForumSource:
-    client = PoliteClient(user_agent="pbp-tests/1", min_interval=0, allowed_hosts={"127.0.0.1"})
+    client = PoliteClient(user_agent="pbp-tests/1", min_interval=0, allowed_hosts={"127.0.0.1"},
+                          private_hosts="127.0.0.1")
     return ForumSource(f"{forum.base}/index.php?topic=2.0", "smf21", client=client,
                        credentials={"username": "pbpbot", "password": "botpass"})
 
