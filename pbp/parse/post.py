@@ -29,7 +29,7 @@ from .lexicon import Lexicon, detect, fold, get
 from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
 from .regions import EMPTY as NO_REGIONS
-from .regions import Lines, mask_pairs
+from .regions import Lines, Regions, mask_pairs
 from .regions import scan as scan_regions
 from .roster import WORD, Roster
 from .scans import CommandScan
@@ -125,6 +125,8 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     rolls = _roll_tags(found.rolls + cmds.rolls, lex)
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
+    if reg.spans and "[" in text:
+        rolls.extend(_quoted_rolls(text, reg, len(rolls), lex))
     dropped = 0                   # a scanner only drops problems past its cap of 200 kept
     if len(issues) >= IssueList.cap:
         dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
@@ -196,6 +198,29 @@ def _roll_tags(found: list[FoundRoll], lex: Lexicon) -> list[RollTag]:
                              r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
                              None, False, f"{base}|{n}"))
     return rolls
+
+
+def _quoted_rolls(text: str, reg: Regions, start: int, lex: Lexicon) -> list[RollTag]:
+    """The roll tags inside quotes, marked ``in_quote`` (issue 13 item 4): shown to the
+    narrator, never rolled for the one quoting, never given to an action. Numbered after
+    the poster's own tags, so quoting another post never renumbers those (PBP-4)."""
+    quotes = [(s.start, s.end) for s in reg.spans if s.kind == "quote"]
+    if not quotes:
+        return []
+    outside, last = [], 0
+    for a, b in quotes:
+        if a > last:
+            outside.append((last, a))
+        last = max(last, b)
+    outside.append((last, len(text)))
+    found = scan_tags(mask_pairs(text, outside), lex).rolls
+    out = []
+    for n, r in enumerate(found):
+        key = f"quote|{r.syntax}|{r.expression}|{r.label or ''}|{n}"
+        out.append(RollTag(start + n, r.expression, r.label, r.syntax, r.position, r.end, r.text,
+                           r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
+                           None, True, key))
+    return out
 
 
 _PURPOSES: dict[tuple[str, str], str | None] = {}

@@ -48,6 +48,7 @@ class Reading:
     speech_spans: list[tuple[int, int]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
     lang: str | None = None              # the language the post was read in (issue 13 item 2)
+    quoted: list[dict[str, Any]] = field(default_factory=list)   # quoted tags: never rolled
 
 
 ParseFn = Callable[..., ParsedPost]
@@ -115,7 +116,10 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
         reading = readings.setdefault(actor, Reading(actor=actor, lang=parsed.lang))
         tag_count = 0
         for tag in parsed.rolls:
-            if tag.in_quote:
+            if tag.in_quote:   # another's roll, quoted: the narrator sees it (issue 13 item 4)
+                reading.quoted.append({"written": tag.text or tag.expression,
+                                       "expression": tag.expression, "label": tag.label,
+                                       "position": offset + tag.position})
                 continue
             expr = tag.dice_expression()
             reading.tags.append(TagSpec(

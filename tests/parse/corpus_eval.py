@@ -84,7 +84,7 @@ def score(posts: list[Post]) -> Score:
         s.posts += 1
         post = parse_post(p.text, fmt=p.fmt, lang=p.lang, roster=p.roster, actor=p.actor)
         e = p.expect
-        rolls = [[r.expression, r.label, r.syntax] for r in post.rolls]
+        rolls = [[r.expression, r.label, r.syntax] for r in post.rolls if not r.in_quote]
         want_rolls = [[str(x[0]), None if x[1] is None else str(x[1]), x[2]] for x in e.get("rolls", [])]
         if rolls == want_rolls:
             s.rolls_exact += 1

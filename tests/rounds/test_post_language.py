@@ -71,3 +71,20 @@ def test_a_post_with_an_aside_is_declared(engine):
     assert [(a["kind"], a["target"]) for a in decls["bram"][-1].actions] == [("attack", "gob2")]
     w.resolve(rid, at(25))
     assert any(t == "gob1" for _c, t in _events(engine, rid, "aria"))
+
+
+def test_a_quoted_roll_is_kept_for_the_narrator_and_never_rolled(engine):
+    """Issue 13 item 4: Bram quotes Aria's attack and its roll; Bram's own roll is rolled,
+    the quoted one is stored on his declaration as quoted and never rolled for him."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "bob", at(1), "[quote=alice]I attack Goblin Snag [roll]1d20+7[/roll][/quote]\n"
+                                       "Nice! I attack Goblin Rot with my sword [roll]1d20+5[/roll]")],
+             now=at(1))
+    bram = w.declarations(rid)["bram"][-1]
+    assert [(q["expression"], q["written"]) for q in bram.quoted_rolls] == [("1d20+7", "1d20+7")]
+    assert [(a["kind"], a["target"]) for a in bram.actions] == [("attack", "gob2")]
+    with session_scope(engine) as s:
+        rolled = [r.written for r in s.scalars(select(m.RollRecord).where(
+            m.RollRecord.round_id == rid, m.RollRecord.kind == "tag"))]
+    assert rolled == ["1d20+5"]
