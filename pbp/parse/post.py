@@ -25,19 +25,20 @@ from .commands import EMPTY as NO_COMMANDS
 from .commands import scan as scan_commands
 from .explicit import explicit, labelled
 from .language import choose as choose_language
-from .lexicon import Lexicon, detect, fold, get
+from .lexicon import Lexicon, detect, get
 from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
 from .regions import EMPTY as NO_REGIONS
-from .regions import Lines, Regions, mask_pairs
+from .regions import Lines, mask_pairs
 from .regions import scan as scan_regions
-from .roster import WORD, Roster
+from .rolltags import number_rolls, quoted_rolls
+from .roster import Roster
 from .scans import CommandScan
 from .speech import EMPTY as NO_SPEECH
 from .speech import SpeechScan
 from .speech import scan as scan_speech
 from .tags import EMPTY as NO_TAGS
-from .tags import FoundRoll, TagScan
+from .tags import TagScan
 from .tags import scan as scan_tags
 
 #: At most this many problems are listed; one more item says how many were left out.
@@ -122,11 +123,11 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         lex = get(lang)
     found, cmds, said, masked = _scan(text, masked, lang, lex, roster, issues)
     actions, scans = _actions(masked, cmds, lex, roster, actor, issues)
-    rolls = _roll_tags(found.rolls + cmds.rolls, lex)
+    rolls = number_rolls(found.rolls + cmds.rolls, lex)
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
     if reg.spans and "[" in text:
-        rolls.extend(_quoted_rolls(text, reg, len(rolls), lex))
+        rolls.extend(quoted_rolls(text, reg, len(rolls), lex))
     dropped = 0                   # a scanner only drops problems past its cap of 200 kept
     if len(issues) >= IssueList.cap:
         dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
@@ -183,72 +184,6 @@ def _actions(masked: str, cmds: CommandScan, lex: Lexicon, roster: Roster | None
     if len(actions) > 1:
         actions.sort(key=_position)
     return actions, (prose,) if acts is None else (acts, prose)
-
-
-def _roll_tags(found: list[FoundRoll], lex: Lexicon) -> list[RollTag]:
-    """The rolls in position order, each keyed by what it says (PBP-4: identity survives
-    an edit that adds a tag before it)."""
-    found.sort(key=_position)
-    seen: dict[str, int] = {}
-    rolls = []
-    for i, r in enumerate(found):
-        base = f"{r.syntax}|{r.expression}|{r.label or ''}"
-        n = seen[base] = seen.get(base, -1) + 1
-        rolls.append(RollTag(i, r.expression, r.label, r.syntax, r.position, r.end, r.text,
-                             r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
-                             None, False, f"{base}|{n}"))
-    return rolls
-
-
-def _quoted_rolls(text: str, reg: Regions, start: int, lex: Lexicon) -> list[RollTag]:
-    """The roll tags inside quotes, marked ``in_quote`` (issue 13 item 4): shown to the
-    narrator, never rolled for the one quoting, never given to an action. Numbered after
-    the poster's own tags, so quoting another post never renumbers those (PBP-4)."""
-    quotes = [(s.start, s.end) for s in reg.spans if s.kind == "quote"]
-    if not quotes:
-        return []
-    outside, last = [], 0
-    for a, b in quotes:
-        if a > last:
-            outside.append((last, a))
-        last = max(last, b)
-    outside.append((last, len(text)))
-    found = scan_tags(mask_pairs(text, outside), lex).rolls
-    out = []
-    for n, r in enumerate(found):
-        key = f"quote|{r.syntax}|{r.expression}|{r.label or ''}|{n}"
-        out.append(RollTag(start + n, r.expression, r.label, r.syntax, r.position, r.end, r.text,
-                           r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
-                           None, True, key))
-    return out
-
-
-_PURPOSES: dict[tuple[str, str], str | None] = {}
-
-
-def _purpose(label: str | None, lex: Lexicon) -> str | None:
-    if not label:
-        return None
-    key = (label, lex.lang)
-    if key in _PURPOSES:
-        return _PURPOSES[key]
-    if len(_PURPOSES) > 10_000:
-        _PURPOSES.clear()
-    found = _PURPOSES[key] = _read_purpose(label, lex)
-    return found
-
-
-def _read_purpose(label: str, lex: Lexicon) -> str | None:
-    f = fold(label.strip())
-    en = get("en")
-    for table in (lex.labels, en.labels):
-        if f in table:
-            return table[f]
-    for w in WORD.findall(f):
-        for table in (lex.labels, en.labels):
-            if w in table:
-                return table[w]
-    return None
 
 
 def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon,
