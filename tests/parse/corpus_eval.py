@@ -29,11 +29,14 @@ class Post:
 def load(folder: Path = CORPUS) -> list[Post]:
     posts = []
     for path in sorted(folder.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for p in data["posts"]:
-            posts.append(Post(p["id"], p.get("lang", data["lang"]), p.get("fmt", "text"), p["text"], p.get("actor"),
-                              data["roster"], p["expect"], bool(p.get("long", False))))
+        posts.extend(load_file(path))
     return posts
+
+
+def load_file(path: Path) -> list[Post]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [Post(p["id"], p.get("lang", data["lang"]), p.get("fmt", "text"), p["text"], p.get("actor"),
+                 data["roster"], p["expect"], bool(p.get("long", False))) for p in data["posts"]]
 
 
 @dataclass
