@@ -216,6 +216,8 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
     "override.condition.remove": _condition_removed,
     "override.initiative": lambda s: _("%(who)s reordered the initiative: %(order)s", who=s.who,
                                        order=", ".join(s.name(k) for k in s.side("after") or [])),
+    "override.action.add": lambda s: _("%(who)s added an action to the post of %(name)s: %(action)s",
+                                       who=s.who, name=s.entity_name(), action=_action(s.side("after"))),
     "override.action.confirm": lambda s: _("%(who)s confirmed the action of %(name)s: %(action)s",
                                            who=s.who, name=s.entity_name(), action=_action(s.side("before"))),
     "override.action.correct": lambda s: _("%(who)s corrected the action of %(name)s: %(before)s → %(after)s",

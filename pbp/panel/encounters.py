@@ -36,7 +36,7 @@ from .access import encounter_or_404, in_encounter_or_404
 from .db import session as db_session
 from .encounter_view import build
 from .encounter_view import version as page_version
-from .fight_forms import CorrectionForm, EndForm, StartForm
+from .fight_forms import AddActionForm, CorrectionForm, EndForm, StartForm
 from .forms import (
     ConditionForm,
     DeadlineForm,
@@ -50,6 +50,7 @@ from .forms import (
     choices,
 )
 from .overrides import (
+    add_action,
     add_condition,
     judge_action,
     now_utc,
@@ -236,6 +237,18 @@ def override_action(encounter_id: int):  # type: ignore[no-untyped-def]
         s, d.id, form.index.data, form.verdict.data, form.reason.data, current_user.id,
         kind=form.kind.data if form.verdict.data == "correct" else None,
         target=form.target.data if form.verdict.data == "correct" else None))
+
+
+@bp.route("/<int:encounter_id>/override/action/add", methods=["POST"])
+@login_required
+def override_action_add(encounter_id: int):  # type: ignore[no-untyped-def]
+    """Issue 13 item 3: the narrator adds an action to a post of the open round."""
+    enc = _enc(encounter_id)
+    form = AddActionForm()
+    d = in_encounter_or_404(db_session(), Declaration, form.declaration_id.data, enc)
+    return _done(encounter_id, form, lambda s: add_action(
+        s, d.id, form.kind.data, form.target.data, form.weapon.data, form.reason.data,
+        current_user.id))
 
 
 @bp.route("/<int:encounter_id>/override/penalty", methods=["POST"])

@@ -14,11 +14,12 @@ resolution.
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.orm import Session
 
 from ..errors import UnreadableInput
-from ..rounds import approval, service
+from ..rounds import approval, codec, service
 from ..rounds.notices import queue_deadline_notice
 from ..rounds.overrides import (
     KINDS,
@@ -36,12 +37,12 @@ from ..rounds.overrides import (
     set_roll,
 )
 from ..rules import engine
-from ..rules.model import ActionKind
+from ..rules.model import Action, ActionKind
 from ..store import queries
 from ..store.models import Combatant, Declaration, Encounter, Narrator, Override, Reply, Round
 
 __all__ = [
-    "KINDS", "MARKED", "OverrideError", "add_condition", "judge_action", "reason_or_fail",
+    "KINDS", "MARKED", "OverrideError", "add_action", "add_condition", "judge_action", "reason_or_fail",
     "remove_condition", "reorder_initiative", "reply_marks", "reresolve_round", "roll_totals",
     "set_deadline", "set_hp", "set_penalty", "set_reply", "set_roll",
 ]
@@ -184,6 +185,50 @@ def judge_action(session: Session, declaration_id: int, index: int, verdict: str
                   target=d.combatant.key, before=before, after=after, reason=reason,
                   narrator=narrator, entity="declaration", entity_id=d.id,
                   extra={"index": index, "name": d.combatant.name})
+
+
+_ARMED = frozenset(("attack", "cast", "maneuver", "reaction", "full-round"))
+
+
+def add_action(session: Session, declaration_id: int, kind: str, target: str | None,
+               weapon: str | None, reason: str, narrator: Narrator | int | None) -> Override:
+    """Add an action to a declaration of a round still to resolve (issue 13 item 3): the
+    narrator reads a post the parser did not understand ("no action", a post in words it
+    does not know). An attack-like action takes the post's first roll tag that no action
+    owns, so the roll the player made is the one resolved; the reply says the narrator
+    read the post so."""
+    reason = reason_or_fail(reason)
+    d = get_row(session, Declaration, declaration_id, "declaration")
+    rnd = get_row(session, Round, d.round_id, "round")
+    if rnd.state != "open":
+        raise OverrideError(f"round {rnd.number} is {rnd.state}: add actions to the open round")
+    check_changeable(session, rnd)
+    try:
+        action_kind = ActionKind(kind)
+    except ValueError:
+        raise OverrideError(f"unknown action kind {kind!r}") from None
+    enc = d.combatant.encounter
+    target = (target or "").strip() or None
+    if target is not None and target not in {c.key for c in enc.combatants}:
+        raise OverrideError(f"unknown target {target!r}")
+    options: dict[str, Any] = {"source": "narrator"}
+    rolled = None
+    if action_kind.value in _ARMED and d.post_id is not None:
+        owned = {i for a in d.actions for i in (a.get("options") or {}).get("roll_indices") or ()}
+        free = [r for r in queries.post_tag_rolls(session, d.post_id, d.combatant.key)
+                if r.tag_index is not None and r.tag_index not in owned]
+        if free:
+            options.update(roll_index=free[0].tag_index, roll_indices=(free[0].tag_index,))
+            rolled = codec.roll_from_record(free[0])
+    action = Action(action_kind, target=target, weapon=(weapon or "").strip() or None,
+                    explicit=True, confidence=1.0, rolled=rolled, options=options)
+    after = action.to_dict()
+    d.actions = [dict(a) for a in d.actions] + [after]
+    d.updated_at = now_utc()
+    return record(session, encounter=enc, round_id=d.round_id, kind="action.add",
+                  target=d.combatant.key, before=None, after=after, reason=reason,
+                  narrator=narrator, entity="declaration", entity_id=d.id,
+                  extra={"index": len(d.actions) - 1, "name": d.combatant.name})
 
 
 # --- the round ----------------------------------------------------------------------------

@@ -70,8 +70,10 @@ _POS = attrgetter("pos")
 
 def _mentions(plain: Sequence[str], positions: Sequence[int], lex: Lexicon,
               roster: Roster | None, actor: str | None,
-              hits: Sequence[tuple[bool, bool]] | None = None) -> list[_Mention]:
-    """Roster names among the words *plain* (starting at *positions*), longest first."""
+              hits: Sequence[tuple[bool, bool]] | None = None,
+              mine: list[int] | None = None) -> list[_Mention]:
+    """Roster names among the words *plain* (starting at *positions*), longest first;
+    the word indices where the actor's own name stands go to *mine* when given."""
     if roster is None:
         return []
     if hits is None:
@@ -88,6 +90,8 @@ def _mentions(plain: Sequence[str], positions: Sequence[int], lex: Lexicon,
         j = i + length
         taken = j - 1
         if actor is not None and keys == (actor,):
+            if mine is not None:
+                mine.append(i)
             continue
         end = positions[j - 1] + len(plain[j - 1])
         found.append(_Mention(i, j, positions[i], end, keys,
@@ -137,6 +141,7 @@ class _Prose:
         self.folded: list[str] = list(map(_THIRD, infos))
         self.positions: list[int] = list(accumulate(map(len, parts)))[0:-1:2]
         self.bounds: list[int] = list(map(re.Match.start, _BOUNDARY.finditer(masked)))
+        self.mine: list[int] = []                 # word indices of the actor's own name
         generic = [(i, infos[i][1]) for i in compress(range(len(infos)), map(_SECOND, infos))]
         self.mentions, self.weapons = self._names(roster, generic)
         self.mention_pos = list(map(_POS, self.mentions))
@@ -151,7 +156,7 @@ class _Prose:
         if roster is None:
             return [], [(positions[i], canon) for i, canon in generic]
         hits = roster.start_hits(plain, lex)
-        mentions = _mentions(plain, positions, lex, roster, self.actor, hits)
+        mentions = _mentions(plain, positions, lex, roster, self.actor, hits, self.mine)
         weapons: list[tuple[int, str]] = []
         taken = -1
         for i in compress(range(len(hits)), map(_SECOND, hits)):
@@ -190,6 +195,8 @@ class _Prose:
         lex = self.lex
         if last_word in lex.determiners:
             return None                               # "a strike", "nice hit": a noun
+        if lex.perfect and not lex.perfect.isdisjoint(before[-2:]):
+            return None                               # "had struck": told of before
         if not lex.blockers.isdisjoint(before) and self._blocked(before, first, i):
             return None
         if kind not in ("move", "defend") and last_word in lex.objects_before:
@@ -224,10 +231,31 @@ class _Prose:
                     mentions[k].keys != (self.actor,) and (
                         mentions[k].i == 0 or folded[mentions[k].i - 1] not in _PREPOSITIONS):
                 return False                          # "the goblin attacks": its subject
+        if self.actor is not None and mentions and self._other_subject(i, s_start):
+            return False                              # "Mog roared and swung at her"
         if self.kept and self.kept[-1][0] == i - 1 and self.kept[-1][2] in ("ready", "delay"):
             return False                              # "готовлюсь ударить": what is readied
         self.kept.append(v)
         return True
+
+    def _other_subject(self, i: int, s_start: int) -> bool:
+        """Whether the sentence of verb *i* opens with another combatant's name (after only
+        lead words: "then", "and", determiners) and the poster does not take over before
+        the verb (their own name, "I"): narration of what someone else does, the weak spot
+        of long third-person posts (issue 13 item 5)."""
+        mentions, positions = self.mentions, self.positions
+        k = bisect_left(self.mention_pos, s_start)
+        if k >= len(mentions) or mentions[k].i >= i or self.actor in mentions[k].keys:
+            return False
+        m = mentions[k]
+        first = bisect_left(positions, s_start, 0, i)
+        lex, folded = self.lex, self.folded
+        if m.i - first > 3 or any(w not in lex.lead_words and w not in lex.determiners
+                                  for w in folded[first:m.i]):
+            return False
+        if any(m.j <= j < i for j in self.mine):
+            return False
+        return lex.first_person.isdisjoint(folded[m.j:i])
 
     def declare(self, kept: list[_Verb], out: ActionScan) -> None:
         """One action per kept verb, with its target and weapon; a second verb of the same

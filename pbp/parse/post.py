@@ -24,19 +24,21 @@ from .actions import ActionScan, infer, mentions_in
 from .commands import EMPTY as NO_COMMANDS
 from .commands import scan as scan_commands
 from .explicit import explicit, labelled
-from .lexicon import Lexicon, detect, fold, get
+from .language import choose as choose_language
+from .lexicon import Lexicon, detect, get
 from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
 from .regions import EMPTY as NO_REGIONS
-from .regions import Lines, Regions, mask_pairs
+from .regions import Lines, mask_pairs
 from .regions import scan as scan_regions
-from .roster import WORD, Roster
+from .rolltags import number_rolls, quoted_rolls
+from .roster import Roster
 from .scans import CommandScan
 from .speech import EMPTY as NO_SPEECH
 from .speech import SpeechScan
 from .speech import scan as scan_speech
 from .tags import EMPTY as NO_TAGS
-from .tags import FoundRoll, TagScan
+from .tags import TagScan
 from .tags import scan as scan_tags
 
 #: At most this many problems are listed; one more item says how many were left out.
@@ -54,8 +56,11 @@ _ARMED_KINDS = _ROLL_PURPOSE_KINDS["attack"]
 
 
 def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster: Any = None,
-               actor: str | None = None) -> ParsedPost:
+               actor: str | None = None, own_language: bool = False) -> ParsedPost:
     """Read one post. *lang* None or ``"auto"`` guesses it from the script and common words.
+    With *own_language*, *lang* (the campaign's) is only the first guess: a post plainly
+    written in another of en/pt/ru is read in that one (:func:`.language.choose`, on the
+    text outside quotes and asides; issue 13 item 2). ``ParsedPost.lang`` says which.
 
     *roster* is a sequence of :class:`pbp.rules.model.Combatant` (or a :class:`Roster`,
     or dicts ``{"key", "name", "aliases", "weapons"}``); *actor*, when known, is the
@@ -70,8 +75,11 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
     """
     if not isinstance(text, str):
         text = str(text or "")
+    guess: str | None = None
     if lang in (None, "", "auto"):
-        lang = detect(text)
+        lang, guess = "en", "auto"
+    elif own_language:
+        guess = lang
     lex = get(lang)
     if lex.lang != lang:
         lang = lex.lang
@@ -82,7 +90,7 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
     try:
         return _parse(text, fmt, lang, lex,
                       roster if roster is None or type(roster) is Roster else Roster.of(roster),
-                      actor, issues)
+                      actor, issues, guess)
     except RecursionError:  # pragma: no cover - deeply nested HTML in BeautifulSoup
         issues.append(("parse.internal", 0, {"detail": "nesting too deep"}))
     except Exception as exc:  # noqa: BLE001  # pragma: no cover - a bug: report it, never raise
@@ -99,16 +107,27 @@ class _Scan(Protocol):
 
 
 def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
-           actor: str | None, issues: _Issues) -> ParsedPost:
+           actor: str | None, issues: _Issues, guess: str | None = None) -> ParsedPost:
     # Each scanner returns a shared empty result when its marker characters are absent,
     # and a stage with nothing to blank leaves the text as it is: a plain post costs a
     # few C-level searches before inference.
     text = normalise(raw, fmt)
-    reg, found, cmds, said, masked = _scan(text, fmt, lang, lex, roster, issues)
+    reg = scan_regions(text, fmt)
+    masked = text
+    if reg is not NO_REGIONS:
+        issues.extend(reg.issues)
+        if reg.spans:
+            masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
+    if guess is not None:    # the language of what the poster wrote, asides and quotes left out
+        lang = detect(masked) if guess == "auto" else choose_language(masked, guess)
+        lex = get(lang)
+    found, cmds, said, masked = _scan(text, masked, lang, lex, roster, issues)
     actions, scans = _actions(masked, cmds, lex, roster, actor, issues)
-    rolls = _roll_tags(found.rolls + cmds.rolls, lex)
+    rolls = number_rolls(found.rolls + cmds.rolls, lex)
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
+    if reg.spans and "[" in text:
+        rolls.extend(quoted_rolls(text, reg, len(rolls), lex))
     dropped = 0                   # a scanner only drops problems past its cap of 200 kept
     if len(issues) >= IssueList.cap:
         dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
@@ -119,23 +138,17 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
                       tuple(reg.spans))
 
 
-def _scan(text: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
-          issues: _Issues) -> tuple[Regions, TagScan, CommandScan, SpeechScan, str]:
-    """Steps 2-5: regions, roll tags, command lines and speech, each blanked once read;
-    returns the four scans and the text left for actions."""
-    reg = scan_regions(text, fmt)
-    masked = text
-    if reg is not NO_REGIONS:
-        issues.extend(reg.issues)
-        if reg.spans:
-            masked = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
+def _scan(text: str, masked: str, lang: str, lex: Lexicon, roster: Roster | None,
+          issues: _Issues) -> tuple[TagScan, CommandScan, SpeechScan, str]:
+    """Steps 3-5 on the text with its regions blanked: roll tags, command lines and
+    speech, each blanked once read; returns the three scans and the text left for actions."""
     found = scan_tags(masked, lex)
     masked = _blank(masked, found, found is not NO_TAGS, issues)
     cmds = scan_commands(masked, lex, roster)
     masked = _blank(masked, cmds, cmds is not NO_COMMANDS, issues)
     said = scan_speech(masked, text, lang)
     masked = _blank(masked, said, said is not NO_SPEECH, issues)
-    return reg, found, cmds, said, masked
+    return found, cmds, said, masked
 
 
 def _blank(masked: str, scan: _Scan, found: bool, issues: _Issues) -> str:
@@ -171,49 +184,6 @@ def _actions(masked: str, cmds: CommandScan, lex: Lexicon, roster: Roster | None
     if len(actions) > 1:
         actions.sort(key=_position)
     return actions, (prose,) if acts is None else (acts, prose)
-
-
-def _roll_tags(found: list[FoundRoll], lex: Lexicon) -> list[RollTag]:
-    """The rolls in position order, each keyed by what it says (PBP-4: identity survives
-    an edit that adds a tag before it)."""
-    found.sort(key=_position)
-    seen: dict[str, int] = {}
-    rolls = []
-    for i, r in enumerate(found):
-        base = f"{r.syntax}|{r.expression}|{r.label or ''}"
-        n = seen[base] = seen.get(base, -1) + 1
-        rolls.append(RollTag(i, r.expression, r.label, r.syntax, r.position, r.end, r.text,
-                             r.advantage, r.hidden, _purpose(r.label, lex) if r.label else None,
-                             None, False, f"{base}|{n}"))
-    return rolls
-
-
-_PURPOSES: dict[tuple[str, str], str | None] = {}
-
-
-def _purpose(label: str | None, lex: Lexicon) -> str | None:
-    if not label:
-        return None
-    key = (label, lex.lang)
-    if key in _PURPOSES:
-        return _PURPOSES[key]
-    if len(_PURPOSES) > 10_000:
-        _PURPOSES.clear()
-    found = _PURPOSES[key] = _read_purpose(label, lex)
-    return found
-
-
-def _read_purpose(label: str, lex: Lexicon) -> str | None:
-    f = fold(label.strip())
-    en = get("en")
-    for table in (lex.labels, en.labels):
-        if f in table:
-            return table[f]
-    for w in WORD.findall(f):
-        for table in (lex.labels, en.labels):
-            if w in table:
-                return table[w]
-    return None
 
 
 def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon,

@@ -6,12 +6,14 @@ true and a roll tag inside a quote is never seen again, let alone rolled.
 
 * BBCode: ``[quote]``, ``[spoiler]``, ``[hide]``, ``[code]``, ``[ooc]``, ``[off]``
   (nested quotes counted; inside ``[code]`` nothing else is read).
-* Out of character: ``((...))``, a line starting ``OOC:`` / ``OFF:`` / ``ООС:`` /
-  ``Офф:`` (also inside parentheses), and a line that is wholly in parentheses.
+* Out of character (:mod:`.asides`): ``((...))`` and ``(OOC: ...)`` / ``(OFF ...)`` /
+  ``(ООС: ...)`` anywhere, each ended where its parentheses balance; ``OOC:`` / ``OFF:`` /
+  ``ООС:`` / ``Офф:`` opening a line or following a sentence's end, to the end of that
+  line; and a line that is wholly in parentheses.
 * Markdown only: fenced and inline code, ``>`` quote lines, ``>!spoiler!<``, ``||spoiler||``.
 
-An unclosed region runs to the end of the post (an unclosed ``((`` to the end of its
-line) and is reported: never rolling a quoted tag matters more than keeping prose.
+An unclosed region runs to the end of the post (an unclosed ``((`` or ``(OOC`` to the
+end of its line) and is reported: never rolling a quoted tag matters more than keeping prose.
 """
 
 from __future__ import annotations
@@ -21,13 +23,11 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import asides
 from .model import IssueList, OocNote, Span
 
 _BB = re.compile(r"\[(/?)(quote|spoiler|hide|code|ooc|off|offtopic)(?:[=\s][^\]\n]{0,200})?\]"
                  r"|\(\(|\)\)", re.IGNORECASE)
-_OOC_LINE = re.compile(
-    r"(?m)^[ \t>*_]{0,8}(\(?)[ \t]{0,3}(?:ooc|off|offtopic|оос|ооc|офф|оффтоп|ooc)[ \t]{0,3}[:\-–—)][^\n]*",
-    re.IGNORECASE)
 _PAREN_LINE = re.compile(r"(?m)^[ \t]{0,8}\((?!\()[^\n]*\)[ \t]*$")
 # Is there anything to exclude at all? A region tag or "((" anywhere, or a line opening
 # with "(" or an OOC prefix. Three searches rather than one pattern with a multiline "^"
@@ -37,6 +37,7 @@ _ANY_TAG = re.compile(r"\[/?(?:quote|spoiler|hide|code|ooc|off)|\(\(", re.IGNORE
 _OPENER = r"[ \t>*_]{0,8}(?:\(|(?:ooc|off|offtopic|оос|ооc|офф|оффтоп)[ \t]{0,3}[:\-–—)])"
 _FIRST_LINE_OPENER = re.compile(_OPENER, re.IGNORECASE)           # .match: the first line
 _LINE_OPENER = re.compile("\n" + _OPENER, re.IGNORECASE)          # .search: every other line
+_ASIDE_WORD = re.compile(asides.WORD + r"[ \t]{0,3}[:\-–—)]", re.IGNORECASE)  # anywhere
 _MD_FENCE = re.compile(r"(?m)^[ \t]{0,3}(```|~~~)[^\n]*$")
 _MD_INLINE = re.compile(r"`[^`\n]{1,2000}`")
 _MD_QUOTE = re.compile(r"(?m)^[ \t]{0,3}>(?!!)[^\n]*")
@@ -80,7 +81,8 @@ class Lines:
 def scan(text: str, fmt: str) -> Regions:
     """Find every excluded region of *text* (already normalised)."""
     if fmt != "markdown" and _ANY_TAG.search(text) is None and \
-            _FIRST_LINE_OPENER.match(text) is None and _LINE_OPENER.search(text) is None:
+            _FIRST_LINE_OPENER.match(text) is None and _LINE_OPENER.search(text) is None \
+            and asides.PAREN_OPEN.search(text) is None and _ASIDE_WORD.search(text) is None:
         return EMPTY
     out = Regions()
     md: list[Span] = []
@@ -200,9 +202,14 @@ def _bbcode(text: str, out: Regions, md: list[Span]) -> None:
                 closes = [c.start() for c in re.finditer(r"\)\)", text)]
                 lines = Lines(text)
             assert lines is not None
+            balanced = asides.close_of(text, pos, depth=2)   # nested parentheses counted
             k = bisect_left(closes, pos + 2)
             para_end = _paragraph_end(text, pos, lines)
-            if k < len(closes) and closes[k] < para_end:
+            if balanced is not None and text[balanced - 2:balanced] == "))":
+                end = balanced
+                out.spans.append(Span("ooc", pos, end))
+                out.ooc.append(OocNote(text[pos + 2:end - 2].strip(), pos))
+            elif k < len(closes) and closes[k] < para_end:
                 end = closes[k] + 2
                 out.spans.append(Span("ooc", pos, end))
                 out.ooc.append(OocNote(text[pos + 2:end - 2].strip(), pos))
@@ -258,11 +265,18 @@ def _ooc_lines(text: str, out: Regions) -> None:
         k = bisect_left(starts, pos + 1) - 1
         return k >= 0 and taken[k].start <= pos < taken[k].end
 
-    for m in _OOC_LINE.finditer(text):
-        if covered(m.start()):
+    for start, end, note, closed in asides.parens(text):
+        if covered(start):
             continue
-        out.spans.append(Span("ooc", m.start(), m.end()))
-        out.ooc.append(OocNote(m.group().strip(" \t>*_()"), m.start()))
+        out.spans.append(Span("ooc", start, end))
+        out.ooc.append(OocNote(note, start))
+        if not closed:
+            out.issues.append(("ooc.unclosed", start, {}))
+    for start, end, note in asides.prefixed(text):
+        if covered(start) or any(s.start <= start < s.end for s in out.spans[-8:]):
+            continue
+        out.spans.append(Span("ooc", start, end))
+        out.ooc.append(OocNote(note, start))
     for m in _PAREN_LINE.finditer(text):
         if covered(m.start()) or any(s.start <= m.start() < s.end for s in out.spans[-3:]):
             continue

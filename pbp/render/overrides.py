@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..rules import messages
 from .i18n import say
 
 #: override kind (``action.*`` said as ``action``) -> its sentence
@@ -26,7 +27,28 @@ OVERRIDE_TEXTS: Mapping[str, str] = {
     "deadline": "deadline moved",
     "round.reresolve": "round resolved again",
     "action": "{who}: declared action changed by the narrator",
+    # issue 13 item 3: the player reads how the narrator read the post
+    "action.add": "{who}: the narrator read the post as {action}",
+    "action.correct": "{who}: the narrator read the post as {action}",
+    "action.reject": "{who}: the narrator did not read {action} in the post",
 }
+
+
+def action_words(a: Mapping[str, Any] | None, lang: str, names: Mapping[str, str]) -> str:
+    """A stored action said short: its kind in *lang*, its target's name, its weapon.
+
+    >>> action_words({"kind": "attack", "target": "gob", "weapon": "sword"}, "en", {"gob": "Goblin"})
+    'attack → Goblin (sword)'
+    """
+    if not a:
+        return "?"
+    kind = str(a.get("kind") or "?")
+    text = say(kind, lang, context=messages.KIND_CONTEXT) if kind in messages.ACTION_KINDS else kind
+    if a.get("target"):
+        text += f" → {names.get(str(a['target']), str(a['target']))}"
+    if a.get("weapon"):
+        text += f" ({a['weapon']})"
+    return text
 
 
 def override_text(kind: str, payload: Mapping[str, Any] | None, target: str | None,
@@ -34,12 +56,15 @@ def override_text(kind: str, payload: Mapping[str, Any] | None, target: str | No
     """The line marking one override in *lang* ("" for a kind that is not said);
     *names*: combatant key -> name."""
     p = payload or {}
-    key = "action" if kind.startswith("action.") else kind
+    key = kind if kind in OVERRIDE_TEXTS else "action" if kind.startswith("action.") else kind
     if key not in OVERRIDE_TEXTS:
         return ""
     params = {"who": names.get(target or "", p.get("name") or target or ""),
               "index": p.get("roll_index"), "after": p.get("after"), "before": p.get("before"),
               "rolled": p.get("rolled"), "condition": p.get("condition")}
+    if key in ("action.add", "action.correct", "action.reject"):
+        shown = p.get("before") if key == "action.reject" else p.get("after")
+        params["action"] = action_words(shown if isinstance(shown, Mapping) else None, lang, names)
     if key == "roll":
         params["who"] = names.get(p.get("actor") or "", p.get("actor") or "?")
     text = say(OVERRIDE_TEXTS[key], lang, params)

@@ -171,6 +171,8 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
     decl.speech = speech
     decl.speech_count = len(reading.speech)
     decl.speech_limit = policy.speech_limit
+    decl.lang = reading.lang
+    decl.quoted_rolls = reading.quoted
     decl.late = late
     decl.deleted = False
     decl.updated_at = now

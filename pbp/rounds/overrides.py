@@ -33,8 +33,8 @@ from ..store import queries
 from ..store.models import AuditEntry, Encounter, Narrator, Override, RollRecord, Round
 
 #: Every override kind, in the order the panel lists them.
-KINDS = ("roll", "hp", "condition.add", "condition.remove", "initiative", "action.confirm",
-         "action.correct", "action.reject", "penalty.waive", "penalty.apply", "deadline",
+KINDS = ("roll", "hp", "condition.add", "condition.remove", "initiative", "action.add",
+         "action.confirm", "action.correct", "action.reject", "penalty.waive", "penalty.apply", "deadline",
          "reply.hold", "reply.approve", "round.reresolve", "round.correct")
 
 #: Kinds that change what happened (marked in the reply); hold/approve only change when,

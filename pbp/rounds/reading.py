@@ -47,10 +47,13 @@ class Reading:
     speech: list[str] = field(default_factory=list)
     speech_spans: list[tuple[int, int]] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
+    lang: str | None = None              # the language the post was read in (issue 13 item 2)
+    quoted: list[dict[str, Any]] = field(default_factory=list)   # quoted tags: never rolled
 
 
 ParseFn = Callable[..., ParsedPost]
-"""``parse_post`` or a stand-in with its signature: (part, fmt=, lang=, roster=, actor=)."""
+"""``parse_post`` or a stand-in with its signature: (part, fmt=, lang=, roster=, actor=,
+own_language=)."""
 
 
 def default_parser() -> ParseFn:
@@ -107,11 +110,16 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
     tag_base = 0
     init_base = 0
     for actor, part, part_fmt, offset in chunks:
-        parsed = parse(part, fmt=part_fmt, lang=lang, roster=indexed, actor=actor)
-        reading = readings.setdefault(actor, Reading(actor=actor))
+        # the campaign's language is the first guess; a part plainly in another is read in it
+        parsed = parse(part, fmt=part_fmt, lang=lang, roster=indexed, actor=actor,
+                       own_language=True)
+        reading = readings.setdefault(actor, Reading(actor=actor, lang=parsed.lang))
         tag_count = 0
         for tag in parsed.rolls:
-            if tag.in_quote:
+            if tag.in_quote:   # another's roll, quoted: the narrator sees it (issue 13 item 4)
+                reading.quoted.append({"written": tag.text or tag.expression,
+                                       "expression": tag.expression, "label": tag.label,
+                                       "position": offset + tag.position})
                 continue
             expr = tag.dice_expression()
             reading.tags.append(TagSpec(

@@ -181,6 +181,11 @@ class Declaration(Base):
     speech: Mapped[list[Any]] = mapped_column(default=list)
     speech_count: Mapped[int] = mapped_column(Integer, default=0)
     speech_limit: Mapped[int | None] = mapped_column(Integer)
+    #: the language the post was read in (en/pt/ru; the campaign's unless the post is
+    #: plainly in another, issue 13 item 2); None for a declaration no post made
+    lang: Mapped[str | None] = mapped_column(String(8))
+    #: roll tags inside quotes (another's roll quoted): shown, never rolled (issue 13 item 4)
+    quoted_rolls: Mapped[list[Any]] = mapped_column(default=list)
     late: Mapped[bool] = mapped_column(Boolean, default=False)
     edited_after_roll: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)

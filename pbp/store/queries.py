@@ -301,3 +301,11 @@ def unresolvable_actions(s: Session, encounter_id: int) -> list[tuple[int, str, 
                                                    EventRecord.code == "action.rejected"))
     return [(rnd.number, e.actor or "?", str((e.params or {}).get("error", "")))
             for e in events if (e.params or {}).get("problem") == "action.unresolvable"]
+
+
+def post_tag_rolls(session: Session, post_id: int, actor: str) -> list[RollRecord]:
+    """The roll tags of one post rolled for *actor*, in tag order: a narrator adding an
+    action to the post gives it the first one no action owns (issue 13 item 3)."""
+    return list(session.scalars(select(RollRecord).where(
+        RollRecord.post_id == post_id, RollRecord.actor == actor, RollRecord.kind == "tag")
+        .order_by(RollRecord.tag_index)))

@@ -186,6 +186,8 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
                                   "alice removed the condition prone from Goblin 2 in round 2"),
     "override.initiative": (["aria", "goblin-2"], ["goblin-2", "aria"],
                             "alice reordered the initiative: Goblin 2, Aria in round 2"),
+    "override.action.add": (None, {"kind": "attack", "target": "goblin-2"},
+                            "alice added an action to the post of Aria: attack → goblin-2 in round 2"),
     "override.action.confirm": ({"kind": "attack", "target": "goblin-2"}, {"kind": "attack", "target": "goblin-2"},
                                 "alice confirmed the action of Aria: attack → goblin-2 in round 2"),
     "override.action.correct": ({"kind": "move"}, {"kind": "attack", "target": "goblin-2"},
@@ -201,6 +203,7 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "override.round.correct": (1, [{"code": "hp", "who": "aria"}], "alice posted a correction of round 2 (1 changes)"),
 }
 ENTITIES = {"override.roll": ("roll", "70"), "override.action.confirm": ("declaration", "80"),
+            "override.action.add": ("declaration", "80"),
             "override.action.correct": ("declaration", "80"), "override.action.reject": ("declaration", "80"),
             "override.reply.hold": ("reply", "90"), "override.reply.approve": ("reply", "90"),
             "override.hp": ("combatant", "5"), "override.condition.add": ("combatant", "5"),

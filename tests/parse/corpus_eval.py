@@ -23,16 +23,20 @@ class Post:
     actor: str | None
     roster: list[dict[str, Any]]
     expect: dict[str, Any]
+    long: bool = False                 # long third-person narrative (issue 13 item 5)
 
 
 def load(folder: Path = CORPUS) -> list[Post]:
     posts = []
     for path in sorted(folder.glob("*.yaml")):
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        for p in data["posts"]:
-            posts.append(Post(p["id"], p.get("lang", data["lang"]), p.get("fmt", "text"), p["text"], p.get("actor"),
-                              data["roster"], p["expect"]))
+        posts.extend(load_file(path))
     return posts
+
+
+def load_file(path: Path) -> list[Post]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return [Post(p["id"], p.get("lang", data["lang"]), p.get("fmt", "text"), p["text"], p.get("actor"),
+                 data["roster"], p["expect"], bool(p.get("long", False))) for p in data["posts"]]
 
 
 @dataclass
@@ -84,7 +88,7 @@ def score(posts: list[Post]) -> Score:
         s.posts += 1
         post = parse_post(p.text, fmt=p.fmt, lang=p.lang, roster=p.roster, actor=p.actor)
         e = p.expect
-        rolls = [[r.expression, r.label, r.syntax] for r in post.rolls]
+        rolls = [[r.expression, r.label, r.syntax] for r in post.rolls if not r.in_quote]
         want_rolls = [[str(x[0]), None if x[1] is None else str(x[1]), x[2]] for x in e.get("rolls", [])]
         if rolls == want_rolls:
             s.rolls_exact += 1
@@ -127,3 +131,27 @@ def score(posts: list[Post]) -> Score:
         if kinds_want != kinds_got or Counter((w[0], w[1]) for w in want) != Counter((g[0], g[1]) for g in got):
             s.failures.append(f"{p.id} actions {[g[:3] for g in got]} != {want}")
     return s
+
+
+def breakdown(posts: list[Post]) -> dict[str, Score]:
+    """Scores per language and for the long narrative posts (issue 13 item 5): ``all``,
+    ``en``, ``pt``, ``ru``, ``long``, ``short``."""
+    groups: dict[str, list[Post]] = {"all": posts}
+    for p in posts:
+        groups.setdefault(p.lang, []).append(p)
+        groups.setdefault("long" if p.long else "short", []).append(p)
+    return {name: score(group) for name, group in groups.items()}
+
+
+def table(scores: dict[str, Score]) -> str:
+    """One line per group: posts, action-kind precision and recall, kind+target ones."""
+    lines = []
+    for name in ("all", "en", "pt", "ru", "long", "short"):
+        s = scores.get(name)
+        if s is None:
+            continue
+        lines.append(f"{name:>5}: {s.posts:2d} posts  kind P {s.precision:.2f} R {s.recall:.2f}  "
+                     f"kind+target P {s.ratio(s.target_tp, s.got_actions):.2f} "
+                     f"R {s.ratio(s.target_tp, s.expected_actions):.2f}  "
+                     f"rolls exact {s.rolls_exact}/{s.posts}")
+    return "\n".join(lines)

@@ -201,7 +201,12 @@ def test_speech(text, lang, said):
 ])
 def test_excluded_parts_declare_nothing(text, fmt):
     post = parse_post(text, fmt=fmt, roster=ROSTER)
-    assert (post.rolls, post.actions, post.speech, post.commands) == ((), (), (), ())
+    own = tuple(r for r in post.rolls if not r.in_quote)
+    assert (own, post.actions, post.speech, post.commands) == ((), (), (), ())
+    # issue 13 item 4: a roll inside a quote comes back marked, one elsewhere not at all
+    quoted = "quote" in text or text.startswith(">")
+    assert [r.expression for r in post.rolls if r.in_quote] == (["1d20"] if quoted else [])
+    assert all(r.action_index is None for r in post.rolls)
 
 
 def test_ooc_is_kept_for_the_narrator():

@@ -66,6 +66,9 @@ class Lexicon:
     unless_next: dict[str, frozenset[str]] = field(default_factory=dict)
     action_labels: dict[str, str] = field(default_factory=dict)
     nothing: frozenset[str] = frozenset()
+    lead_words: frozenset[str] = frozenset()
+    first_person: frozenset[str] = frozenset()
+    perfect: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self._stemmer = snowballstemmer.stemmer(self.data.get("stemmer", "english"))
@@ -110,6 +113,9 @@ class Lexicon:
         self.destinations = frozenset(fold(w) for w in d.get("destinations", ()))
         self.action_labels = {fold(k): v for k, v in d.get("action_labels", {}).items()}
         self.nothing = frozenset(fold(w) for w in d.get("nothing", ()))
+        self.lead_words = frozenset(fold(w) for w in d.get("lead_words", ()))
+        self.first_person = frozenset(fold(w) for w in d.get("first_person", ()))
+        self.perfect = frozenset(fold(w) for w in d.get("perfect", ()))
         # any word that can stop a verb from being declared: one test clears most verbs
         self.blockers = self.negations | self.conditionals | self.temporals
 

@@ -1,0 +1,86 @@
+"""Which language a post is read in, when the campaign's is only the first guess.
+
+Why: the service read every post in the campaign's language, so a Portuguese post in an
+English campaign ("Eu ataco o Orc 2 …") came out as "no action" although ``pbp parse``
+guessed its language right (issue 13 item 2). A post is now read in another of the three
+languages only when it is *plainly* written in it, by a margin, so a short post ("Ataco!",
+"ok") keeps the campaign's language; and the guess reads only the text outside quotes and
+asides (the caller passes it masked), so English narration with a Portuguese ``(OFF: …)``
+is read in English.
+
+>>> choose("Eu ataco o Orc 2 com a minha espada [roll]1d20+2[/roll]", "en")
+'pt'
+>>> choose("Ataco!", "en"), choose("Я бью гоблина мечом", "en"), choose("ok", "ru")
+('en', 'ru', 'ru')
+>>> choose("I swing my axe at the orc and the goblin", "pt")
+'en'
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from .lexicon import _EN_HINTS, _PT_HINTS, LANGUAGES
+
+#: Letters of a script that make it plain: fewer and the post keeps the first guess.
+MIN_LETTERS = 8
+#: One script plain over the other: at least this many times its letters.
+SCRIPT_RATIO = 2.0
+#: Portuguese over English (or back): at least this many more hint words, and twice as many.
+WORD_MARGIN = 2
+
+#: Roll tags, dice and markup: Latin letters that say nothing about the language.
+_NOISE = re.compile(r"\[[^\]\n]{0,80}\]|\b\d*[dкд]\d+\S*|https?://\S+|[.!/]r(?:oll)?\s+\S+",
+                    re.IGNORECASE)
+_PT_LETTERS = "ãõçêôáéíóúâà"
+
+
+class Counts(NamedTuple):
+    """What a guess weighs: letters of each script, and Portuguese and English hint words."""
+
+    cyrillic: int
+    latin: int
+    pt: int
+    en: int
+
+
+def counts(text: str) -> Counts:
+    """The evidence in *text* (at most its first 4,000 characters), noise removed."""
+    sample = _NOISE.sub(" ", text[:4000])
+    cyr = lat = 0
+    for ch in sample:
+        if "а" <= ch <= "я" or "А" <= ch <= "Я" or ch in "ёЁ":
+            cyr += 1
+        elif ch.isascii() and ch.isalpha():
+            lat += 1
+    pt = en = 0
+    if lat:
+        for word in sample.lower().split():
+            word = word.strip(".,;:!?\"'()*_«»“”—-")
+            if word in _PT_HINTS:
+                pt += 1
+            if word in _EN_HINTS:
+                en += 1
+            if any(c in word for c in _PT_LETTERS):
+                pt += 1
+    return Counts(cyr, lat, pt, en)
+
+
+def choose(text: str, first: str) -> str:
+    """The language to read *text* in: *first* (the campaign's) unless the text is plainly
+    in another of ``en``, ``pt``, ``ru`` (see the module)."""
+    first = first if first in LANGUAGES else "en"
+    c = counts(text)
+    if c.cyrillic >= MIN_LETTERS and c.cyrillic >= SCRIPT_RATIO * c.latin:
+        return "ru"
+    latin_plain = c.latin >= MIN_LETTERS and c.latin >= SCRIPT_RATIO * c.cyrillic
+    if first == "ru" and not latin_plain:
+        return first
+    if not latin_plain:
+        return first
+    if c.pt - c.en >= WORD_MARGIN and c.pt >= 2 * c.en:
+        return "pt"
+    if c.en - c.pt >= WORD_MARGIN and c.en >= 2 * c.pt:
+        return "en"
+    return first if first != "ru" else ("pt" if c.pt > c.en else "en")
