@@ -84,9 +84,18 @@ class ForumSource(ThreadPoster):
         self._credentials = dict(credentials) if credentials is not None else None
         if client is None:
             s = settings or load_settings()
-            client = PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
-                                  allowed_hosts=hosts, private_hosts=s.allow_private_hosts,
-                                  session=shared_session(self.root, self._username()))
+
+            def polite(account: str) -> PoliteClient:
+                return PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
+                                    allowed_hosts=hosts, private_hosts=s.allow_private_hosts,
+                                    session=shared_session(self.root, account))
+            # read as a visitor, write as the bot: once the bot has replied, a shared jar
+            # would read logged in, and engines print times in the reader's profile zone
+            self.bot_client = polite(self._username())
+            visitor = self.preset.thread.read_as == "visitor"
+            client = polite("") if visitor else self.bot_client
+        else:
+            self.bot_client = client
         self.client = client
         self.backfill_pages = backfill_pages
         self.seen_limit = seen_limit

@@ -45,11 +45,11 @@ class ThreadPoster(ForumAccount):
             return self._reply_api(text)
         self.login()
         form_url = self._reply_form_url()
-        page = self.client.get(form_url)
+        page = self.bot_client.get(form_url)
         login_spec = self.preset.login
         if login_spec is not None and soup_of(page.text).select_one(login_spec.form) is not None:
             self.login(force=True)      # the session expired
-            page = self.client.get(form_url)
+            page = self.bot_client.get(form_url)
         self._flood(page, form_url)
         self._check(page, form_url)
         form = soup_of(page.text).select_one(spec.form)
@@ -62,7 +62,7 @@ class ThreadPoster(ForumAccount):
             name, _, value = spec.submit.partition("=")
             data[name] = value
         action = urljoin(page.url, str(form.get("action") or page.url))
-        resp = self.client.post(action, data=data, headers={"Referer": page.url})
+        resp = self.bot_client.post(action, data=data, headers={"Referer": page.url})
         self._flood(resp, action)
         self._check(resp, action)
         pid = self._post_id(resp)
@@ -128,7 +128,7 @@ class ThreadPoster(ForumAccount):
             return spec.url.format(**self.groups)
         if self._reply_url is None:
             url = self.page_url(1)
-            page = self._check(self.client.get(url), url)
+            page = self._check(self.bot_client.get(url), url)
             link = soup_of(page.text).select_one(spec.link)
             if link is None or not link.get("href"):
                 raise LayoutError(f"reply link selector {spec.link!r} matched nothing "
@@ -145,7 +145,7 @@ class ThreadPoster(ForumAccount):
         headers = {k: v.format(**fields) for k, v in spec.api_headers.items()}
         body = {k: v.format(**fields) for k, v in spec.api_body.items()}
         url = spec.url.format(**fields)
-        resp = self.client.post(url, json=body, headers=headers)
+        resp = self.bot_client.post(url, json=body, headers=headers)
         self._flood(resp, url)
         self._check(resp, url)
         try:

@@ -74,6 +74,10 @@ class ThreadSpec:
     missing_text: tuple[re.Pattern[str], ...] = ()
     volatile: tuple[re.Pattern[str], ...] = ()
     permalink: str = ""
+    #: who reads the thread: "visitor" (no session: times in the board's zone, whoever the
+    #: bot is) or "bot" (a board that hides threads from guests; set the bot's profile zone
+    #: to the board's, or times shift by the difference)
+    read_as: str = "visitor"
 
 
 @dataclass(frozen=True)
@@ -272,6 +276,8 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
             problems.append("thread.pattern needs a named group (?P<tid>...) for the topic id")
         if thread.page_unit not in ("page", "offset"):
             problems.append(f"thread.page_unit must be 'page' or 'offset', not {thread.page_unit!r}")
+        if thread.read_as not in ("visitor", "bot"):
+            problems.append(f"thread.read_as must be 'visitor' or 'bot', not {thread.read_as!r}")
         if thread.page_unit == "offset" and thread.per_page <= 0:
             problems.append("thread.per_page is needed when thread.page_unit is 'offset'")
     markup = data.get("markup", "bbcode")

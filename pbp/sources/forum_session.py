@@ -18,6 +18,7 @@ from ..settings import load_settings, secret_env_name, secrets_for
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
 from .forum_reading import ThreadReader
+from .http import PoliteClient
 
 _sessions_lock = threading.Lock()
 _sessions: dict[tuple[str, str], requests.Session] = {}
@@ -61,9 +62,13 @@ def form_fields(form: Tag) -> dict[str, str]:
 
 
 class ForumAccount(ThreadReader):
-    """The bot's credentials and login, for a forum source that posts."""
+    """The bot's credentials and login, for a forum source that posts.
+
+    ``bot_client`` holds the bot's cookie jar: logging in and posting go through it, and
+    reading through ``client``, a visitor's, unless the preset says ``read_as = "bot"``."""
 
     _credentials: dict[str, str] | None
+    bot_client: PoliteClient
 
     def _username(self) -> str:
         creds = self._credentials_or_none()
@@ -112,7 +117,7 @@ class ForumAccount(ThreadReader):
         if key in _logged_in and not force:
             return
         url = spec.url.format(**self.groups)
-        page = self._check(self.client.get(url), url)
+        page = self._check(self.bot_client.get(url), url)
         form = soup_of(page.text).select_one(spec.form)
         if form is None:
             raise LayoutError(f"login form selector {spec.form!r} matched nothing", where=url)
@@ -121,13 +126,13 @@ class ForumAccount(ThreadReader):
         data[spec.username_field] = creds["username"]
         data[spec.password_field] = creds["password"]
         action = urljoin(page.url, str(form.get("action") or page.url))
-        resp = self.client.post(action, data=data, headers={"Referer": page.url})
+        resp = self.bot_client.post(action, data=data, headers={"Referer": page.url})
         if resp.status == 429:
             self._check(resp, action)
         after = soup_of(resp.text)
         refused = resp.status >= 400 or after.select_one(spec.form) is not None or (
             bool(spec.failure) and after.select_one(spec.failure) is not None)
-        if spec.success_cookie and spec.success_cookie not in self.client.session.cookies:
+        if spec.success_cookie and spec.success_cookie not in self.bot_client.session.cookies:
             refused = True
         if refused:
             _logged_in.discard(key)

@@ -31,6 +31,7 @@ class Smf21:
     after_post: str = ""            # what the last page turns into once a reply is posted
     posts: list[dict[str, str]] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
+    cookies: list[tuple[str, str]] = field(default_factory=list)   # (query, Cookie header)
     pages: dict[str, str | bytes] = field(default_factory=lambda: {
         "topic=2.0": "topic_p1_aged.html", "topic=2.5": "topic_p2_aged.html",
         "topic=2.10": "topic_p3_aged.html"})
@@ -75,6 +76,7 @@ def serve_smf21() -> Iterator[Smf21]:
         def do_GET(self) -> None:
             query = urlsplit(self.path).query
             forum.requests.append(query)
+            forum.cookies.append((query, self.headers.get("Cookie") or ""))
             if query in forum.redirects:
                 status, where = forum.redirects[query]
                 return self._send(status, b"", {"Location": f"{forum.base}{where}"})
@@ -92,8 +94,10 @@ def serve_smf21() -> Iterator[Smf21]:
             query = urlsplit(self.path).query
             size = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(size).decode()
-            if query.startswith("action=login2"):
-                return self._send(302, b"", {"Location": f"{forum.base}/index.php"})
+            forum.cookies.append((query, self.headers.get("Cookie") or ""))
+            if query.startswith("action=login2"):    # SMF's own cookie, for the bot only
+                return self._send(302, b"", {"Location": f"{forum.base}/index.php",
+                                             "Set-Cookie": "SMFCookie11=pbpbot-session; Path=/"})
             forum.posts.append({"query": query, "body": body})
             forum.last = forum.after_post or forum.last
             self._send(302, b"", {"Location": f"{forum.base}/index.php?topic=2.new#new"})

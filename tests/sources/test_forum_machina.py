@@ -186,13 +186,13 @@ def test_credentials_from_environment(machina: Any, new_topic: Any,
 def test_session_is_reused_between_replies(machina: Any, new_topic: Any) -> None:
     topic = new_topic(machina, "Two rounds", 1)
     src = source(topic)
-    before = src.client.requests_made
+    before = src.bot_client.requests_made
     src.reply("Round 1 [pbp:s1]", "[pbp:s1]")
-    first_cost = src.client.requests_made - before
+    first_cost = src.bot_client.requests_made - before
     other = source(topic)           # a new source object, as a new task would make
-    before = other.client.requests_made
+    before = other.bot_client.requests_made
     other.reply("Round 2 [pbp:s2]", "[pbp:s2]")
-    second_cost = other.client.requests_made - before
+    second_cost = other.bot_client.requests_made - before
     assert second_cost < first_cost  # no second login (login page + POST + redirect)
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from pbp.jobs.delivery import record_delivery_failure
 from pbp.rounds import service
+from pbp.settings import load_settings
 from pbp.sources.base import LayoutError, SentUnconfirmed
 from pbp.sources.forum import ForumSource
 from pbp.sources.http import PoliteClient
@@ -109,3 +110,25 @@ def test_the_outbox_looks_again_and_never_posts_twice(smf21: Smf21, tmp_path: Pa
     assert attempt() is None
     assert row() == ("sent", "19") and len(smf21.posts) == 1
     engine.dispose()
+
+
+def test_the_thread_is_read_as_a_visitor_after_the_bot_replied(smf21: Smf21) -> None:
+    """issue 14 point 4: read as a visitor, write as the bot. Once the bot has logged in
+    and replied, its cookie goes with the login and the reply only; every read of the
+    thread after it goes without (an engine prints times in the reader's profile zone,
+    so a logged-in read shifts every post by the bot's offset)."""
+    forum = smf21
+    source_ = ForumSource(f"{forum.base}/index.php?topic=2.0", "smf21",
+                          settings=load_settings(env={"PBP_MIN_HOST_INTERVAL": "0",
+                                                      "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"}),
+                          credentials={"username": "pbpbot", "password": "botpass"})
+    assert source_.reply(f"[b]Round 1[/b] test reply {MARKER}", MARKER) == "19"
+    forum.cookies.clear()
+    got = source_.fetch(None)
+    assert len(got.posts) == 18 and any(p.by_bot for p in got.posts)
+    reads = [(q, c) for q, c in forum.cookies if q.startswith("topic=")]
+    assert len(reads) == 4 and not [q for q, c in reads if "SMFCookie11" in c]
+    with pytest.raises(SentUnconfirmed):   # the replayed thread never shows a second reply
+        source_.reply("[b]Round 2[/b] pbp-reply:2:opening", "pbp-reply:2:opening")
+    posted = [c for q, c in forum.cookies if q.startswith("action=post")]
+    assert posted and all("SMFCookie11=pbpbot-session" in c for c in posted)
