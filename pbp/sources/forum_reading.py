@@ -9,6 +9,7 @@ thread's URL groups, the polite HTTP client — and the reading itself; logging 
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 from collections.abc import Mapping
 from dataclasses import replace
@@ -297,9 +298,10 @@ class ThreadReader:
             wait = retry_after_seconds(resp.headers.get("Retry-After")) or self._flood_wait(resp) or 60.0
             raise SourceError(f"the forum asks us to slow down (HTTP {resp.status})", where=where,
                               retry_after=wait)
+        reason = _reason(resp)
         if resp.status in (401, 403):
-            raise SourceError(f"access refused (HTTP {resp.status})", where=where)
-        raise SourceError(f"HTTP {resp.status}", where=where, retryable=resp.status >= 500,
+            raise SourceError(f"access refused (HTTP {resp.status}){reason}", where=where)
+        raise SourceError(f"HTTP {resp.status}{reason}", where=where, retryable=resp.status >= 500,
                           retry_after=60 if resp.status >= 500 else None)
 
     def _parse(self, resp: Response, page: int) -> Page:
@@ -349,6 +351,36 @@ class ThreadReader:
                 digits = next((g for g in m.groups() if g and g.isdigit()), None)
                 return float(digits) if digits else spec.flood_default_wait
         return None
+
+
+def _reason(resp: Response) -> str:
+    """The server's own reason for a refusal, quoted (": «…»"), or "": a JSON API's
+    ``detail``/``error``/``message`` (Misago: "This action is not available to guests."),
+    else a short page's text. A narrator reads why, not only a status code."""
+    text = resp.text.strip() if resp.content else ""
+    if not text:
+        return ""
+    said = ""
+    if text[:1] in "{[":
+        try:
+            data = json.loads(text)
+        except ValueError:
+            data = None
+        if isinstance(data, dict):
+            for key in ("detail", "error", "message", "errors"):
+                value = data.get(key)
+                if isinstance(value, list):
+                    value = "; ".join(str(v) for v in value)
+                if value:
+                    said = str(value)
+                    break
+    else:
+        soup = soup_of(text)
+        for junk in soup.select("script, style, head"):
+            junk.decompose()
+        said = soup.get_text(" ", strip=True)
+    said = " ".join(said.split())
+    return f": «{said[:200]}»" if said else ""
 
 
 def _validators(resp: Response) -> dict[str, str | None]:

@@ -307,3 +307,20 @@ def test_a_redirect_out_of_the_thread_says_where_it_went(forum: Any) -> None:
                             {"Content-Type": "text/html"})
     with pytest.raises(SourceError, match=r"now leads to http://127\.0\.0\.1:\d+/forum/"):
         make(base).fetch(None)
+
+
+def test_a_refusal_quotes_the_servers_reason(forum: Any) -> None:
+    """issue 14 point 6: the server's own reason goes into the error a narrator reads, from
+    a JSON API (Misago's words) or from a short page; not only "HTTP 403"."""
+    state, base = forum
+    state.add(3)
+    state.fail[(TOPIC, 1)] = (403, b'{"detail": "This action is not available to guests."}',
+                              {"Content-Type": "application/json"})
+    with pytest.raises(SourceError) as err:
+        make(base).fetch(None)
+    assert "access refused (HTTP 403): «This action is not available to guests.»" in str(err.value)
+    state.fail[(TOPIC, 1)] = (500, b"<html><body><h1>Database error</h1><p>Too many connections"
+                                   b"</p><script>x()</script></body></html>", {})
+    with pytest.raises(SourceError) as err:
+        make(base).fetch(None)
+    assert str(err.value).endswith("HTTP 500: «Database error Too many connections»")
