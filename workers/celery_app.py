@@ -8,7 +8,7 @@ their own settings. What the configuration guarantees, and why:
   transport on ``<data_dir>/broker.sqlite`` (measured against the filesystem transport
   in docs/operations.md). Its polling interval is a class attribute of the transport
   (passing it as a transport option reaches SQLAlchemy and raises TypeError).
-* **Deadlines and poll times are data**: beat only sends two small periodic tasks —
+* **Deadlines and poll times are data**: beat only sends small periodic tasks —
   ``dispatch_polls`` (every few seconds: enqueue a poll for each thread whose own
   jittered next-poll time has come) and ``sweep_deadlines`` (every
   ``deadline_sweep_interval``: reminders, due rounds, undelivered replies). A stopped

@@ -67,7 +67,7 @@ def ago(seconds: float | None) -> str:
         return "ever"
     s = max(0, round(seconds))
     for size, unit in ((86400, "day"), (3600, "hour"), (60, "minute")):
-        if s >= size * (2 if size == 60 else 1):
+        if s >= size:
             n = round(s / size)
             return f"{n} {unit}{'s' if n != 1 else ''}"
     return f"{s} second{'s' if s != 1 else ''}"

@@ -22,7 +22,18 @@ from typing import Any
 from flask import Flask
 
 from ..settings import TEMPLATES_DIR, Settings, load_settings
-from . import auth, campaigns, combatants, dashboard, db, encounters, health, i18n, security, sources
+from . import (
+    auth,
+    campaigns,
+    combatants,
+    dashboard,
+    db,
+    encounters,
+    health,
+    i18n,
+    security,
+    sources,
+)
 from . import config as _config
 
 
