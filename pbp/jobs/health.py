@@ -119,7 +119,8 @@ class Watch:
                     continue
                 self.down.add(role)
                 for problem in verdict.problems:
-                    if problem.role == role:
+                    # a give-up was logged by the supervisor that gave up, when it did
+                    if problem.role == role and problem.code != "given_up":
                         log.error(describe(problem), extra={"role": role, "incident": "start"})
             elif not p.stale and role in self.down:
                 self.down.discard(role)

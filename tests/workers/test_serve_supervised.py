@@ -141,8 +141,8 @@ class Serve:
 
 def _serve(root: Path, *args: str, **env: str) -> Serve:
     port = _free_port()
-    full = dict(os.environ, PBP_DATA_DIR=str(root / "var"), PYTHONPATH=str(ROOT),
-                PBP_BROKER_POLLING_INTERVAL="0.1", PBP_RESTART_BACKOFF="0.5", **env)
+    full = {**os.environ, "PBP_DATA_DIR": str(root / "var"), "PYTHONPATH": str(ROOT),
+            "PBP_BROKER_POLLING_INTERVAL": "0.1", "PBP_RESTART_BACKOFF": "0.5", **env}
     for k in ("PBP_DATABASE_URL", "PBP_BROKER_URL", "PBP_CONFIG"):
         full.pop(k, None)
     log = root / "serve.log"
