@@ -105,7 +105,15 @@ class Supervisor:
     def _spawn(self, child: Child) -> None:
         # its own process group: a terminal's Ctrl-C reaches pbp serve alone, which stops the
         # children in order, instead of racing them to an exit that looks like a crash
-        child.proc = subprocess.Popen(child.argv, env=self.env, process_group=0)
+        try:
+            child.proc = subprocess.Popen(child.argv, env=self.env, process_group=0)
+        except OSError as exc:  # no such program: no restart would find it either
+            child.gave_up, child.next_start = True, None
+            log.error(f"cannot start {child.name} ({exc}); pbp serve will not retry it",
+                      extra={"child": child.name, "argv": " ".join(child.argv)})
+            if self.on_give_up is not None:
+                self._quietly(self.on_give_up, child)
+            return
         child.started += 1
         child.next_start = None
         log.info(f"started {child.name}", extra={"child": child.name, "pid": child.proc.pid,

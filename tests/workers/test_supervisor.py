@@ -117,3 +117,20 @@ def test_a_child_stops_itself_when_its_pbp_serve_is_killed(tmp_path: Path) -> No
         if parent.poll() is None:
             parent.kill()
             parent.wait(5)
+
+
+def test_a_command_that_cannot_be_started_is_reported_not_retried(tmp_path: Path) -> None:
+    """A misspelt serve_worker_command: reported once, the other children still run."""
+    sv = _sup()
+    given_up: list[str] = []
+    broken = sv.Child("worker", [str(tmp_path / "no-such-program")])
+    fine = sv.Child("beat", [sys.executable, "-c", "import time; time.sleep(120)"])
+    sup = sv.Supervisor([broken, fine], ENV, sv.Policy(backoff=0.05),
+                        on_give_up=lambda c: given_up.append(c.name))
+    sup.start()
+    try:
+        time.sleep(0.5)
+        assert broken.gave_up and broken.started == 0 and given_up == ["worker"]
+        assert fine.proc is not None and fine.proc.poll() is None and sup.alive()
+    finally:
+        sup.stop(1)
