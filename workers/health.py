@@ -55,6 +55,7 @@ class HeartbeatScheduler(PersistentScheduler):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._last_beat = 0.0
+        self._beats = 0
         self._watch: jobs_health.Watch | None = None
 
     def _runtime(self) -> rtm.Runtime:
@@ -66,9 +67,13 @@ class HeartbeatScheduler(PersistentScheduler):
         interval = rt.settings.heartbeat_interval
         if time.monotonic() - self._last_beat >= interval:
             self._last_beat = time.monotonic()
+            # not at the first tick: counting a queue on the SQLite broker creates its row,
+            # and a worker declaring the same queues that instant dies of the duplicate
+            queues = queue_depths(self.app) if self._beats else None
+            self._beats += 1
             try:
                 jobs_health.record(rt.engine, jobs_health.beat_name(), "beat",
-                                   detail={"queues": queue_depths(self.app)})
+                                   detail={"queues": queues})
                 if not os.environ.get(SUPERVISOR_ENV):
                     self._watch = self._watch or jobs_health.Watch(
                         rt.engine, rt.settings.heartbeat_stale, roles=("worker",))
