@@ -117,7 +117,8 @@ class Health:
                 "overdue_rounds": self.overdue_rounds,
                 "oldest_overdue_s": None if self.oldest_overdue_s is None else round(self.oldest_overdue_s, 1),
                 "stale_after_s": self.stale_after,
-                "problems": [vars(p) for p in self.problems]}
+                "problems": [{**vars(p), "age_s": None if p.age_s is None else round(p.age_s, 1)}
+                             for p in self.problems]}
 
 
 def _detail(row: Mapping[str, Any]) -> dict[str, Any]:
