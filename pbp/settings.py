@@ -79,6 +79,14 @@ class Settings:
     retry_max: int = 8
     retry_base: float = 2.0
     retry_cap: float = 600.0
+    # health (pbp/jobs/health.py) and supervision by ``pbp serve`` (workers/supervisor.py)
+    heartbeat_interval: float = 15.0
+    heartbeat_stale: float = 60.0
+    restart_max: int = 5
+    restart_window: float = 300.0
+    restart_backoff: float = 1.0
+    serve_worker_command: str = ""
+    serve_beat_command: str = ""
 
     @property
     def data_path(self) -> Path:

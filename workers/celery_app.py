@@ -8,7 +8,7 @@ their own settings. What the configuration guarantees, and why:
   transport on ``<data_dir>/broker.sqlite`` (measured against the filesystem transport
   in docs/operations.md). Its polling interval is a class attribute of the transport
   (passing it as a transport option reaches SQLAlchemy and raises TypeError).
-* **Deadlines and poll times are data**: beat only sends two small periodic tasks —
+* **Deadlines and poll times are data**: beat only sends small periodic tasks —
   ``dispatch_polls`` (every few seconds: enqueue a poll for each thread whose own
   jittered next-poll time has come) and ``sweep_deadlines`` (every
   ``deadline_sweep_interval``: reminders, due rounds, undelivered replies). A stopped
@@ -16,6 +16,9 @@ their own settings. What the configuration guarantees, and why:
 * **At-least-once delivery, exactly-once effects**: ``acks_late`` is set per task, only
   where a re-run is harmless (see workers/tasks.py); ``task_reject_on_worker_lost``
   re-queues those when a worker dies; one message at a time per worker process.
+* **Health is visible** (issue 18): beat's scheduler writes a heartbeat from its loop and
+  sends ``pbp.heartbeat`` every ``heartbeat_interval`` on the rounds queue, which a worker
+  answers with its own (workers/health.py, pbp/store/health.py).
 * **Flower works**: task events are sent by workers and on publish.
 """
 
@@ -32,6 +35,8 @@ from kombu.transport import sqlalchemy as sqla_transport
 from pbp.logs import configure_logging
 from pbp.settings import Settings, load_settings
 
+from . import health as _health  # noqa: F401  (heartbeats on worker_ready, parent watch)
+
 #: Queues: polling is many small I/O-bound tasks; rounds and delivery must not wait behind it.
 QUEUES = ("pbp.poll", "pbp.rounds", "pbp.deliver")
 ROUTES = {
@@ -43,6 +48,7 @@ ROUTES = {
     "pbp.send_reminder": {"queue": "pbp.rounds"},
     "pbp.resolve_round": {"queue": "pbp.rounds"},
     "pbp.deliver_reply": {"queue": "pbp.deliver"},
+    "pbp.heartbeat": {"queue": "pbp.rounds"},   # proves the queue deadlines use is served
 }
 #: Seconds between two polls of the SQLite broker (setting ``broker_polling_interval``).
 #: 1 s (kombu's default) makes a round trip ~0.6 s; 0.1 s keeps it near 0.1 s for a few ms
@@ -87,6 +93,8 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
         "broker_channel_error_retry": True,
         "beat_schedule_filename": str(settings.data_path / "celerybeat-schedule"),
         "beat_max_loop_interval": 5,
+        # Celery's persistent scheduler plus a heartbeat from its loop (workers/health.py)
+        "beat_scheduler": "workers.health:HeartbeatScheduler",
         "beat_schedule": {
             "dispatch-polls": {"task": "pbp.dispatch_polls",
                                "schedule": timedelta(seconds=dispatch_interval(settings)),
@@ -94,6 +102,9 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
             "sweep-deadlines": {"task": "pbp.sweep_deadlines",
                                 "schedule": timedelta(seconds=settings.deadline_sweep_interval),
                                 "options": {"expires": settings.deadline_sweep_interval * 2}},
+            "heartbeat": {"task": "pbp.heartbeat",
+                          "schedule": timedelta(seconds=settings.heartbeat_interval),
+                          "options": {"expires": settings.heartbeat_interval * 2}},
         },
     }
     if settings.result_backend:

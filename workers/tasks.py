@@ -9,6 +9,7 @@ task                acks_late  a re-run is...
 dispatch_polls      no         periodic; a lost one is replaced by the next beat tick
 watch_forum         yes        harmless: reads a topic list, sends polls (leased)
 sweep_deadlines     no         periodic; same
+heartbeat           no         periodic; a row overwritten (issue 18)
 poll_thread         yes        harmless: the thread lease serialises polls, posts are unique
                                per (thread, platform id), the cursor is saved with the posts
 ingest_posts        yes        harmless: same uniqueness
@@ -36,7 +37,7 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import OperationalError
 
-from pbp.jobs import deadlines, delivery, listings, threads
+from pbp.jobs import deadlines, delivery, health, listings, threads
 from pbp.jobs.resources import utcnow
 from pbp.logs import log_context
 from pbp.rounds import service
@@ -104,6 +105,13 @@ def sweep_deadlines(self: Any) -> dict[str, int]:
     if any(counts.values()):
         log.info("sweep sent due work", extra=counts)
     return counts
+
+
+@shared_task(name="pbp.heartbeat", bind=True, ignore_result=True)
+def heartbeat(self: Any) -> None:
+    """Say "this worker takes tasks from the rounds queue": ``worker:<hostname>``'s row, read
+    by the dashboard, ``pbp status`` and ``/healthz`` (pbp/jobs/health.py)."""
+    health.record(_rt(self).engine, f"worker:{self.request.hostname or 'worker'}", "worker")
 
 
 # --- polling -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 import click
 
-from . import bench, encounter, narrator, parse, preset, serve, simulate, status, verify
+from . import bench, encounter, health, narrator, parse, preset, serve, simulate, status, verify
 from .common import guarded
 
 
@@ -29,7 +29,7 @@ def cli() -> None:
     """pbp: moderation for tabletop-RPG combat played by post."""
 
 
-for _command in (bench.command, encounter.command, narrator.command, parse.command,
+for _command in (bench.command, encounter.command, health.command, narrator.command, parse.command,
                  preset.command, serve.command, simulate.command, status.command, verify.command):
     cli.add_command(_command)
 

@@ -4,7 +4,9 @@ With no settings this is the embedded default: SQLite for the data
 (``<data_dir>/pbp.sqlite``) and for the broker (kombu's SQLAlchemy transport on
 ``<data_dir>/broker.sqlite``), nothing else to install. The worker and beat run as
 child processes (the same ``celery`` commands production runs, see README), the panel
-in this process; Ctrl-C stops all three. ``--demo`` seeds a demo campaign whose thread
+in this process. The children are supervised (workers/supervisor.py, issue 18): one that
+exits is restarted with a backoff, a crash loop is stopped and shown as a problem in the
+panel and ``pbp status``; Ctrl-C or SIGTERM stops all three within a few seconds. ``--demo`` seeds a demo campaign whose thread
 is a local file (examples/demo/), so a round is declared, resolved and shown within
 a minute, and runs the demo's scripted players and narrator (workers/demo_players.py)
 so the fight goes on round after round.
@@ -13,24 +15,31 @@ so the fight goes on round after round.
 from __future__ import annotations
 
 import os
+import shlex
 import signal
-import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
 
 import click
 
 from workers.demo import demo_replies_path, demo_thread_path, seed_demo
 from workers.demo_players import start_demo_players
+from workers.health import SUPERVISOR_ENV
+from workers.supervisor import Child, Policy, Supervisor
 
+from ..jobs import health
 from ..logs import configure_logging
 from ..panel import create_app
 from ..settings import Settings, load_settings
-from ..store.db import upgrade
+from ..store.db import make_engine, upgrade
 
-#: Demo timing: poll every 4 s, sweep deadlines every 5 s.
-DEMO_OVERRIDES = {"deadline_sweep_interval": 5, "poll_interval": 4}
+#: Demo timing: poll every 4 s, sweep deadlines every 5 s, a heartbeat every 5 s (stale
+#: after 20 s: a round lasts half a minute).
+DEMO_OVERRIDES = {"deadline_sweep_interval": 5, "poll_interval": 4, "heartbeat_interval": 5.0,
+                  "heartbeat_stale": 20.0}
+#: Seconds a child has to stop after SIGTERM before it is killed.
+STOP_GRACE = 5.0
 
 
 def child_env(settings: Settings) -> dict[str, str]:
@@ -44,6 +53,9 @@ def child_env(settings: Settings) -> dict[str, str]:
         "PBP_TIMEZONE": settings.timezone,
         "PBP_POLL_INTERVAL": str(settings.poll_interval),
         "PBP_DEADLINE_SWEEP_INTERVAL": str(settings.deadline_sweep_interval),
+        "PBP_HEARTBEAT_INTERVAL": str(settings.heartbeat_interval),
+        "PBP_HEARTBEAT_STALE": str(settings.heartbeat_stale),
+        SUPERVISOR_ENV: str(os.getpid()),
     })
     root = str(Path(__file__).resolve().parents[2])
     env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
@@ -73,6 +85,34 @@ def prepare(settings: Settings, demo: bool) -> int | None:
     return None
 
 
+def children(settings: Settings, concurrency: int, loglevel: str, beat: bool) -> list[Child]:
+    """The supervised commands: the ``serve_worker_command`` / ``serve_beat_command``
+    settings when set (tests inject a crashing worker so), else the celery commands."""
+    worker = shlex.split(settings.serve_worker_command) or worker_argv(concurrency, loglevel)
+    out = [Child("worker", worker)]
+    if beat:
+        out.append(Child("beat", shlex.split(settings.serve_beat_command) or beat_argv(settings, loglevel)))
+    return out
+
+
+def supervisor(settings: Settings, kids: list[Child]) -> Supervisor:
+    """A supervisor whose give-ups and beat watch are written where the panel reads them."""
+    engine = make_engine(settings.database_url)
+    watch = health.Watch(engine, settings.heartbeat_stale)
+
+    def gave_up(child: Child) -> None:
+        health.record(engine, f"serve:{child.name}", child.name, state="given_up",
+                      detail={"restarts": len(child.restarts), "window": settings.restart_window})
+
+    def started(child: Child) -> None:
+        if child.started == 1:
+            health.forget(engine, f"serve:{child.name}")   # an earlier run's give-up is history
+
+    policy = Policy(settings.restart_max, settings.restart_window, settings.restart_backoff)
+    return Supervisor(kids, child_env(settings), policy, on_give_up=gave_up, on_start=started,
+                      watch=watch.check, watch_every=max(1.0, settings.heartbeat_interval / 2))
+
+
 @click.command(name="serve")
 @click.option("--demo", is_flag=True, help="Seed a demo campaign whose thread is a local file.")
 @click.option("--host", default=None, help="Panel address (default: settings.panel_host).")
@@ -90,10 +130,8 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
     if demo:
         settings = settings.with_overrides(**DEMO_OVERRIDES)
     campaign = prepare(settings, demo)
-    env = child_env(settings)
-    children: list[subprocess.Popen[bytes]] = [subprocess.Popen(worker_argv(concurrency, loglevel), env=env)]
-    if not no_beat:
-        children.append(subprocess.Popen(beat_argv(settings, loglevel), env=env))
+    sup = supervisor(settings, children(settings, concurrency, loglevel, beat=not no_beat))
+    sup.start()
     click.echo(f"pbp: data directory {settings.data_path}", err=True)
     click.echo(f"pbp: database {settings.database_url}; broker {settings.broker_url}", err=True)
     if demo:
@@ -102,31 +140,25 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
         click.echo(f"pbp: replies are written to {demo_replies_path(settings)}", err=True)
         start_demo_players(settings)
 
-    def stop(*_: object) -> None:
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        deadline = time.monotonic() + 15
-        for child in children:
-            try:
-                child.wait(max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                child.kill()
+    stopped = threading.Event()
 
     def terminate(*_: object) -> None:
-        stop()
+        stopped.set()
+        sup.stop(STOP_GRACE)
         sys.exit(0)
 
     signal.signal(signal.SIGTERM, terminate)
     try:
         if no_panel:
-            while all(c.poll() is None for c in children):
-                time.sleep(1)
-            raise click.ClickException("a worker or beat process stopped; see the log above")
+            while sup.alive() and not stopped.wait(1):
+                pass
+            if not sup.alive():
+                raise click.ClickException("pbp serve gave up restarting the worker and beat; see the log above")
+            return
         app = create_app(settings=settings)
         app.run(host=host or settings.panel_host, port=port or settings.panel_port,
                 use_reloader=False, threaded=True)
     except KeyboardInterrupt:
         pass
     finally:
-        stop()
+        sup.stop(STOP_GRACE)

@@ -2,7 +2,9 @@
 
 Per source: last poll, how late its next poll is (lag), errors and the last cause.
 Per open round: deadline, time left, who has posted and who has not.
-Per outbox: replies waiting, failed (with the cause). ``--json`` for scripts.
+Per outbox: replies waiting, failed (with the cause). Per process (worker, beat): the last
+heartbeat, the queues' depth, the oldest deadline not yet resolved, and anything stale as
+a problem in words (issue 18). ``--json`` for scripts.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ import click
 from sqlalchemy import func, inspect, select
 from sqlalchemy.orm import Session
 
+from ..jobs.health import ago, describe
+from ..settings import Settings
 from ..store.db import session_scope
+from ..store.health import health
 from ..store.infra import watch_table
 from ..store.models import Combatant, Declaration, Encounter, Post, Reply, Round, Thread
 from .common import open_database, settings
@@ -31,9 +36,11 @@ def _age(then: datetime | None, now: datetime) -> str:
     return f"{sign}{text}" + (" ago" if sign == "" else "")
 
 
-def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
+def collect(session: Session, now: datetime | None = None, *,
+            stale_after: float = Settings.heartbeat_stale) -> dict[str, Any]:
     """The status as plain data (the CLI prints it; tests and the panel can read it)."""
     now = now or datetime.now(UTC)
+    verdict = health(session, now, stale_after=stale_after)
     sources = []
     for t in session.scalars(select(Thread).order_by(Thread.id)):
         lag = (now - t.next_poll).total_seconds() if t.next_poll and t.active else 0.0
@@ -72,7 +79,9 @@ def collect(session: Session, now: datetime | None = None) -> dict[str, Any]:
     retrying = [{"reply": r.id, "attempts": r.attempts, "last_error": r.last_error}
                 for r in session.scalars(select(Reply).where(Reply.state.in_(("pending", "sending")),
                                                              Reply.attempts > 0).limit(50))]
-    return {"now": now.isoformat(), "sources": sources, "listings": _listings(session, now),
+    return {"now": now.isoformat(), "health": {**verdict.as_json(),
+                                               "said": [describe(p) for p in verdict.problems]},
+            "sources": sources, "listings": _listings(session, now),
             "rounds": rounds, "outbox": {"counts": counts, "failed": failed, "retrying": retrying}}
 
 
@@ -100,13 +109,14 @@ def command(as_json: bool, database_url: str | None) -> None:
     conf = settings()
     engine = open_database(database_url)
     with session_scope(engine) as s:
-        data = collect(s)
+        data = collect(s, stale_after=conf.heartbeat_stale)
     engine.dispose()
     data["data_dir"] = str(conf.data_path)
     if as_json:
         click.echo(json.dumps(data, indent=2, default=str))
         return
     click.echo(f"data directory {conf.data_path}")
+    _print_health(data["health"])
     click.echo(f"sources ({len(data['sources'])})")
     for src in data["sources"]:
         err = f"  errors={src['errors']} last: {src['last_error']}" if src["errors"] else ""
@@ -128,3 +138,22 @@ def command(as_json: bool, database_url: str | None) -> None:
                    f"{f['attempts']} tries: {f['last_error']}")
     for f in ob["retrying"]:
         click.echo(f"  retrying reply #{f['reply']} ({f['attempts']} tries): {f['last_error']}")
+
+
+def _print_health(h: dict[str, Any]) -> None:
+    """``processes``: each one's last heartbeat, then every problem in words."""
+    click.echo("processes")
+    for role in ("worker", "beat"):
+        p = h["processes"][role]
+        seen = f"last heartbeat {ago(p['age_s'])} ago ({p['name']})" if p["age_s"] is not None \
+            else "no heartbeat yet"
+        click.echo(f"  {role:<7} {p['state']:<6} {seen}")
+    waiting = "-" if h["waiting"] is None else str(h["waiting"])
+    queues = ", ".join(f"{k}={v}" for k, v in sorted((h["queues"] or {}).items()))
+    click.echo(f"  tasks waiting {waiting}" + (f" ({queues})" if queues else ""))
+    if h["oldest_overdue_s"] is not None:
+        n = h["overdue_rounds"]
+        click.echo(f"  {n} open round{'s' if n != 1 else ''} past the deadline, the oldest by "
+                   f"{ago(h['oldest_overdue_s'])}")
+    for said in h["said"]:
+        click.echo(f"  PROBLEM: {said}")

@@ -22,7 +22,18 @@ from typing import Any
 from flask import Flask
 
 from ..settings import TEMPLATES_DIR, Settings, load_settings
-from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security, sources
+from . import (
+    auth,
+    campaigns,
+    combatants,
+    dashboard,
+    db,
+    encounters,
+    health,
+    i18n,
+    security,
+    sources,
+)
 from . import config as _config
 
 
@@ -49,6 +60,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     sources.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(combatants.bp)
+    health.init_app(app)
     _freeze_long_lived(app)
     return app
 

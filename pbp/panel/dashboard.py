@@ -1,6 +1,7 @@
 """Dashboard: the narrator's campaigns, watched threads (last poll, errors), open rounds
 with their deadlines and who has not posted yet, and the one queue of replies waiting for
-approval."""
+approval; and whether the worker and beat answer (issue 18: a stopped worker is said in
+words at the top, not found out from a round that never closes)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ..store.models import Encounter, Thread
 from .access import campaigns
 from .db import session
 from .encounter_view import ordered_combatants
+from .health import for_template, verdict
 
 bp = Blueprint("dashboard", __name__)
 
@@ -40,4 +42,4 @@ def index():  # type: ignore[no-untyped-def]
     # one queue of every held reply, oldest first (issue 11 item 4)
     queue = queries.held_queue(s, ids)
     return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows,
-                           queue=queue)
+                           queue=queue, health=for_template(verdict()))

@@ -32,3 +32,19 @@ watch_table = sa.Table(
     sa.Column("last_error", sa.Text),
     sa.Column("error_count", sa.Integer, nullable=False, default=0),
 )
+
+#: One row per process that proves it is alive (issue 18): ``beat:<host>`` written on beat's
+#: tick, ``worker:<celery hostname>`` by the heartbeat task a worker runs, and ``serve:<child>``
+#: where ``pbp serve`` gave up restarting a child (``state = "given_up"``). Read by
+#: :mod:`pbp.store.health`; ``detail`` is JSON (queue depth measured by beat, the give-up's
+#: counts). A lost row is one missed heartbeat.
+heartbeats_table = sa.Table(
+    "pbp_heartbeats", Base.metadata,
+    sa.Column("name", sa.String(200), primary_key=True),
+    sa.Column("role", sa.String(20), nullable=False),          # worker | beat
+    sa.Column("state", sa.String(20), nullable=False, default="alive"),  # alive | given_up
+    sa.Column("seen_at", sa.Float, nullable=False),            # unix time, seconds
+    sa.Column("pid", sa.Integer),
+    sa.Column("host", sa.String(200)),
+    sa.Column("detail", sa.Text, nullable=False, default="{}"),
+)

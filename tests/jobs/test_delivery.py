@@ -4,6 +4,7 @@ sweep finds due; a round's deadlines (reminder, resolution) and the replies they
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,9 +14,9 @@ from sqlalchemy import select
 from pbp.jobs import deadlines, delivery
 from pbp.jobs.resources import utcnow
 from pbp.sources.base import SourceError
-from pbp.sources.scenario_file import FileSource
+from pbp.sources.scenario_file import FileSource, append_post
 from pbp.store.db import session_scope
-from pbp.store.models import Post, Reply, Round
+from pbp.store.models import Post, Reply, Round, Thread
 from tests.jobs.conftest import Res
 from tests.rounds.world import World
 
@@ -131,3 +132,27 @@ def test_a_reminder_names_who_has_not_posted(res: Res, world: World) -> None:
     assert sorted(deadlines.send_reminder(res, rid)) == sorted(replies)
     with session_scope(res.engine) as s:
         assert delivery.due_work(s, utcnow()).reminders == []
+
+
+def test_a_second_resolution_says_the_round_was_already_resolved(
+        res: Res, world: World, caplog: pytest.LogCaptureFixture) -> None:
+    """Issue 18 item 4: the run that finds the round resolved says so ("round 1 already
+    resolved ..."), reads no thread, and never logs a second "round resolved"."""
+    rid, _opening_id = _opening(res, world)
+    with session_scope(res.engine) as s:
+        s.get(Round, rid).deadline = utcnow() - timedelta(seconds=1)
+    with caplog.at_level(logging.INFO, logger="pbp.jobs"):
+        first = deadlines.resolve_round(res, rid)
+        polled = _posts(res, world.thread_id)
+        append_post(Path(_thread_url(res, world)), "alice", "a post after the resolution")
+        second = deadlines.resolve_round(res, rid)
+    said = [r.getMessage() for r in caplog.records if r.name == "pbp.jobs.deadlines"]
+    assert said.count("round resolved") == 1, said
+    assert said[-1].startswith("round 1 already resolved (at ") and said[-1].endswith("nothing to do")
+    assert second == first                                 # the same replies still to deliver
+    assert _posts(res, world.thread_id) == polled          # the second run read no thread
+
+
+def _thread_url(res: Res, world: World) -> str:
+    with session_scope(res.engine) as s:
+        return s.get(Thread, world.thread_id).url

@@ -16,7 +16,7 @@ HEAD, PREVIOUS = REVISIONS[-1], REVISIONS[-2]
 
 TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
-          "overrides", "audit_log", "pbp_leases", "pbp_watch_state"}
+          "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats"}
 
 
 def _tables(url: str) -> set[str]:
