@@ -7,6 +7,7 @@ comment tree, anonymously."""
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 from typing import Any
 
@@ -20,8 +21,10 @@ from .journey import Side, run
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
-def comments_as_visitor(server: Any, sid: str) -> list[dict[str, str]]:
-    """The submission's comments as anyone reads them (no token): id, author, body, oldest first."""
+def comments_as_visitor(server: Any, sid: str, page: Path) -> list[dict[str, str]]:
+    """The submission's comments as anyone reads them (no token): id, author, body, oldest
+    first; ``at`` is *page*, those comments written out as HTML for the screenshots (the
+    local Reddit serves JSON only: its raw JSON in a browser is unreadable)."""
     url = f"{server.url}/comments/{sid}/?limit=500"
     with requests.get(url, timeout=10) as r:
         r.raise_for_status()
@@ -33,10 +36,17 @@ def comments_as_visitor(server: Any, sid: str) -> list[dict[str, str]]:
             if child.get("kind") != "t1":
                 continue
             d = child["data"]
-            out.append((d["created_utc"], {"id": d["id"], "author": d["author"], "text": d["body"], "at": url}))
+            out.append((d["created_utc"], {"id": d["id"], "author": d["author"], "text": d["body"],
+                                           "at": page.as_uri()}))
             walk(d.get("replies") or None)
     walk(tree[1])
-    return [c for _, c in sorted(out, key=lambda x: (x[0], x[1]["id"]))]
+    comments = [c for _, c in sorted(out, key=lambda x: (x[0], x[1]["id"]))]
+    page.write_text("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
+                    f"<title>r/journey {sid}</title><h1>{html.escape(tree[0]['data']['children'][0]['data']['title'])}"
+                    f"</h1><p>public comments of {html.escape(url)}</p>" + "".join(
+                        f"<article><h2>u/{html.escape(c['author'])}</h2><pre style='white-space:pre-wrap'>"
+                        f"{html.escape(c['text'])}</pre></article>" for c in comments))
+    return comments
 
 
 def test_reddit_journey_from_an_empty_data_directory(browser: Any, reddit: Any, tmp_path: Path,
@@ -47,7 +57,7 @@ def test_reddit_journey_from_an_empty_data_directory(browser: Any, reddit: Any, 
     side = Side(
         name="reddit", url=f"https://www.reddit.com/r/journey/comments/{sid}/walk_fight/", bot="pbp_bot",
         added="Source added: Reddit submission.", players={"brienne": "brakka", "tomas": "lyra"},
-        posts=lambda: comments_as_visitor(reddit, sid),
+        posts=lambda: comments_as_visitor(reddit, sid, tmp_path / "thread.html"),
         reply=lambda who, text: (players[who].submission(id=sid).reply(body=text), None)[1],
         quote=lambda text: "\n".join(">" + (" " + line if line else "") for line in text.splitlines()),
         env={"PBP_REDDIT_OAUTH_URL": reddit.url, "PBP_REDDIT_URL": reddit.url,
