@@ -137,8 +137,12 @@ def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
         page.goto(f"{pbp.base}/encounters/{encounter}?round=1")
         assert page.locator("#reply-state").get_attribute("data-state") == "sent"
         rolled = page.locator("article.post", has_text="Brienne charges").locator("div.roll").first.inner_text()
-        natural = int(re.search(r"1d20 \((\d+)\)", rolled).group(1))  # type: ignore[union-attr]
-        new_total = 1 if natural + 5 > 10 else 30       # a hit becomes a miss, a miss most likely a hit
+        natural = int(re.search(r"1d20 \((\d+)\) \+ 5 = \d+", rolled).group(1))  # type: ignore[union-attr]
+        # FD-8: a natural 1 or 20 on the attack, or the Orc's natural 20 on defense, decides
+        # whatever the total; otherwise the new total turns the result round
+        flips = natural not in (1, 20) and "1d20 (20) = 20 + 1 fortitude" not in text
+        hit = re.search(r"Brienne (?:rolls a natural \d+ and )?hits Orc", text) is not None
+        new_total = 1 if hit else 40     # a hit becomes a miss, a miss a hit (FD-4 defends with 1d20 + 1)
         said = n.override_roll(page, pbp.base, encounter, 1, "Brienne charges", new_total, "typed +5 for +50")
         assert "post a correction to apply it" in said, said
         shots.take(f"{pbp.base}/encounters/{encounter}?round=1", f"{name}-07-correction-offered", state)
@@ -146,6 +150,8 @@ def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
         fixed = wait_until(lambda: side.bot_posts("correction"), STEP, "the correction", report)[0]
         assert "Round 1: correction" in fixed["text"] and "What changed" in fixed["text"], fixed["text"]
         assert f"set to {new_total}" in fixed["text"], fixed["text"]
+        if flips:                                                      # the damage came or went
+            assert re.search(r"Orc: HP \d+ -\\?> \d+", fixed["text"]), fixed["text"]
         assert "typed +5 for +50" not in fixed["text"] and "mistyped" not in fixed["text"]   # item 7: private
         shots.take(fixed["at"], f"{name}-08-thread-correction", None, wide_ok=True)
         shots.take(f"{pbp.base}/encounters/{encounter}?round=1", f"{name}-09-round-1-corrected", state)

@@ -44,7 +44,7 @@ def comments_as_visitor(server: Any, sid: str, page: Path) -> list[dict[str, str
     page.write_text("<!doctype html><meta charset=utf-8><meta name=viewport content='width=device-width'>"
                     f"<title>r/journey {sid}</title><h1>{html.escape(tree[0]['data']['children'][0]['data']['title'])}"
                     f"</h1><p>public comments of {html.escape(url)}</p>" + "".join(
-                        f"<article><h2>u/{html.escape(c['author'])}</h2><pre style='white-space:pre-wrap'>"
+                        f"<article><h2>u/{html.escape(c['author'])}</h2><pre style='white-space:pre-wrap;overflow-wrap:anywhere'>"
                         f"{html.escape(c['text'])}</pre></article>" for c in comments))
     return comments
 
