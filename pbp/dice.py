@@ -264,8 +264,11 @@ class DiceBox:
 
     def roll(self, expression: str, *, label: str | None = None,
              stats: Mapping[str, int] | None = None,
-             resolve_name: Callable[[str], str | None] | None = None) -> Roll:
-        """Roll *expression* (after stat substitution) and record it."""
+             resolve_name: Callable[[str], str | None] | None = None,
+             turn: str | None = None) -> Roll:
+        """Roll *expression* (after stat substitution) and record it. *turn* is whose turn
+        asks for the roll: the dice ignore it; a box that hands back rolls already made
+        (a correction's, pbp.rounds.overrides.ReplayingBox) matches them by it."""
         text = check_expression(expression)
         if has_stats(text):
             text = substitute_stats(text, stats or {}, resolve_name)

@@ -70,6 +70,9 @@ class Settings:
     panel_host: str = "127.0.0.1"
     panel_port: int = 5000
     panel_trust_proxy: bool = False
+    # Reddit's endpoints (a thread's options may set its own): a proxy, or a local server in tests
+    reddit_oauth_url: str = "https://oauth.reddit.com"
+    reddit_url: str = "https://www.reddit.com"
     # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)
     broker_polling_interval: float = 0.1
     broker_keyprefix: str = ""

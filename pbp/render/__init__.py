@@ -182,6 +182,12 @@ def environment(platform: str) -> Environment:
     return env
 
 
+def marker_line(view: ReplyView) -> str:
+    """The marker as the Markdown templates print it: Reddit's small superscript, or
+    italics on a forum's plain Markdown (no superscript there)."""
+    return f"^({view.marker})" if view.markdown_flavor == "reddit" else f"*{view.marker}*"
+
+
 def render_reply(view: ReplyView) -> str:
     """The reply's text, ready to post (the marker on its last line)."""
     if view.platform not in PLATFORMS:
@@ -210,13 +216,13 @@ def render_reply(view: ReplyView) -> str:
         on forums; anything else is plain, escaped text."""
         if not player:
             return ""
-        if view.platform == "markdown" and _REDDIT_NAME.match(player):
+        if view.platform == "markdown" and view.markdown_flavor == "reddit" and _REDDIT_NAME.match(player):
             return Raw(f"u/{player}")
-        return f"@{player}" if view.platform == "bbcode" else player
+        return f"@{player}" if view.platform in ("bbcode", "markdown") else player
 
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
     text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, when=lambda d: when(d, view.timezone),
-                           marker=Raw(view.marker))
+                           marker=Raw(view.marker), marker_line=Raw(marker_line(view)))
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []
     for line in lines:   # at most one blank line in a row

@@ -76,6 +76,9 @@ class ReplyView:
     note: str = ""                    # correction: the narrator's reason, when made public
     closed_round: int | None = None   # closing: the round closed without a result
     marker: str = ""
+    #: Markdown only: "reddit" (its ^(superscript) and u/ mentions) or "forum" (a forum's
+    #: plain Markdown, django-machina's, where neither exists: ^(…) showed as typed)
+    markdown_flavor: str = "reddit"
 
 
 def group_events(events: Sequence[EventLine], order: Sequence[str]) -> tuple[

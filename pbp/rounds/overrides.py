@@ -153,8 +153,11 @@ class ReplayingBox(OverridingBox):
     Why: correcting one value of a resolved round must not re-roll everything else
     (issue 11 item 6: "re-resolved with every roll kept"). Each stored engine roll is
     kept in a queue per (expression as rolled, label); the engine's next request of
-    the same expression and label gets the next stored roll, at its own index, with
-    the narrator's total if one was set. A request nothing stored matches (an attack
+    the same expression and label gets the next stored roll made in the same actor's
+    turn (else the next one of any turn: a reaction), at its own index, with the
+    narrator's total if one was set. Why the turn: when a correction turns a hit into a
+    miss, that hit's damage roll goes unused, and the next actor's damage must stay their
+    own roll, not take the unused one (walked in tests/journey). A request nothing stored matches (an attack
     the correction made possible) draws a fresh roll at the next free index under the
     same seed; only those go to ``raw`` (stored), so ``pbp verify`` still checks all.
     """
@@ -176,7 +179,8 @@ class ReplayingBox(OverridingBox):
         label = kwargs.get("label")
         queue = self.queues.get((text, (label or None) and label[:200]))
         if queue:
-            rec = queue.pop(0)
+            turn = kwargs.get("turn")
+            rec = queue.pop(next((i for i, r in enumerate(queue) if turn and r.actor == turn), 0))
             r = Roll(expression=rec.expression, total=rec.total, breakdown=rec.breakdown,
                      faces=tuple(rec.faces or ()), index=rec.roll_index, natural=rec.natural,
                      label=label, markdown=rec.markdown or "")

@@ -109,7 +109,8 @@ def new_view(rnd: m.Round, kind: str, marker: str, names: dict[str, str]) -> Rep
     return ReplyView(kind=kind, platform=reply_platform(enc.thread), language=campaign.language,
                      timezone=campaign.timezone, encounter=enc.name or campaign.name,
                      round_number=rnd.number, surprise=rnd.surprise, deadline=rnd.deadline,
-                     commitment=rnd.commitment, marker=marker, names=dict(names))
+                     commitment=rnd.commitment, marker=marker, names=dict(names),
+                     markdown_flavor="forum" if enc.thread.kind == "forum" else "reddit")
 
 
 def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,

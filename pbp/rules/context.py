@@ -253,9 +253,10 @@ class RoundContext:
 
     # -- dice ------------------------------------------------------------------------
     def roll(self, expression: str, *, who: Combatant | None = None, label: str | None = None) -> Roll:
-        """Roll through the DiceBox (the only randomness), with *who*'s stats by name."""
+        """Roll through the DiceBox (the only randomness), with *who*'s stats by name,
+        saying whose turn it is (a correction's replay keeps each actor's own rolls)."""
         return self.dice.roll(expression, label=label, stats=who.stats if who else None,
-                              resolve_name=resolve_name)
+                              resolve_name=resolve_name, turn=self.turn_of)
 
     def roll_for(self, action: Action, expression: str, *, who: Combatant | None = None,
                  label: str | None = None) -> tuple[Roll, bool]:

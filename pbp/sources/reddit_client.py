@@ -188,11 +188,14 @@ class RedditConfig:
                               f"[{SECRETS_HOST!r}] or PBP_SECRET_REDDIT__COM_CLIENTID)",
                               where="secrets")
         known = {"oauth_url", "reddit_url", "timeout", "max_bytes", "max_seconds", "max_sleep"}
+        # the settings' endpoints unless the thread names its own: a submission added in the
+        # panel by its address has no options, and must reach the Reddit the operator set
+        endpoints = {"oauth_url": settings.reddit_oauth_url, "reddit_url": settings.reddit_url}
         return cls(client_id=client_id, client_secret=pick("client_secret", "clientsecret"),
                    username=pick("username"), password=pick("password"),
                    user_agent=settings.user_agent,
                    private_hosts=PrivateHosts.parse(settings.allow_private_hosts),
-                   **{k: v for k, v in options.items() if k in known})
+                   **{**endpoints, **{k: v for k, v in options.items() if k in known}})
 
 
 _CLIENTS: dict[tuple[RedditConfig, int], praw.Reddit] = {}

@@ -57,6 +57,20 @@ def test_a_reply_in_each_platform_and_language():
     assert "Aria [b] hits Goblin: 19 against 15. (FD-3)" in en
 
 
+def test_a_forum_s_plain_markdown_has_no_reddit_superscript_nor_u_mentions():
+    """Walked on django-machina (tests/journey): its Markdown has no ``^(…)``, so the
+    marker showed as typed, and a reminder would have named players ``u/name``."""
+    from dataclasses import replace
+
+    forum = replace(_view("markdown", "en"), markdown_flavor="forum")
+    assert render_reply(forum).rstrip().endswith("\n*pbp-reply:9:resolution*")
+    waiting = replace(forum, kind="reminder", deadline=datetime(2026, 12, 1, 18, 0, tzinfo=UTC),
+                      waiting=[{"name": "Aria", "player": "alice"}])
+    assert "- Aria (@alice)" in render_reply(waiting)
+    reddit = replace(waiting, markdown_flavor="reddit", marker="pbp-reply:9:reminder")
+    assert "- Aria (u/alice)" in render_reply(reddit) and "^(pbp-reply:9:reminder)" in render_reply(reddit)
+
+
 def test_deadlines_are_said_in_the_campaign_time_zone():
     dt = datetime(2026, 7, 1, 12, 0, tzinfo=UTC)
     assert when(dt, "America/Sao_Paulo") == "2026-07-01 09:00 (America/Sao_Paulo, UTC-03:00)"

@@ -147,3 +147,39 @@ def test_re_resolving_keeps_what_the_next_round_changed_since(engine):
         service.reresolve_round(s, rid, at(26))
     with session_scope(engine) as s:
         assert _goblin(s).hp == 9 - 1      # undamaged by round 1, still bleeding from round 2
+
+
+def test_a_roll_the_correction_no_longer_uses_is_not_handed_to_the_next_actor(engine):
+    """issue 11 item 6, walked in tests/journey: Aria's and Bram's hits on one goblin each
+    rolled damage ("1d8", "damage gob1"); the narrator turns the first one's hit into a
+    miss. The second one's damage is their own roll, as rolled, not the first one's unused
+    one (rolls kept are matched by whose turn asked for them)."""
+    import dataclasses
+
+    from .world import heroes_and_goblins
+
+    team = [dataclasses.replace(c, hp=60, max_hp=60) if c.key == "gob1" else c for c in heroes_and_goblins()]
+    w = make_world(engine, combatants=team)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), ATTACK), post("p2", "bob", at(2), ATTACK)], now=at(2))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        for r in s.scalars(select(m.Reply).where(m.Reply.round_id == rid)):
+            r.state = "sent"
+        damage = {r.actor: r for r in s.scalars(select(m.RollRecord).where(
+            m.RollRecord.round_id == rid, m.RollRecord.kind == "engine", m.RollRecord.label == "damage gob1"))}
+        assert set(damage) == {"aria", "bram"}           # both hit: +40 beats any defense
+        first, second = sorted(damage, key=lambda k: damage[k].roll_index)   # in initiative order
+        dealt = {e.actor: e.params["amount"] for e in s.scalars(select(m.EventRecord).where(
+            m.EventRecord.round_id == rid, m.EventRecord.code == "damage"))}
+        tag = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == rid, m.RollRecord.kind == "tag",
+                                                  m.RollRecord.actor == first))
+        panel_overrides.set_roll(s, tag.id, -20, "the tag was a typo", None)
+        service.correct_round(s, rid, "typo fix", None, at(30))
+    with session_scope(engine) as s:
+        hits = [e for e in s.scalars(select(m.EventRecord).where(m.EventRecord.round_id == rid,
+                                                                 m.EventRecord.code == "damage"))]
+        assert [(e.actor, e.roll_indexes) for e in hits] == [(second, [damage[second].roll_index])]
+        assert hits[0].params["amount"] == dealt[second]    # as first resolved, to the point
+        assert _goblin(s).hp == 60 - hits[0].params["amount"]
+        assert service.verify_round(s, rid).ok

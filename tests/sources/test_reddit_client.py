@@ -68,6 +68,21 @@ def test_credentials_come_from_secrets_not_arguments(tmp_path: Any) -> None:
         RedditConfig.from_settings(Settings(), env={})
 
 
+def test_reddit_s_address_is_a_setting_a_thread_may_override() -> None:
+    """A submission added in the panel by its address has no options: the operator's
+    ``reddit_oauth_url``/``reddit_url`` say where Reddit is (tests/journey: the local one)."""
+    from pbp.settings import load_settings
+
+    env = {"PBP_SECRET_REDDIT__COM_CLIENTID": "abc", "PBP_DATA_DIR": "/tmp/pbp-reddit-test"}
+    default = RedditConfig.from_settings(load_settings(env=env), {}, env=env)
+    assert (default.oauth_url, default.reddit_url) == ("https://oauth.reddit.com", "https://www.reddit.com")
+    env.update(PBP_REDDIT_OAUTH_URL="http://127.0.0.1:9", PBP_REDDIT_URL="http://127.0.0.1:8")
+    local = RedditConfig.from_settings(load_settings(env=env), {}, env=env)
+    assert (local.oauth_url, local.reddit_url) == ("http://127.0.0.1:9", "http://127.0.0.1:8")
+    own = RedditConfig.from_settings(load_settings(env=env), {"oauth_url": "http://127.0.0.1:7"}, env=env)
+    assert (own.oauth_url, own.reddit_url) == ("http://127.0.0.1:7", "http://127.0.0.1:8")
+
+
 def test_shared_clients_are_reused() -> None:
     cfg = RedditConfig(client_id="x", client_secret="y", user_agent="pbp/test ua",
                        oauth_url="http://127.0.0.1:9", reddit_url="http://127.0.0.1:9")

@@ -54,14 +54,16 @@ def serve(harness: Any, **kwargs: Any) -> Iterator[Any]:
         server.stop()
 
 
-def player_posts(base: str, topic: str, text: str) -> int:
-    """The player's browser: log in and reply through machina's own form."""
+def player_posts(base: str, topic: str, text: str, username: str = PLAYER["username"],
+                 password: str = PLAYER["password"]) -> int:
+    """The player's browser: log in and reply through machina's own form (as *username*:
+    the seeded ``player`` unless told; ``add_user`` makes others)."""
     from pbp.sources.forum import form_fields
 
     with requests.Session() as s:   # closed: a pooled socket left to the collector warns
         page = BeautifulSoup(s.get(base + "/accounts/login/").text, "lxml")
         data = form_fields(page.select_one("form#login-form"))
-        data.update(username=PLAYER["username"], password=PLAYER["password"])
+        data.update(username=username, password=password)
         s.post(base + "/accounts/login/", data=data)
         topic_page = BeautifulSoup(s.get(topic).text, "lxml")
         reply_url = requests.compat.urljoin(topic, topic_page.select_one("a[href$='/post/create/']")["href"])
@@ -72,6 +74,15 @@ def player_posts(base: str, topic: str, text: str) -> int:
         m = re.search(r"[?&]post=(\d+)", r.url)
         assert m, (r.status_code, r.url)
         return int(m.group(1))
+
+
+def add_user(server: Any, username: str, password: str) -> None:
+    """Another forum account on *server*'s database, through Django's ORM (seed.py is part
+    of the harness stamp: editing it would rebuild the shared forum)."""
+    code = ("import django; django.setup(); from django.contrib.auth import get_user_model; "
+            f"get_user_model().objects.create_user({username!r}, {username + '@example.com'!r}, {password!r})")
+    subprocess.run([str(HERE / "venv" / "bin" / "python"), "-c", code], env=server.env(),
+                   check=True, capture_output=True, text=True, timeout=120)
 
 
 def visible_posts(topic: str) -> dict[str, str]:
