@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, missing  # tests/conftest.py (rootdir-inserted by pytest)
 
 from pbp.panel import create_app, sample
 from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope, upgrade
+from tests.conftest import ROOT, missing
 
 OUTPUT = ROOT / "test-output" / "panel"
 CHROMIUM = "/usr/bin/chromium"

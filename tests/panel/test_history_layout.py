@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import ROOT
 
+from tests.conftest import ROOT
 from tests.panel.conftest import PHONE, browser_login
 
 pytestmark = [pytest.mark.integration]
