@@ -64,6 +64,8 @@ class Settings:
     panel_host: str = "127.0.0.1"
     panel_port: int = 5000
     panel_trust_proxy: bool = False
+    panel_session_idle_hours: float = 12.0
+    panel_session_max_days: float = 7.0
     # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)
     broker_polling_interval: float = 0.1
     broker_keyprefix: str = ""

@@ -22,7 +22,18 @@ from typing import Any
 from flask import Flask
 
 from ..settings import TEMPLATES_DIR, Settings, load_settings
-from . import auth, campaigns, combatants, dashboard, db, encounters, i18n, security, sources
+from . import (
+    account,
+    auth,
+    campaigns,
+    combatants,
+    dashboard,
+    db,
+    encounters,
+    i18n,
+    security,
+    sources,
+)
 from . import config as _config
 
 
@@ -44,6 +55,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     i18n.init_app(app)
     auth.init_app(app)
     app.register_blueprint(auth.bp)
+    app.register_blueprint(account.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
     sources.init_app(app)

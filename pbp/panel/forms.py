@@ -46,6 +46,16 @@ class LoginForm(FlaskForm):
     next = HiddenField()
 
 
+class PasswordForm(FlaskForm):
+    current = PasswordField(_l("Current password"), validators=[DataRequired(), Length(max=1024)],
+                            render_kw={"autocomplete": "current-password"})
+    new = PasswordField(_l("New password"), validators=[
+        DataRequired(), Length(min=8, max=1024, message=_l("A password has 8 to 1024 characters."))],
+        render_kw={"autocomplete": "new-password"})
+    confirm = PasswordField(_l("New password again"), validators=[DataRequired(), Length(max=1024)],
+                            render_kw={"autocomplete": "new-password"})
+
+
 class LanguageForm(FlaskForm):
     language = SelectField(_l("Language"), choices=choices([("en", "English"), ("pt", "Português"),
                                                     ("ru", "Русский")]))

@@ -12,7 +12,8 @@ from pbp.store.models import Base
 
 TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
-          "overrides", "audit_log", "pbp_leases", "pbp_watch_state"}
+          "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "narrator_sessions",
+          "login_throttle"}
 
 
 def _tables(url: str) -> set[str]:
@@ -25,10 +26,10 @@ def _tables(url: str) -> set[str]:
 
 def test_upgrade_head_on_an_empty_database(empty_url):
     upgrade(empty_url)
-    assert current_revision(empty_url) == "0004"
+    assert current_revision(empty_url) == "0005"
     assert _tables(empty_url) == TABLES
     upgrade(empty_url)                    # again: nothing to do
-    assert current_revision(empty_url) == "0004"
+    assert current_revision(empty_url) == "0005"
 
 
 def test_migrations_match_the_models(empty_url):
@@ -55,7 +56,7 @@ def test_downgrade_step_by_step_and_up_again(empty_url):
     downgrade(empty_url, "base")
     assert current_revision(empty_url) is None and _tables(empty_url) == set()
     upgrade(empty_url)
-    assert current_revision(empty_url) == "0004" and _tables(empty_url) == TABLES
+    assert current_revision(empty_url) == "0005" and _tables(empty_url) == TABLES
 
 
 def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
@@ -66,8 +67,8 @@ def test_the_alembic_command_line_migrates_the_settings_database(empty_url):
 
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "PBP_DATABASE_URL": empty_url}
-    for args, rev in ((["upgrade", "head"], "0004"), (["downgrade", "-1"], "0003"),
-                      (["upgrade", "head"], "0004")):
+    for args, rev in ((["upgrade", "head"], "0005"), (["downgrade", "-1"], "0004"),
+                      (["upgrade", "head"], "0005")):
         done = subprocess.run([sys.executable, "-m", "alembic", "-c", str(root / "alembic.ini"),
                                *args], cwd=root, env=env, capture_output=True, text=True, check=False,
                               timeout=120)
@@ -127,7 +128,7 @@ def test_0004_adopts_worker_tables_made_before_it(empty_url):
         lease = DatabaseLease(engine).acquire("poll:1", ttl=60)
         assert lease and "pbp_leases" in inspect(engine).get_table_names()
         upgrade(empty_url)
-        assert current_revision(empty_url) == "0004" and _tables(empty_url) == TABLES
+        assert current_revision(empty_url) == "0005" and _tables(empty_url) == TABLES
         assert not DatabaseLease(engine).acquire("poll:1", ttl=60)  # the row survived
     finally:
         engine.dispose()
