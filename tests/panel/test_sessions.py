@@ -102,7 +102,7 @@ def test_issue12_3_panel_password_change_ends_other_sessions(alice: Client, app:
     thief = copy_of(alice, app)
     page = alice.get("/account/")
     assert page.status_code == 200 and "Log out everywhere" in page.text
-    assert "2 browsers or devices" in page.text
+    assert "Browsers and devices logged in as you: 2" in page.text
     r = alice.post("/account/password", {"current": "wrong", "new": "n3w password!", "confirm": "n3w password!"})
     assert r.status_code == 400 and "not your current password" in r.text
     assert thief.get("/").status_code == 200          # a refused change ends nothing
