@@ -291,7 +291,7 @@ def new_encounter(campaign_id: int):  # type: ignore[no-untyped-def]
     thread = s.get(Thread, thread_id) if thread_id else None
     if thread is None or thread.campaign_id != campaign.id:
         abort(404)
-    name = (request.form.get("name") or "").strip()[:200] or _("Encounter")
+    name = (request.form.get("name") or "").replace("\x00", "").strip()[:200] or _("Encounter")
     enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=name, ruleset=campaign.ruleset)
     s.add(enc)
     s.flush()

@@ -47,9 +47,19 @@ class Form(FlaskForm):
             data = super().wrap_formdata(form, formdata)
             if not isinstance(data, CombinedMultiDict):
                 return data
-            files = {n for n, f in form._fields.items() if isinstance(f, FileField)}
+            files = {f.name for f in form._fields.values() if isinstance(f, FileField)}
             uploads = MultiDict([(k, v) for k, v in request.files.items(multi=True) if k in files])
             return CombinedMultiDict([uploads, request.form])
+
+    def validate(self, extra_validators: Any = None) -> bool:
+        """The fields' own checks, and no NUL character in any text (PostgreSQL cannot store
+        one: it was a 500, now a sentence under the field)."""
+        ok = bool(super().validate(extra_validators))
+        for f in self:
+            if isinstance(f.data, str) and "\x00" in f.data:
+                f.errors = [*f.errors, _l("This text holds a NUL character (code 0), which cannot be saved.")]
+                ok = False
+        return ok
 
 
 REASON = [DataRequired(message=_l("A reason is required.")), Length(max=500)]

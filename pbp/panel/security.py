@@ -52,14 +52,15 @@ def _headers(response: Response) -> Response:
 
 
 def _refuse_malformed_forms() -> None:
-    """A form part without a name, or a NUL character in a name or value, is no form a
+    """A form part without a name, or a NUL character in a field's name, is no form a
     browser sends from the panel's pages: refused with 400 before anything reads it
-    (Flask-WTF's CSRF check stumbled on the nameless part, PostgreSQL refuses NUL in
-    text; both were 500s, found by tests/panel/test_hostile_forms.py)."""
+    (Flask-WTF's CSRF check stumbled on the nameless part: a 500, found by
+    tests/panel/test_hostile_forms.py). A NUL in a value is the form's to refuse in words
+    (:class:`pbp.panel.forms.Form`)."""
     if request.method != "POST":
         return
-    for key, value in request.form.items(multi=True):
-        if key is None or "\x00" in key or "\x00" in value:
+    for key in request.form.keys():
+        if key is None or "\x00" in key:
             abort(400, description="malformed form")
     for key, upload in request.files.items(multi=True):
         if key is None or "\x00" in key or "\x00" in (upload.filename or ""):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
 import traceback
 from collections import Counter
@@ -48,7 +49,8 @@ from .conftest import csrf_from
 pytestmark = [pytest.mark.integration]
 
 FIGURES = ROOT / "test-output" / "hypothesis.txt"
-EXAMPLES = 20   # per form: 28 forms x 20, about a minute and a half on PostgreSQL
+#: per form (28 forms x 15: about a minute on PostgreSQL); PBP_HYPOTHESIS_EXAMPLES for a longer hunt
+EXAMPLES = int(os.environ.get("PBP_HYPOTHESIS_EXAMPLES", "15"))
 
 
 def _post_rules() -> list[str]:
