@@ -23,6 +23,7 @@ every gunicorn worker. Requests refused while locked are not counted (nor checke
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -55,6 +56,10 @@ class Store(Protocol):
     def clear(self, key: str) -> None: ...
 
 
+#: how often a failure also forgets the counters nobody has touched for a while
+PRUNE_ODDS = 0.02
+
+
 class DatabaseStore:
     """Counters in ``login_throttle``, through the request's own session (on SQLite a
     second connection would wait for the request's write lock)."""
@@ -69,6 +74,8 @@ class DatabaseStore:
         s = self.session()
         logins.record_failure(s, key, now=now, limit=limits.failures, window=limits.window,
                               lockout=limits.lockout, lockout_max=limits.lockout_max)
+        if random.random() < PRUNE_ODDS:   # now and then, not a full scan per failure
+            logins.prune_failures(s, now=now, keep=limits.window + limits.lockout_max)
         s.commit()
 
     def clear(self, key: str) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import func, select
 
 from pbp.panel import create_app, sample
+from pbp.store import logins
 from pbp.store.db import make_engine
 from pbp.store.logins import throttle_table
 
@@ -155,3 +156,18 @@ def test_issue12_4_lockouts_double_and_end(db_url: str) -> None:
     assert c.login("alice").status_code == 429
     now[0] += 2
     assert c.login("alice", sample.PASSWORD).status_code == 302
+
+
+def test_issue12_4_idle_counters_are_forgotten(db_url: str) -> None:
+    """The table does not grow for ever: a counter neither failing nor locked for a window
+    plus the longest lockout is deleted (pbp.store.logins.prune_failures)."""
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            for key, t in (("old", 0.0), ("recent", 5000.0)):
+                logins.record_failure(conn, key, now=t, limit=5, window=900, lockout=60, lockout_max=3600)
+            logins.prune_failures(conn, now=5000.0, keep=900 + 3600)
+            left = conn.execute(select(func.count()).select_from(throttle_table)).scalar()
+    finally:
+        engine.dispose()
+    assert left == 1
