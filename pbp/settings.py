@@ -73,6 +73,8 @@ class Settings:
     # Reddit's endpoints (a thread's options may set its own): a proxy, or a local server in tests
     reddit_oauth_url: str = "https://oauth.reddit.com"
     reddit_url: str = "https://www.reddit.com"
+    panel_session_idle_hours: float = 12.0
+    panel_session_max_days: float = 7.0
     # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)
     broker_polling_interval: float = 0.1
     broker_keyprefix: str = ""

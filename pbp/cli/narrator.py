@@ -15,6 +15,7 @@ from sqlalchemy import select
 from ..errors import ConfigError, PbpError
 from ..panel.security import hash_password
 from ..store.db import session_scope
+from ..store.logins import close_all_sessions
 from ..store.models import Campaign, CampaignNarrator, Narrator
 from .common import open_database
 
@@ -60,14 +61,15 @@ def add(name: str, display_name: str, language: str, password_stdin: bool, datab
 @click.option("--password-stdin", is_flag=True)
 @click.option("--database-url", envvar="PBP_DATABASE_URL", default=None)
 def passwd(name: str, password_stdin: bool, database_url: str | None) -> None:
-    """Set narrator NAME's password."""
+    """Set narrator NAME's password; every panel session of NAME ends."""
     password = _password(password_stdin)
     with session_scope(open_database(database_url)) as s:
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
         if row is None:
             raise PbpError(f"no narrator {name!r}")
         row.password_hash = hash_password(password)
-    click.echo(f"password of {name} changed")
+        ended = close_all_sessions(s, row.id)
+    click.echo(f"password of {name} changed; {ended} panel session(s) ended")
 
 
 @command.command("list")

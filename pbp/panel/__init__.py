@@ -23,6 +23,8 @@ from flask import Flask
 
 from ..settings import TEMPLATES_DIR, Settings, load_settings
 from . import (
+    access,
+    account,
     auth,
     campaigns,
     combatants,
@@ -49,12 +51,14 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     if not app.config.get("SECRET_KEY"):
         app.config["SECRET_KEY"] = _config.secret_key(settings)
     app.config["PBP_SETTINGS"] = settings
+    app.url_map.converters["int"] = access.IdConverter   # before any route is added
 
     db.init_app(app)
     security.init_app(app)
     i18n.init_app(app)
     auth.init_app(app)
     app.register_blueprint(auth.bp)
+    app.register_blueprint(account.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
     sources.init_app(app)

@@ -13,6 +13,7 @@ from flask import abort
 from flask_login import current_user
 from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
+from werkzeug.routing import IntegerConverter
 
 from ..store.models import (
     Campaign,
@@ -24,6 +25,28 @@ from ..store.models import (
     RollRecord,
     Round,
 )
+
+#: The largest id the database holds (PostgreSQL's INTEGER): a bigger one in a URL or a
+#: form is no row at all, answered 404, not a database error (issue 12's property test).
+MAX_ID = 2**31 - 1
+
+
+def db_id(value: Any) -> int | None:
+    """*value* as a row id, or None when it cannot be one (not a number, <= 0, too big)."""
+    try:
+        ident = int(value)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    return ident if 0 < ident <= MAX_ID else None
+
+
+class IdConverter(IntegerConverter):
+    """``<int:...>`` in the panel's URLs: a positive id the database can hold, else 404."""
+
+    def __init__(self, url_map: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("min", 1)
+        kwargs.setdefault("max", MAX_ID)
+        super().__init__(url_map, *args, **kwargs)
 
 
 def campaign_ids(session: Session, narrator_id: int) -> list[int]:
@@ -69,9 +92,8 @@ def encounter_or_404(session: Session, encounter_id: int) -> Encounter:
 
 def in_encounter_or_404(session: Session, model: Any, ident: Any, encounter: Encounter) -> Any:
     """A row of *model* by id that belongs to *encounter* (else 404)."""
-    try:
-        ident = int(ident)
-    except (TypeError, ValueError):
+    ident = db_id(ident)
+    if ident is None:
         abort(404)
     row = session.get(model, ident)
     if row is None:

@@ -1,14 +1,20 @@
 """Login and logout (Flask-Login), the narrator's language choice.
 
-A failed login is answered like an unknown name (no account enumeration) and
-counted per name and per address; past the limit the form answers 429 with the
-wait in seconds until the lockout ends.
+A failed login is answered like an unknown name (no account enumeration) and counted
+per (name, address) pair and per address (:mod:`pbp.panel.throttle`); past a limit the
+form answers 429 and says in words how long to wait.
+
+Sessions live on the server (:mod:`pbp.store.logins`): the cookie (and the "keep me
+logged in" cookie) carries ``<narrator id>:<token>``, and every request looks the token
+up, so logout, a password change and "log out everywhere" (:mod:`pbp.panel.account`)
+end a session at once, even for a copy of the cookie taken before (issue 12, item 3).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from urllib.parse import urlsplit
 
 from flask import (
@@ -24,6 +30,7 @@ from flask import (
     session,
     url_for,
 )
+from flask_babel import format_timedelta
 from flask_babel import gettext as _
 from flask_login import (
     LoginManager,
@@ -35,6 +42,7 @@ from flask_login import (
 )
 from sqlalchemy import select
 
+from ..store import logins
 from ..store.models import Narrator
 from .db import session as db_session
 from .forms import LanguageForm, LoginForm
@@ -52,14 +60,42 @@ class PanelUser(UserMixin):
     name: str
     username: str = ""
     language: str | None = None
+    token: str = ""
 
     def get_id(self) -> str:
-        return str(self.id)
+        """What Flask-Login keeps in the session and the remember cookie: the narrator and
+        the session token, so either cookie is only as good as the session's row."""
+        return f"{self.id}:{self.token}"
 
 
-def _user(row) -> PanelUser:  # type: ignore[no-untyped-def]
+def _user(row, token: str) -> PanelUser:  # type: ignore[no-untyped-def]
     return PanelUser(id=row.id, name=row.display_name or row.username, username=row.username,
-                     language=row.language or None)
+                     language=row.language or None, token=token)
+
+
+def now() -> float:
+    """The panel's clock (``LOGIN_CLOCK`` in tests), unix seconds."""
+    clock = current_app.config.get("LOGIN_CLOCK") or time.time
+    return float(clock())
+
+
+def start_session(row: Narrator, *, remember: bool) -> None:
+    """Open a server-side session for *row* and log this browser into it (the request's
+    database session is committed)."""
+    s = db_session()
+    t = now()
+    logins.prune_sessions(s, now=t, max_age=float(current_app.config["SESSION_MAX_AGE"]))
+    token = logins.open_session(s, row.id, now=t, remember=remember)
+    s.commit()
+    session.clear()
+    session.permanent = True
+    login_user(_user(row, token), remember=remember)
+
+
+def client_address() -> str:
+    """The client's address: the socket's peer, or the proxy's X-Forwarded-For only when
+    the operator enabled ``panel_trust_proxy`` (ProxyFix, :mod:`pbp.panel.cookies`)."""
+    return request.remote_addr or "unknown"
 
 
 def init_app(app: Flask) -> None:
@@ -77,12 +113,13 @@ def init_app(app: Flask) -> None:
 
     @login_manager.user_loader
     def load_user(user_id: str) -> PanelUser | None:
-        if not user_id.isdigit():
+        ident, _sep, token = user_id.partition(":")
+        if not ident.isdigit() or not token or len(ident) > 18:
             return None
-        row = db_session().get(Narrator, int(user_id))
-        if row is None or getattr(row, "active", True) is False:
-            return None
-        return _user(row)
+        config = current_app.config
+        row = logins.live_session(db_session(), int(ident), token, now=now(),
+                                  idle=float(config["SESSION_IDLE"]), max_age=float(config["SESSION_MAX_AGE"]))
+        return None if row is None else _user(row, token)
 
 
 def _safe_next(target: str | None) -> str | None:
@@ -104,26 +141,24 @@ def login():  # type: ignore[no-untyped-def]
     throttle = current_app.extensions["pbp_login_throttle"]
     status = 200
     if form.validate_on_submit():
-        name = form.name.data.strip()
-        keys = (f"name:{name.casefold()}", f"ip:{request.remote_addr}")
-        wait = throttle.retry_after(*keys)
+        name, address = form.name.data.strip(), client_address()
+        wait = throttle.retry_after(name, address)
         if wait:
-            flash(_("Too many failed logins. Try again in %(seconds)s seconds.", seconds=wait), "error")
-            return render_template("panel/login.html", form=form), 429
+            flash(_("Too many failed logins. Try again %(when)s.", when=format_timedelta(
+                timedelta(seconds=wait), add_direction=True)), "error")
+            return render_template("panel/login.html", form=form), 429, {"Retry-After": str(wait)}
         s = db_session()
         row = s.scalars(select(Narrator).where(Narrator.username == name)).first()
         if row is not None and getattr(row, "active", True) is False:
             row = None
         if verify_password(row.password_hash if row is not None else None, form.password.data):
-            throttle.succeed(*keys)
+            throttle.succeed(name, address)
             if needs_rehash(row.password_hash):
                 row.password_hash = hash_password(form.password.data)
             row.last_login_at = datetime.now(UTC)
-            s.commit()
-            session.clear()
-            login_user(_user(row), remember=form.remember.data)
+            start_session(row, remember=bool(form.remember.data))
             return redirect(_safe_next(form.next.data) or url_for("dashboard.index"))
-        throttle.fail(*keys)
+        throttle.fail(name, address)
         flash(_("Wrong name or password."), "error")
         status = 401
     elif request.method == "POST":
@@ -134,6 +169,10 @@ def login():  # type: ignore[no-untyped-def]
 @bp.route("/logout", methods=["POST"])
 @login_required
 def logout():  # type: ignore[no-untyped-def]
+    """End this session: its row goes, so a copy of the cookie is refused too."""
+    s = db_session()
+    logins.close_session(s, current_user.token)
+    s.commit()
     logout_user()
     session.clear()
     return redirect(url_for("auth.login"))

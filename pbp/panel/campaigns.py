@@ -21,7 +21,7 @@ from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from . import round_settings as rs
 from . import sources
-from .access import campaign_or_404
+from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, choices
@@ -287,11 +287,11 @@ def new_encounter(campaign_id: int):  # type: ignore[no-untyped-def]
     campaign = campaign_or_404(s, campaign_id)
     if not FlaskForm().validate_on_submit():
         abort(400)
-    thread_id = request.form.get("thread_id", type=int)
+    thread_id = db_id(request.form.get("thread_id"))
     thread = s.get(Thread, thread_id) if thread_id else None
     if thread is None or thread.campaign_id != campaign.id:
         abort(404)
-    name = (request.form.get("name") or "").strip()[:200] or _("Encounter")
+    name = (request.form.get("name") or "").replace("\x00", "").strip()[:200] or _("Encounter")
     enc = Encounter(campaign_id=campaign.id, thread_id=thread.id, name=name, ruleset=campaign.ruleset)
     s.add(enc)
     s.flush()

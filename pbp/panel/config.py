@@ -20,14 +20,23 @@ DEFAULTS: dict[str, Any] = {
     "REMEMBER_COOKIE_SECURE": "auto",
     "REMEMBER_COOKIE_HTTPONLY": True,
     "REMEMBER_COOKIE_SAMESITE": "Lax",
-    "PERMANENT_SESSION_LIFETIME": timedelta(hours=12),
+    #: A session ends after SESSION_IDLE seconds unused (unless "keep me logged in" was
+    #: ticked) and SESSION_MAX_AGE seconds after the login in any case; logout, a password
+    #: change and "log out everywhere" end it at once (server-side rows,
+    #: :mod:`pbp.store.logins`). From the settings ``panel_session_idle_hours`` (12) and
+    #: ``panel_session_max_days`` (7); the cookies' own lifetimes follow.
+    "SESSION_IDLE": 12 * 3600,
+    "SESSION_MAX_AGE": 7 * 86400,
     "WTF_CSRF_ENABLED": True,
     "WTF_CSRF_TIME_LIMIT": None,           # tied to the session instead (a narrator keeps a tab open)
     "MAX_CONTENT_LENGTH": 2 * 1024 * 1024,  # combatant imports
     "LANGUAGES": ("en", "pt", "ru"),
-    #: Failed logins: after LOGIN_MAX_FAILURES within LOGIN_WINDOW seconds for one name
-    #: or one address, refuse for LOGIN_LOCKOUT seconds (doubling on each new lockout).
+    #: Failed logins (pbp.panel.throttle): after LOGIN_MAX_FAILURES within LOGIN_WINDOW
+    #: seconds for one name from one address, refuse that name from there for LOGIN_LOCKOUT
+    #: seconds (doubling on each new lockout, up to LOGIN_LOCKOUT_MAX); after
+    #: LOGIN_ADDRESS_MAX_FAILURES from one address, whatever the names, refuse the address.
     "LOGIN_MAX_FAILURES": 5,
+    "LOGIN_ADDRESS_MAX_FAILURES": 100,
     "LOGIN_WINDOW": 900,
     "LOGIN_LOCKOUT": 60,
     "LOGIN_LOCKOUT_MAX": 3600,
@@ -44,8 +53,20 @@ def secret_key(settings: Settings) -> str:
     return ensure_secret_key(settings)
 
 
+def _redis(url: str) -> str:
+    return url if url.split("://", 1)[0] in {"redis", "rediss"} else ""
+
+
 def from_settings(settings: Settings) -> dict[str, Any]:
+    idle, max_age = settings.panel_session_idle_hours * 3600, settings.panel_session_max_days * 86400
     return {
+        "SESSION_IDLE": idle,
+        "SESSION_MAX_AGE": max_age,
+        "PERMANENT_SESSION_LIFETIME": timedelta(seconds=idle),
+        "REMEMBER_COOKIE_DURATION": timedelta(seconds=max_age),
+        #: where failed logins are counted: the leases' Redis (else the database)
+        "THROTTLE_REDIS_URL": _redis(settings.lock_url) or _redis(settings.broker_url),
+        "THROTTLE_REDIS_PREFIX": settings.broker_keyprefix,
         "DATABASE_URL": settings.database_url,
         "BABEL_DEFAULT_LOCALE": settings.language if settings.language in DEFAULTS["LANGUAGES"] else "en",
         "BABEL_DEFAULT_TIMEZONE": settings.timezone,

@@ -8,14 +8,13 @@ the round lifecycle rather than change a value (issue 11 items 2 and 6).
 from __future__ import annotations
 
 from flask_babel import lazy_gettext as _l
-from flask_wtf import FlaskForm
 from wtforms import BooleanField, HiddenField, SelectField, SelectMultipleField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
-from .forms import ReasonForm
+from .forms import Form, ReasonForm
 
 
-class StartForm(FlaskForm):
+class StartForm(Form):
     """Start the encounter: round 1, or a surprise round with the combatants surprised."""
 
     surprise = BooleanField(_l("Begin with a surprise round"))
@@ -23,7 +22,7 @@ class StartForm(FlaskForm):
                                     choices=[], validate_choice=True)
 
 
-class EndForm(FlaskForm):
+class EndForm(Form):
     """End the encounter; the checkbox guards against a stray click."""
 
     confirm = BooleanField(_l("Yes, end the encounter"))

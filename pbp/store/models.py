@@ -28,6 +28,7 @@ from .base import fk as _fk
 from .campaigns import Campaign, CampaignNarrator, Narrator, Thread
 from .infra import leases_table, watch_table
 from .ledger import AuditEntry, Override, Reply
+from .logins import NarratorSession, throttle_table
 from .types import JsonType, utcnow
 
 # --- the fight ----------------------------------------------------------------------------
@@ -246,8 +247,8 @@ class EventRecord(Base):
 
 __all__ = [
     "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
-    "Encounter", "EventRecord", "Narrator", "Override", "Post", "PostRevision", "Reply",
-    "RollRecord", "Round", "Thread", "leases_table", "watch_table",
+    "Encounter", "EventRecord", "Narrator", "NarratorSession", "Override", "Post", "PostRevision",
+    "Reply", "RollRecord", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
 ]
 
 

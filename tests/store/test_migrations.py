@@ -16,7 +16,8 @@ HEAD, PREVIOUS = REVISIONS[-1], REVISIONS[-2]
 
 TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
-          "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats"}
+          "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats",
+          "narrator_sessions", "login_throttle"}
 
 
 def _tables(url: str) -> set[str]:
