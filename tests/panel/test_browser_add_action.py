@@ -41,7 +41,8 @@ def test_add_an_action_to_a_no_action_post_in_the_browser(browser: Any, live_ser
         assert post.locator("li.muted", has_text="no action").count() == 0
         preview = page.locator("#preview-text").inner_text()
         assert "Cato: the narrator read the post as attack → Goblin 1: he looses an arrow at Goblin 1" in preview
-        assert "override.action.add" in page.locator("#audit").inner_text()
+        assert ("alice added an action to the post of Cato: attack → goblin-1 in round 2. "
+                "Reason: he looses an arrow at Goblin 1") in page.locator("#audit").inner_text()
         assert page.locator(f'input[name="declaration_id"][value="{did}"]').count() >= 1
         assert not errors, errors
     finally:
