@@ -1,7 +1,8 @@
 """Seed the harness Misago forum through Django's ORM (no HTTP), run with the venv's Python.
 
     seed.py base                   users, category "Adventures", settings (setup.sh)
-    seed.py thread SUBJECT N       a new thread of N posts by admin (one per test)
+    seed.py thread SUBJECT N       a new thread of N posts by admin (one per test): post 1
+                                   two hours ago, post i (i > 1) i minutes after it
     seed.py edit POST_ID TEXT      edit a post's text (as a moderator would)
 
 MISAGO_DB names the PostgreSQL database. Prints one line per result, for the caller.
@@ -69,7 +70,7 @@ def thread(subject, n):
         post.parsed = parsed(text)
         update_post_checksum(post)
         post.save()
-    print("THREAD", f"/t/{t.slug}/{t.pk}/", t.pk, n)
+    print("THREAD", f"/t/{t.slug}/{t.pk}/", t.pk, n, start.isoformat())
 
 
 def edit(pk, text):
