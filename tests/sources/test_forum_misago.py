@@ -170,7 +170,8 @@ def test_a_markdown_reply_is_rendered_by_misago_and_read_back(misago: Any) -> No
     assert shown["poster_name"] == "pbpbot"
     html = shown["content"]
     assert "<blockquote>" in html and "Die, *fool*!" in html
-    assert "[b]" not in html and "**" not in html and "Aria" in html
+    assert "[b]" not in html and "**" not in html and "<strong>Aria</strong>" in html
+    assert "<li>Aria hits Goblin: 19 against 15." in html
     after = src.fetch(first.cursor)
     assert [(p.platform_id, p.by_bot) for p in after.posts] == [(pid, True)]
     assert src.find_reply(marker) == pid
