@@ -22,6 +22,7 @@ from pbp.render.view import ActorSection, EventLine, ReplyView
 from pbp.settings import load_settings
 from pbp.sources.base import SourceError
 from pbp.sources.forum import ForumSource, forget_sessions
+from pbp.sources.forum_check import fetch_check
 from pbp.sources.http import reset_host_intervals
 from tests.harness.misago.helpers import player_posts, visible_posts
 
@@ -229,3 +230,16 @@ def test_an_idle_poll_costs_one_request_and_no_parse(misago: Any,
     assert idle.posts == [] and idle.not_modified and idle.requests == 1
     assert 2_000 < idle.bytes < 40_000
     print(f"misago idle poll: {idle.requests} request, {idle.bytes} bytes")
+
+
+def test_preset_check_reads_misagos_api_page(misago: Any) -> None:
+    """Issue 14 points 9 and 10: ``pbp preset check`` on a Misago thread reads the API
+    page with the shipped preset (ids, authors, times, no problems, the page count), and
+    ``--draft`` proposes no volatile pattern beyond the preset's own (none changed)."""
+    url, _, start = new_thread(misago, "Checked thread", 7)
+    check, proposals = fetch_check(url, "misago", settings(), draft=True)
+    assert check.problems == [] and check.last_page == 2
+    assert [(p.author, p.posted_at) for p in check.posts[:2]] == [
+        ("admin", start), ("admin", start + timedelta(minutes=2))]
+    assert proposals == []
+    assert "problems: none" in check.lines()
