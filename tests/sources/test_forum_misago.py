@@ -204,9 +204,11 @@ def test_flood_control_is_retryable_and_posts_nothing(misago: Any) -> None:
     src = source(url)
     _bot_turn()
     src.reply("First [pbp:f1]", "[pbp:f1]")
+    assert src.bot_client.requests_made == 3     # the index (csrftoken), the login, the reply
     with pytest.raises(SourceError) as err:
         src.reply("Second [pbp:f2]", "[pbp:f2]")
     _last_bot_post[0] = time.monotonic()
+    assert src.bot_client.requests_made == 4     # a flood refusal is no expired session
     assert err.value.retryable and err.value.retry_after == 5
     assert "flood control" in str(err.value) and "HTTP 403" in str(err.value)
     assert [p["poster_name"] for p in visible_posts(misago.base, tid).values()] == ["admin", "pbpbot"]
