@@ -47,7 +47,8 @@ class ThreadPoster(ForumAccount):
         form_url = self._reply_form_url()
         page = self.bot_client.get(form_url)
         login_spec = self.preset.login
-        if login_spec is not None and soup_of(page.text).select_one(login_spec.form) is not None:
+        if login_spec is not None and login_spec.form and \
+                soup_of(page.text).select_one(login_spec.form) is not None:
             self.login(force=True)      # the session expired
             page = self.bot_client.get(form_url)
         self._flood(page, form_url)
