@@ -19,6 +19,7 @@ from datetime import datetime
 from ..settings import Settings
 from .base import LayoutError, PostRecord
 from .forum import ForumSource
+from .forum_json import parse_json_page
 from .forum_page import each_post, link_numbers, soup_of
 from .forum_preset import ForumPreset
 
@@ -58,10 +59,11 @@ class PageCheck:
 
 
 def check_page(text: str, preset: ForumPreset, url: str, *, page_no: int = 1,
-               now: datetime | None = None) -> PageCheck:
-    """Read every post container of *text* on its own and collect each problem."""
+               now: datetime | None = None, thread_url: str | None = None) -> PageCheck:
+    """Read every post container of *text* on its own and collect each problem.
+    *thread_url*: the thread's address when *url* is another (a JSON API's page)."""
     check = PageCheck(url=url, preset=preset)
-    m = preset.thread.pattern.match(url)
+    m = preset.thread.pattern.match(thread_url or url)
     if not m:
         check.problems.append(f"the address does not fit the preset's thread.pattern "
                               f"(the preset's example: {preset.example or 'none'})")
@@ -69,6 +71,15 @@ def check_page(text: str, preset: ForumPreset, url: str, *, page_no: int = 1,
     for pattern in preset.thread.missing_text:
         if pattern.search(text):
             check.problems.append("the page says the thread does not exist (thread.missing_text)")
+    if preset.format == "json":     # a paged API (Misago): the page reads whole or not at all
+        try:
+            page = parse_json_page(text, preset, url, page_no, groups=groups)
+        except LayoutError as exc:
+            check.problems.append(exc.message)
+            return check
+        check.posts, check.containers = page.posts, len(page.posts)
+        check.last_page = page.last_page or page_no
+        return check
     if preset.post is None:
         check.problems.append("the preset has no [post] table")
         return check
@@ -167,7 +178,7 @@ def fetch_check(url: str, preset: str, settings: Settings, *, page: int = 1,
         check.problems.append(f"the forum answered HTTP {resp.status} to a visitor (a private "
                               f"board needs the bot's login; pbp reads public threads as a visitor)")
         return check, None
-    check = check_page(resp.text, source.preset, resp.url, page_no=page)
+    check = check_page(resp.text, source.preset, resp.url, page_no=page, thread_url=url)
     proposals = None
     if draft:
         again = source.client.get(where)

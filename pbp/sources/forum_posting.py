@@ -47,7 +47,8 @@ class ThreadPoster(ForumAccount):
         form_url = self._reply_form_url()
         page = self.bot_client.get(form_url)
         login_spec = self.preset.login
-        if login_spec is not None and soup_of(page.text).select_one(login_spec.form) is not None:
+        if login_spec is not None and login_spec.form and \
+                soup_of(page.text).select_one(login_spec.form) is not None:
             self.login(force=True)      # the session expired
             page = self.bot_client.get(form_url)
         self._flood(page, form_url)
@@ -142,10 +143,20 @@ class ThreadPoster(ForumAccount):
         creds = self._creds(*[k for k in ("api_key", "api_username")
                               if any("{" + k + "}" in v for v in spec.api_headers.values())])
         fields = {**self.groups, **creds, "text": text}
-        headers = {k: v.format(**fields) for k, v in spec.api_headers.items()}
         body = {k: v.format(**fields) for k, v in spec.api_body.items()}
         url = spec.url.format(**fields)
-        resp = self.bot_client.post(url, json=body, headers=headers)
+        login = self.preset.login
+        session = login is not None and login.kind == "json"
+        if session:
+            self.login()            # a JSON login (Misago): replies ride on its session
+        for attempt in (1, 2):
+            headers = {**{k: v.format(**fields) for k, v in spec.api_headers.items()},
+                       **(self.cookie_headers() if session else {})}
+            resp = self.bot_client.post(url, json=body, headers=headers)
+            if not (session and attempt == 1 and resp.status in (401, 403)
+                    and self._flood_wait(resp) is None):
+                break
+            self.login(force=True)  # the session expired: a refused POST posted nothing
         self._flood(resp, url)
         self._check(resp, url)
         try:

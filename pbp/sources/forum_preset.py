@@ -112,12 +112,27 @@ class JsonSpec:
     raw: str = "raw"
     more_posts_url: str = ""
     chunk: int = 20
+    #: format "json" (a paged API, Misago): the key holding the number of pages
+    pages: str = ""
+    #: CSS of quotes inside a body (left out of the text the parser reads)
+    quote: str = "aside.quote"
+    #: a key that marks an item which is no post (Misago's thread events: "is_event")
+    skip: str = ""
 
 
 @dataclass(frozen=True)
 class LoginSpec:
     url: str
-    form: str
+    form: str = ""
+    #: "form" (the forum's HTML login form) or "json" (a JSON API: POST ``body`` to ``url``)
+    kind: str = "form"
+    #: kind "json": the JSON body, ``{username}``/``{password}`` filled in
+    body: Mapping[str, str] = field(default_factory=dict)
+    #: a page fetched first for its cookies (Misago sets ``csrftoken`` on the forum's pages)
+    cookie_url: str = ""
+    #: header -> cookie sent with the login and with API replies after it (Misago:
+    #: ``{ "X-CSRFToken" = "csrftoken" }``); the cookie's value at the time of sending
+    cookie_headers: Mapping[str, str] = field(default_factory=dict)
     username_field: str = "username"
     password_field: str = "password"
     failure: str = ""
@@ -163,7 +178,7 @@ class ForumPreset:
     thread: ThreadSpec
     post: PostSpec | None
     dates: DateReader
-    format: str = "html"               # "html" or "discourse-json"
+    format: str = "html"               # "html", "json" (a paged API) or "discourse-json"
     json: JsonSpec | None = None
     login: LoginSpec | None = None
     reply: ReplySpec | None = None
@@ -176,6 +191,9 @@ class ForumPreset:
     #: reply on a Markdown forum shows its [b] tags to every player)
     markup: str = "bbcode"
 
+
+#: how thread pages are read: HTML with selectors, a paged JSON API (Misago), Discourse's JSON
+FORMATS = ("html", "json", "discourse-json")
 
 #: what replies can be rendered in (templates/replies/<markup>/)
 MARKUPS = ("bbcode", "markdown", "text")
@@ -193,6 +211,7 @@ _SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_
 _CSS_KEYS = {"container", "scope", "page_links", "quote", "quote_author", "form", "failure",
              "link", "error", "row", "next_page"}
 _CSS_LISTS = {"body_exclude"}
+_AS_IS = {("login", "body")}     # a JSON body template, not the [post] body selector
 
 
 def available_presets() -> list[str]:
@@ -247,13 +266,13 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
     for key in sorted(set(data) - _TOP):
         problems.append(f"unknown key {key!r}")
     fmt = data.get("format", "html")
-    if fmt not in ("html", "discourse-json"):
-        problems.append(f"format must be 'html' or 'discourse-json', not {fmt!r}")
+    if fmt not in FORMATS:
+        problems.append(f"format must be one of {', '.join(FORMATS)}, not {fmt!r}")
 
     thread = _section(ThreadSpec, data.get("thread"), "thread", problems, required=True)
     post = _section(PostSpec, data.get("post"), "post", problems, required=fmt == "html")
     json_spec = _section(JsonSpec, data.get("json"), "json", problems,
-                         required=fmt == "discourse-json")
+                         required=fmt != "html")
     login = _section(LoginSpec, data.get("login"), "login", problems)
     reply = _section(ReplySpec, data.get("reply"), "reply", problems)
     listing = _section(ListingSpec, data.get("listing"), "listing", problems)
@@ -283,6 +302,10 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
     markup = data.get("markup", "bbcode")
     if markup not in MARKUPS:
         problems.append(f"markup must be one of {', '.join(MARKUPS)}, not {markup!r}")
+    if login is not None and login.kind not in ("form", "json"):
+        problems.append(f"login.kind must be 'form' or 'json', not {login.kind!r}")
+    if login is not None and login.kind == "form" and not login.form:
+        problems.append("login needs 'form' (CSS of the login form) when its kind is 'form'")
     if reply is not None and reply.kind not in ("form", "api"):
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
@@ -312,7 +335,7 @@ def _section(cls: type, raw: Any, name: str, problems: list[str], required: bool
             problems.append(f"unknown key '{name}.{key}'")
             continue
         try:
-            values[key] = value if name == "json" else _convert(key, value)
+            values[key] = value if name == "json" or (name, key) in _AS_IS else _convert(key, value)
         except (re.error, ValueError, TypeError, soupsieve.SelectorSyntaxError) as exc:
             problems.append(f"{name}.{key}: {exc}")
     missing = [f.name for f in fields(cls)

@@ -19,6 +19,7 @@ from urllib.parse import urlencode
 
 from ..settings import Settings
 from .base import FetchResult, LayoutError, PostRecord, SourceError
+from .forum_json import parse_json_page
 from .forum_page import Page, parse_discourse_json, parse_html_page, soup_of
 from .forum_preset import ForumPreset
 from .http import PoliteClient, Response, retry_after_seconds
@@ -306,6 +307,8 @@ class ThreadReader:
 
     def _parse(self, resp: Response, page: int) -> Page:
         text = resp.text
+        if self.preset.format == "json":
+            return parse_json_page(text, self.preset, resp.url, page, groups=self.groups)
         if self.preset.format == "discourse-json" and text.lstrip().startswith("{"):
             return parse_discourse_json(text, self.preset, resp.url)
         parsed = parse_html_page(text, self.preset, resp.url, page, groups=self.groups,

@@ -17,7 +17,7 @@ from ..errors import ConfigError
 from ..settings import load_settings, secret_env_name, secrets_for
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
-from .forum_reading import ThreadReader
+from .forum_reading import ThreadReader, _reason
 from .http import PoliteClient
 
 _sessions_lock = threading.Lock()
@@ -117,6 +117,10 @@ class ForumAccount(ThreadReader):
         if key in _logged_in and not force:
             return
         url = spec.url.format(**self.groups)
+        if spec.kind == "json":
+            self._login_json(url, creds)
+            _logged_in.add(key)
+            return
         page = self._check(self.bot_client.get(url), url)
         form = soup_of(page.text).select_one(spec.form)
         if form is None:
@@ -137,5 +141,37 @@ class ForumAccount(ThreadReader):
         if refused:
             _logged_in.discard(key)
             raise SourceError(f"login refused for bot account {creds['username']!r} "
-                              f"(HTTP {resp.status})", where=url)
+                              f"(HTTP {resp.status}){_reason(resp) if resp.status >= 400 else ''}",
+                              where=url)
         _logged_in.add(key)
+
+    def _login_json(self, url: str, creds: dict[str, str]) -> None:
+        """A JSON API's login (Misago's ``POST /api/auth/``): the cookie page first, for
+        the CSRF cookie its header carries, then the body template with the credentials.
+        A refusal quotes the server's reason ("Login or password is incorrect.")."""
+        spec = self.preset.login
+        assert spec is not None
+        key = (self.root, creds["username"])
+        _logged_in.discard(key)
+        if spec.cookie_url:
+            where = spec.cookie_url.format(**self.groups)
+            self._check(self.bot_client.get(where), where)
+        body = {k: v.format(**creds) for k, v in spec.body.items()}
+        resp = self.bot_client.post(url, json=body, headers=self.cookie_headers())
+        if resp.status == 429:
+            self._check(resp, url)
+        if resp.status >= 400:
+            raise SourceError(f"login refused for bot account {creds['username']!r} "
+                              f"(HTTP {resp.status}){_reason(resp)}", where=url)
+        if spec.success_cookie and spec.success_cookie not in self.bot_client.session.cookies:
+            raise SourceError(f"login refused for bot account {creds['username']!r}: no "
+                              f"{spec.success_cookie!r} cookie came back", where=url)
+
+    def cookie_headers(self) -> dict[str, str]:
+        """The headers the preset fills from the bot's cookies (Misago: ``X-CSRFToken``
+        from ``csrftoken``), with the values the cookie jar holds now: Django gives a
+        new token at login, so a value copied before it would be refused."""
+        spec = self.preset.login
+        jar = self.bot_client.session.cookies
+        return {header: str(jar.get(cookie)) for header, cookie in
+                (spec.cookie_headers.items() if spec is not None else ()) if jar.get(cookie)}

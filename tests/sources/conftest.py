@@ -7,6 +7,9 @@ flood control on replies. ``machina_any`` runs a test on both of the first two.
 The harness is set up by ``.ci/run`` (``bash tests/harness/machina/setup.sh``); a test
 run sets it up itself when it is missing (skip locally if that fails, fail in CI).
 
+``misago`` is a real Misago 0.39.6 (PyPI) on PostgreSQL (tests/harness/misago/), one
+server per session on its own copy of the seeded database.
+
 Reddit fixtures live in tests/sources/reddit_fixtures.py (another module, imported by
 those tests).
 """
@@ -19,6 +22,8 @@ from typing import Any
 import pytest
 
 from tests.harness.machina.helpers import load_harness, serve
+from tests.harness.misago.helpers import load_harness as load_misago
+from tests.harness.misago.helpers import serve as serve_misago
 
 
 @pytest.fixture(scope="session")
@@ -53,3 +58,14 @@ def new_topic() -> Any:
         line = next(x for x in server.seed("topic", subject, str(posts)) if x.startswith("TOPIC"))
         return str(server.base + line.split()[1])
     return make
+
+
+# -- Misago (JSON API on PostgreSQL; tests/harness/misago/) ------------------------------
+@pytest.fixture(scope="session")
+def misago_harness() -> Any:
+    return load_misago()
+
+
+@pytest.fixture(scope="session")
+def misago(misago_harness: Any) -> Iterator[Any]:
+    yield from serve_misago(misago_harness)

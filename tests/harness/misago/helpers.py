@@ -1,0 +1,86 @@
+"""The tests' side of the Misago harness (tests/sources/test_forum_misago.py).
+
+``load_harness()`` gives server.py as a module, setting the harness up first when it is
+missing (skip locally, fail in CI if that fails); ``serve(harness)`` is the body of a
+fixture yielding one running server; ``player_posts`` is a player's own browser-like
+client (plain requests through Misago's API, not pbp's code) and ``visible_posts`` what
+an anonymous visitor gets from the API.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import requests
+
+from tests.conftest import missing
+
+HERE = Path(__file__).resolve().parent
+PLAYER = {"username": "player", "password": "playerpass"}
+
+
+def load_harness() -> Any:
+    """server.py (stdlib only, also run as a script) loaded as the module ``misago_harness``."""
+    harness = sys.modules.get("misago_harness")
+    if harness is None:
+        spec = importlib.util.spec_from_file_location("misago_harness", HERE / "server.py")
+        assert spec and spec.loader
+        harness = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = harness     # dataclasses look their module up
+        spec.loader.exec_module(harness)
+    if not harness.ready():
+        done = subprocess.run(["bash", str(HERE / "setup.sh")], capture_output=True,
+                              text=True, timeout=900)
+        if done.returncode != 0 or not harness.ready():
+            missing("misago harness could not be set up: " + done.stderr[-500:])
+    return harness
+
+
+def serve(harness: Any) -> Iterator[Any]:
+    """``yield from serve(harness)`` in a fixture: a started server, stopped after."""
+    try:
+        server = harness.start()
+    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
+        missing(f"misago server did not start: {exc}")
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def player_posts(base: str, tid: int | str, text: str) -> int:
+    """The player's browser: the forum's page (CSRF cookie), the API login, a reply."""
+    with requests.Session() as s:   # closed: a pooled socket left to the collector warns
+        s.get(base + "/").raise_for_status()
+        r = s.post(base + "/api/auth/", json=PLAYER,
+                   headers={"X-CSRFToken": s.cookies["csrftoken"]})
+        assert r.status_code == 200, r.text
+        for _ in range(3):      # Misago's 3 s between a member's posts
+            r = s.post(f"{base}/api/threads/{tid}/posts/", json={"post": text},
+                       headers={"X-CSRFToken": s.cookies["csrftoken"]})
+            if "so quickly" not in r.text:
+                break
+            time.sleep(3)
+        assert r.status_code == 200, r.text
+        return int(r.json()["id"])
+
+
+def visible_posts(base: str, tid: int | str) -> dict[str, dict[str, Any]]:
+    """What an anonymous visitor gets from the posts API, every page: id -> the post."""
+    out: dict[str, dict[str, Any]] = {}
+    page = 1
+    with requests.Session() as s:
+        while True:
+            r = s.get(f"{base}/api/threads/{tid}/posts/", params={"page": page})
+            r.raise_for_status()
+            data = r.json()["post_set"]
+            out.update({str(p["id"]): p for p in data["results"]})
+            if page >= data["pages"]:
+                return out
+            page += 1
