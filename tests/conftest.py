@@ -15,6 +15,7 @@ import socket
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,3 +94,30 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             gc.collect()
     for w in leaked:
         print(f"\nleft to the garbage collector at exit: {w.message}")
+
+
+# --- the browser ----------------------------------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser() -> Any:
+    """The session's one Chromium (Debian's, through Playwright). One definition for every
+    folder: Playwright's sync API cannot start a second instance in the same thread, so a
+    second session fixture of the same name (imported into another conftest) errored every
+    browser test that ran after the first."""
+    if not Path(CHROMIUM).exists():
+        missing(f"{CHROMIUM} is absent (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright is not installed (pip install playwright)")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()

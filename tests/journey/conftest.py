@@ -12,7 +12,6 @@ import pytest
 
 from tests.conftest import ROOT, shared_path
 from tests.harness.machina.helpers import load_harness, serve
-from tests.panel.conftest import browser  # noqa: F401  (the session's Chromium)
 
 OUTPUT = ROOT / "test-output" / "journey"
 

@@ -18,12 +18,9 @@ import pytest
 from pbp.panel import create_app, sample
 from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope, upgrade
-from tests.conftest import ROOT, missing
+from tests.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, missing  # noqa: F401
 
 OUTPUT = ROOT / "test-output" / "panel"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 AXE_DIR = ROOT / "build" / "axe"
 AXE_JS = AXE_DIR / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -161,22 +158,6 @@ def live_server(db_url: str) -> Iterator[str]:
         server.shutdown()
         server.server_close()
         thread.join(5)
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        missing(f"{CHROMIUM} is absent (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright is not installed (pip install playwright)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="session")
