@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from .lexicon import _EN_HINTS, _PT_HINTS, LANGUAGES
+from .lexicon import _EN_HINTS, _PT_HINTS, LANGUAGES, script_letters
 
 #: Letters of a script that make it plain: fewer and the post keeps the first guess.
 MIN_LETTERS = 8
@@ -48,12 +48,7 @@ class Counts(NamedTuple):
 def counts(text: str) -> Counts:
     """The evidence in *text* (at most its first 4,000 characters), noise removed."""
     sample = _NOISE.sub(" ", text[:4000])
-    cyr = lat = 0
-    for ch in sample:
-        if "а" <= ch <= "я" or "А" <= ch <= "Я" or ch in "ёЁ":
-            cyr += 1
-        elif ch.isascii() and ch.isalpha():
-            lat += 1
+    cyr, lat = script_letters(sample)
     pt = en = 0
     if lat:
         for word in sample.lower().split():

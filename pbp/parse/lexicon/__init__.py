@@ -205,6 +205,22 @@ _PT_HINTS = frozenset(["não", "nao", "com", "uma", "um", "que", "o", "os", "as"
 _EN_HINTS = frozenset(["the", "and", "with", "i", "my", "to", "of", "at", "a", "is", "it", "his", "her", "he", "she", "you", "on", "in"])
 
 
+def script_letters(sample: str) -> tuple[int, int]:
+    """(Cyrillic letters, ASCII Latin letters) in *sample*: the script evidence both the
+    cheap guess here and :mod:`pbp.parse.language` weigh.
+
+    >>> script_letters("Бью orc")
+    (3, 3)
+    """
+    cyr = lat = 0
+    for ch in sample:
+        if "а" <= ch <= "я" or "А" <= ch <= "Я" or ch in "ёЁ":
+            cyr += 1
+        elif ch.isascii() and ch.isalpha():
+            lat += 1
+    return cyr, lat
+
+
 def detect(text: str) -> str:
     """A cheap script-and-stopword guess of the post's language: ``ru``, ``pt`` or ``en``.
 
@@ -212,12 +228,7 @@ def detect(text: str) -> str:
     ('ru', 'pt', 'en')
     """
     sample = text[:4000]
-    cyr = lat = 0
-    for ch in sample:
-        if "а" <= ch <= "я" or "А" <= ch <= "Я" or ch in "ёЁ":
-            cyr += 1
-        elif ch.isascii() and ch.isalpha():
-            lat += 1
+    cyr, lat = script_letters(sample)
     if cyr > lat * 0.5 and cyr:
         return "ru"
     pt = en = 0
