@@ -14,11 +14,10 @@ of the page hash by the preset's ``thread.volatile`` patterns, as for HTML.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
 from .base import LayoutError, PostRecord, revision_hash
-from .forum_page import Page, dig, html_to_text, soup_of
+from .forum_page import Page, dig, html_to_text, json_posts, soup_of
 from .forum_preset import ForumPreset
 
 
@@ -28,13 +27,7 @@ def parse_json_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
     :class:`LayoutError` naming the key (never "no posts")."""
     spec = preset.json
     assert spec is not None
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise LayoutError("not a JSON document (expected the thread's posts API)", where=url) from None
-    items = dig(data, spec.posts)
-    if not isinstance(items, list):
-        raise LayoutError(f"JSON key {spec.posts!r} holds no post list", where=url)
+    data, items = json_posts(text, preset, url, "the thread's posts API")
     posts = [_post(item, preset, url, page_no, groups or {}) for item in items
              if not (spec.skip and isinstance(item, Mapping) and item.get(spec.skip))]
     last = dig(data, spec.pages) if spec.pages else None

@@ -291,16 +291,25 @@ def dig(data: Any, path: str) -> Any:
     return data
 
 
-def parse_discourse_json(text: str, preset: ForumPreset, url: str) -> Page:
+def json_posts(text: str, preset: ForumPreset, url: str, expected: str) -> tuple[Any, list[Any]]:
+    """A JSON page and its post list (``json.posts``); a page that is no JSON, or holds no
+    list there, is a :class:`LayoutError` naming what was *expected* or the key."""
     spec = preset.json
     assert spec is not None
     try:
         data = json.loads(text)
     except ValueError:
-        raise LayoutError("not a JSON document (expected Discourse /t/ID.json)", where=url) from None
-    posts_raw = dig(data, spec.posts)
-    if not isinstance(posts_raw, list):
+        raise LayoutError(f"not a JSON document (expected {expected})", where=url) from None
+    items = dig(data, spec.posts)
+    if not isinstance(items, list):
         raise LayoutError(f"JSON key {spec.posts!r} holds no post list", where=url)
+    return data, items
+
+
+def parse_discourse_json(text: str, preset: ForumPreset, url: str) -> Page:
+    spec = preset.json
+    assert spec is not None
+    data, posts_raw = json_posts(text, preset, url, "Discourse /t/ID.json")
     posts: list[PostRecord] = []
     for item in posts_raw:
         pid = item.get(spec.id)
