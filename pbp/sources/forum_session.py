@@ -18,7 +18,7 @@ from ..settings import load_settings, secret_env_name, secrets_for
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
 from .forum_reading import ThreadReader, _reason
-from .http import PoliteClient
+from .http import PoliteClient, Response
 
 _sessions_lock = threading.Lock()
 _sessions: dict[tuple[str, str], requests.Session] = {}
@@ -133,6 +133,7 @@ class ForumAccount(ThreadReader):
         resp = self.bot_client.post(action, data=data, headers={"Referer": page.url})
         if resp.status == 429:
             self._check(resp, action)
+        self._login_flood(resp, url)
         after = soup_of(resp.text)
         refused = resp.status >= 400 or after.select_one(spec.form) is not None or (
             bool(spec.failure) and after.select_one(spec.failure) is not None)
@@ -160,12 +161,23 @@ class ForumAccount(ThreadReader):
         resp = self.bot_client.post(url, json=body, headers=self.cookie_headers())
         if resp.status == 429:
             self._check(resp, url)
+        self._login_flood(resp, url)
         if resp.status >= 400:
             raise SourceError(f"login refused for bot account {creds['username']!r} "
                               f"(HTTP {resp.status}){_reason(resp)}", where=url)
         if spec.success_cookie and spec.success_cookie not in self.bot_client.session.cookies:
             raise SourceError(f"login refused for bot account {creds['username']!r}: no "
                               f"{spec.success_cookie!r} cookie came back", where=url)
+
+    def _login_flood(self, resp: Response, where: str) -> None:
+        """A login refused only for coming too soon (SMF 2.1 answers a second login within
+        2 s with HTTP 403 "You will have to wait about 2 seconds to login again"): a
+        retryable wait, not "login refused", which a narrator would read as a bad password."""
+        wait = self._flood_wait(resp)
+        if wait is not None:
+            raise SourceError(f"flood control: the forum asks the bot to wait {wait:g} s before "
+                              f"logging in again (HTTP {resp.status}); retry in {wait:g} s",
+                              where=where, retry_after=wait)
 
     def cookie_headers(self) -> dict[str, str]:
         """The headers the preset fills from the bot's cookies (Misago: ``X-CSRFToken``

@@ -20,6 +20,12 @@ from tests.conftest import shared_path
 
 MARKER = "pbp-reply:1:opening"      # the marker of the bot's post in bot_topic_last.html
 CAPTURED = "http://127.0.0.1:8102"  # the capture's own address, inside the saved pages
+#: SMF 2.1's answer to a second login within 2 s: spamProtection('login') raises the fatal
+#: error $txt['loginWaitTime_broken'] (Errors.english.php) inside the theme's error box
+LOGIN_FLOOD = (b'<html><body><div id="fatal_error"><div class="cat_bar"><h3 class="catbg">'
+               b'An Error Has Occurred!</h3></div><div class="windowbg"><div class="padding">'
+               b'You will have to wait about 2 seconds to login again, sorry.</div></div></div>'
+               b'</body></html>')
 
 
 @dataclass
@@ -37,6 +43,10 @@ class Smf21:
         "topic=2.10": "topic_p3_aged.html"})
     #: query -> (status, Location) answered instead of a page
     redirects: dict[str, tuple[int, str]] = field(default_factory=dict)
+    #: how many login POSTs answer with SMF's login flood control (HTTP 403) before one passes
+    login_floods: int = 0
+    #: the login POST answers with the login form again, as SMF does for a wrong password
+    login_refused: bool = False
 
     def page(self, name: str | bytes) -> bytes:
         if isinstance(name, bytes):     # a page a test built
@@ -95,6 +105,11 @@ def serve_smf21() -> Iterator[Smf21]:
             size = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(size).decode()
             forum.cookies.append((query, self.headers.get("Cookie") or ""))
+            if query.startswith("action=login2") and forum.login_floods > 0:
+                forum.login_floods -= 1             # SMF 2.1's fatal error page for spamProtection
+                return self._send(403, LOGIN_FLOOD)
+            if query.startswith("action=login2") and forum.login_refused:
+                return self._send(200, forum.page("login.html"))
             if query.startswith("action=login2"):    # SMF's own cookie, for the bot only
                 return self._send(302, b"", {"Location": f"{forum.base}/index.php",
                                              "Set-Cookie": "SMFCookie11=pbpbot-session; Path=/"})

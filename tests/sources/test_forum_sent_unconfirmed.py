@@ -18,7 +18,7 @@ import pytest
 from pbp.jobs.delivery import record_delivery_failure
 from pbp.rounds import service
 from pbp.settings import load_settings
-from pbp.sources.base import LayoutError, SentUnconfirmed
+from pbp.sources.base import LayoutError, SentUnconfirmed, SourceError
 from pbp.sources.forum import ForumSource
 from pbp.sources.http import PoliteClient
 from pbp.store import db as store
@@ -132,3 +132,29 @@ def test_the_thread_is_read_as_a_visitor_after_the_bot_replied(smf21: Smf21) -> 
         source_.reply("[b]Round 2[/b] pbp-reply:2:opening", "pbp-reply:2:opening")
     posted = [c for q, c in forum.cookies if q.startswith("action=post")]
     assert posted and all("SMFCookie11=pbpbot-session" in c for c in posted)
+
+
+def test_a_second_login_too_soon_is_a_wait_not_a_refusal(smf21: Smf21) -> None:
+    """issue 14: SMF 2.1 answers a login within 2 s of the last with HTTP 403 and "You will
+    have to wait about 2 seconds to login again, sorry." That is flood control: a retryable
+    error waiting the 2 s the page names, never "login refused" (which reads as a wrong
+    password), and nothing is posted. The next attempt logs in and replies once."""
+    smf21.login_floods = 1
+    forum_source = source(smf21)
+    with pytest.raises(SourceError) as caught:
+        forum_source.reply(f"[b]Round 1[/b] test reply {MARKER}", MARKER)
+    assert caught.value.retryable and caught.value.retry_after == 2
+    assert "login refused" not in str(caught.value) and "flood control" in str(caught.value)
+    assert "HTTP 403" in str(caught.value) and smf21.posts == []
+    assert forum_source.reply(f"[b]Round 1[/b] test reply {MARKER}", MARKER) == "19"
+    assert len(smf21.posts) == 1
+
+
+def test_a_wrong_password_is_still_login_refused(smf21: Smf21) -> None:
+    """issue 14: the flood reading must not swallow a real refusal: SMF's login page shown
+    again (the form is back) stays a permanent "login refused"."""
+    smf21.login_refused = True
+    forum_source = source(smf21)
+    with pytest.raises(SourceError) as caught:
+        forum_source.login(force=True)
+    assert "login refused" in str(caught.value) and not caught.value.retryable
