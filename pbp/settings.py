@@ -73,6 +73,9 @@ class Settings:
     # Reddit's endpoints (a thread's options may set its own): a proxy, or a local server in tests
     reddit_oauth_url: str = "https://oauth.reddit.com"
     reddit_url: str = "https://www.reddit.com"
+    #: Reddit's API budget per OAuth client (100 a minute): the subreddit cycles of one
+    #: endpoint share it, so first reads and gap fills are spread over cycles (pbp.jobs.subreddits)
+    reddit_calls_per_minute: float = 100.0
     panel_session_idle_hours: float = 12.0
     panel_session_max_days: float = 7.0
     # workers (workers/celery_app.py, workers/runtime.py, workers/tasks.py)

@@ -43,6 +43,7 @@ ROUTES = {
     "pbp.poll_thread": {"queue": "pbp.poll"},
     "pbp.dispatch_polls": {"queue": "pbp.poll"},
     "pbp.watch_forum": {"queue": "pbp.poll"},
+    "pbp.watch_subreddit": {"queue": "pbp.poll"},
     "pbp.ingest_posts": {"queue": "pbp.rounds"},
     "pbp.sweep_deadlines": {"queue": "pbp.rounds"},
     "pbp.send_reminder": {"queue": "pbp.rounds"},

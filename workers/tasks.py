@@ -8,6 +8,8 @@ task                acks_late  a re-run is...
 ==================  =========  ===============================================================
 dispatch_polls      no         periodic; a lost one is replaced by the next beat tick
 watch_forum         yes        harmless: reads a topic list, sends polls (leased)
+watch_subreddit     yes        harmless: one subreddit's cycle under its lease; cursors are
+                               saved with the posts, as for poll_thread
 sweep_deadlines     no         periodic; same
 heartbeat           no         periodic; a row overwritten (issue 18)
 poll_thread         yes        harmless: the thread lease serialises polls, posts are unique
@@ -37,7 +39,7 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import OperationalError
 
-from pbp.jobs import deadlines, delivery, health, listings, threads
+from pbp.jobs import deadlines, delivery, dispatch, health, listings, subreddits, threads
 from pbp.jobs.resources import utcnow
 from pbp.logs import log_context
 from pbp.rounds import service
@@ -66,13 +68,17 @@ def _deliver_all(reply_ids: list[int]) -> None:
 @shared_task(name="pbp.dispatch_polls", bind=True, ignore_result=True)
 def dispatch_polls(self: Any) -> int:
     """Enqueue a poll for every active thread whose own (jittered) next-poll time has come,
-    and a topic-list check for every forum listing that is due (pbp/jobs/listings.py)."""
-    due = listings.due_polls(_rt(self), utcnow())
+    a topic-list check for every forum listing that is due (pbp/jobs/listings.py) and a
+    cycle for every subreddit group that is due (pbp/jobs/subreddits.py)."""
+    due = dispatch.due_polls(_rt(self), utcnow())
     rtm.send(poll_thread.si(tid).set(expires=max(30.0, interval)) for tid, interval in due.threads)
     for url in due.listings:
         watch_forum.si(url).apply_async()
-    if due.threads or due.listings:
-        log.debug("dispatched polls", extra={"count": len(due.threads), "listings": len(due.listings)})
+    for key in due.subreddits:
+        watch_subreddit.si(key).apply_async()
+    if due.threads or due.listings or due.subreddits:
+        log.debug("dispatched polls", extra={"count": len(due.threads), "listings": len(due.listings),
+                                             "subreddits": len(due.subreddits)})
     return len(due.threads)
 
 
@@ -84,6 +90,13 @@ def watch_forum(self: Any, listing_url: str) -> int:
         for tid in due:
             poll_thread.si(tid).apply_async()
         return len(due)
+
+
+@shared_task(name="pbp.watch_subreddit", bind=True, acks_late=True, ignore_result=True)
+def watch_subreddit(self: Any, key: str) -> int:
+    """One listing call for every watched submission of a subreddit (issue 17 item 1)."""
+    with log_context(listing=key, task=self.request.id):
+        return subreddits.check_subreddit(_rt(self), key, self.request.retries)
 
 
 @shared_task(name="pbp.sweep_deadlines", bind=True, ignore_result=True)

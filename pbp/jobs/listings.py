@@ -18,8 +18,6 @@ import functools
 import json
 import logging
 import time
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import sqlalchemy as sa
@@ -35,7 +33,6 @@ from ..store.infra import watch_table
 from ..store.models import Thread
 from .resources import Resources
 from .schedule import jittered
-from .threads import schedule_due_polls
 
 log = logging.getLogger("pbp.jobs.listings")
 
@@ -193,20 +190,3 @@ def _read_listing(res: Resources, listing_url: str, options: dict[str, Any],
     log.info("topic list read", extra={"changed": len(due), "requests": result.requests,
                                        "not_modified": result.not_modified})
     return due
-
-
-@dataclass(frozen=True)
-class DuePolls:
-    """What the dispatcher sends: (thread id, interval) per thread, and topic lists."""
-
-    threads: list[tuple[int, float]]
-    listings: list[str]
-
-
-def due_polls(res: Resources, now: datetime) -> DuePolls:
-    """The threads whose next poll has come (moved to their next one) and the topic lists
-    whose check has come (claimed), both committed before the caller sends anything."""
-    with session_scope(res.engine) as s:
-        threads = schedule_due_polls(s, now, res.settings)
-        listings = active_listings(s)
-    return DuePolls(threads, claim_due_listings(res.engine, listings, now.timestamp(), res.settings))

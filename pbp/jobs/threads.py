@@ -25,6 +25,7 @@ from ..sources.base import FetchResult, SourceError
 from ..sources.factory import open_source
 from ..store.db import session_scope
 from ..store.models import Round, Thread
+from .groups import group_key
 from .resources import Busy, Resources, error_note, utcnow
 from .schedule import jittered
 
@@ -44,7 +45,8 @@ def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> l
     (thread id, interval) for each, so the caller sends one poll that expires with it.
 
     A thread watched through its forum's topic list is read in full only every
-    :data:`RECHECK_FACTOR` intervals: the list says when it grew. On PostgreSQL the rows
+    :data:`RECHECK_FACTOR` intervals: the list says when it grew. A Reddit thread of a
+    subreddit group (:mod:`.groups`) is not sent at all: its subreddit's cycle reads it. On PostgreSQL the rows
     are locked (``SKIP LOCKED``), so two dispatchers never send the same thread twice.
     """
     q = (select(Thread).where(Thread.active.is_(True))
@@ -58,7 +60,8 @@ def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> l
         if (t.options or {}).get("listing_url"):
             interval *= RECHECK_FACTOR
         t.next_poll = now + timedelta(seconds=jittered(interval))
-        due.append((t.id, interval))
+        if group_key(t, settings) is None:   # a subreddit's threads go by its listing
+            due.append((t.id, interval))
     return due
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from pbp.jobs import listings
+from pbp.jobs import dispatch, listings
 from pbp.jobs.resources import utcnow
 from pbp.store.db import session_scope
 from pbp.store.infra import watch_table
@@ -32,11 +32,11 @@ def _watch(res: Res, world: World) -> int:
 def test_a_due_list_is_claimed_once(res: Res, world: World) -> None:
     tid = _watch(res, world)
     now = utcnow()
-    first = listings.due_polls(res, now)
+    first = dispatch.due_polls(res, now)
     assert first.listings == [LISTING]
     assert dict(first.threads)[tid] == 500.0  # read in full every 10 of its 50 s intervals
-    assert listings.due_polls(res, now).listings == []  # claimed until its next check
-    assert listings.due_polls(res, now + timedelta(seconds=56)).listings == [LISTING]  # 50 s + 10 %
+    assert dispatch.due_polls(res, now).listings == []  # claimed until its next check
+    assert dispatch.due_polls(res, now + timedelta(seconds=56)).listings == [LISTING]  # 50 s + 10 %
 
 
 def test_an_unreadable_list_says_why(res: Res, world: World) -> None:
