@@ -14,8 +14,8 @@ import sys
 import click
 
 from ..errors import PbpError
-from ..sources.forum_check import fetch_check
-from ..sources.forum_preset import available_presets, detect_presets
+from ..sources.forum_check import detect_presets, fetch_check
+from ..sources.forum_preset import available_presets
 from .common import settings
 
 

@@ -2,7 +2,7 @@
 
 Why the address alone: a narrator knows the thread's address, not which engine the forum
 runs. The engine is found by matching the address against every preset's
-``thread.pattern`` (:func:`pbp.sources.forum_preset.detect_presets`): one match is taken,
+``thread.pattern`` (:func:`pbp.sources.forum_check.detect_presets`): one match is taken,
 several are offered to choose from (phpBB 2 and 3 share one shape), none shows every
 engine with the shape of its thread addresses (the preset's ``example``). A Reddit
 submission is recognised by its address. Every refusal says, in the narrator's words,
@@ -30,7 +30,8 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from ..errors import ConfigError, PbpError
-from ..sources.forum_preset import ForumPreset, available_presets, detect_presets, load_preset
+from ..sources.forum_check import detect_presets
+from ..sources.forum_preset import ForumPreset, available_presets, load_preset
 from ..sources.outbound import VARIABLE, PrivateHosts, refusal
 from ..sources.reddit import parse_submission_id
 from ..store.models import Campaign, Encounter, Post, Round, Thread

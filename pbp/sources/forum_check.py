@@ -16,12 +16,13 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from ..errors import ConfigError
 from ..settings import Settings
 from .base import LayoutError, PostRecord
 from .forum import ForumSource
 from .forum_json import parse_json_page
 from .forum_page import each_post, link_numbers, soup_of
-from .forum_preset import ForumPreset
+from .forum_preset import ForumPreset, available_presets, load_preset
 
 #: how much of a body a check shows
 BODY_START = 70
@@ -184,3 +185,24 @@ def fetch_check(url: str, preset: str, settings: Settings, *, page: int = 1,
         again = source.client.get(where)
         proposals = draft_volatile(resp.text, again.text, list(source.preset.thread.volatile))
     return check, proposals
+
+
+def detect_presets(url: str) -> list[str]:
+    """The presets whose ``thread.pattern`` matches *url*, by name. Why: a narrator pastes a
+    thread's address and need not know which engine the forum runs; two engines with the
+    same URL shape (phpBB 2 and 3) both match and the narrator chooses. Pure: no request.
+
+    >>> detect_presets("http://127.0.0.1:8000/forum/f-1/topic/fight-7/")
+    ['machina']
+    >>> detect_presets("https://example.org/gopher")
+    []
+    """
+    found = []
+    for name in available_presets():
+        try:
+            preset = load_preset(name)
+        except ConfigError:      # a broken preset file matches nothing; loading it says why
+            continue
+        if preset.thread.pattern.match(url.strip()):
+            found.append(name)
+    return found

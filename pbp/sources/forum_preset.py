@@ -17,6 +17,7 @@ Selectors use CSS (soupsieve) with a small suffix: ``css`` is the element's text
 
 from __future__ import annotations
 
+import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -218,36 +219,30 @@ def available_presets() -> list[str]:
     return sorted(p.stem for p in PRESET_DIR.glob("*.toml"))
 
 
-def detect_presets(url: str) -> list[str]:
-    """The presets whose ``thread.pattern`` matches *url*, by name. Why: a narrator pastes a
-    thread's address and need not know which engine the forum runs; two engines with the
-    same URL shape (phpBB 2 and 3) both match and the narrator chooses. Pure: no request.
-
-    >>> detect_presets("http://127.0.0.1:8000/forum/f-1/topic/fight-7/")
-    ['machina']
-    >>> detect_presets("https://example.org/gopher")
-    []
-    """
-    found = []
-    for name in available_presets():
-        try:
-            preset = load_preset(name)
-        except ConfigError:      # a broken preset file matches nothing; loading it says why
-            continue
-        if preset.thread.pattern.match(url.strip()):
-            found.append(name)
-    return found
-
-
 def load_preset(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> ForumPreset:
     """A preset by name (``config/forums/<name>.toml``) or path, with per-campaign
-    *overrides* merged over it table by table (e.g. ``{"dates": {"timezone": "Europe/Lisbon"}}``)."""
+    *overrides* merged over it table by table (e.g. ``{"dates": {"timezone": "Europe/Lisbon"}}``).
+    Kept per process by (file, modification time, overrides): parsing on every poll was most of
+    an idle poll's CPU (issue 17 item 3); a preset is frozen, an edited file is read again."""
     path = Path(name_or_path)
     if not path.suffix:
         path = PRESET_DIR / f"{name_or_path}.toml"
-    if not path.exists():
+    try:
+        key = (str(path), path.stat().st_mtime_ns, json.dumps(overrides or {}, sort_keys=True, default=str))
+    except OSError:
         raise ConfigError(f"no forum preset {str(name_or_path)!r} (known: "
-                          f"{', '.join(available_presets())})", where=str(path))
+                          f"{', '.join(available_presets())})", where=str(path)) from None
+    if key not in _LOADED:
+        if len(_LOADED) >= 256:
+            _LOADED.clear()
+        _LOADED[key] = _read_preset(path, overrides)
+    return _LOADED[key]
+
+
+_LOADED: dict[tuple[str, int, str], ForumPreset] = {}
+
+
+def _read_preset(path: Path, overrides: Mapping[str, Any] | None) -> ForumPreset:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:

@@ -15,10 +15,10 @@ from sqlalchemy import func, select
 
 from pbp.errors import ConfigError
 from pbp.jobs.resources import error_note
+from pbp.sources.forum_check import detect_presets
 from pbp.sources.forum_preset import (
     PRESET_DIR,
     available_presets,
-    detect_presets,
     load_preset,
     preset_from_dict,
 )

@@ -10,6 +10,8 @@ the preset's zone (UTC; Lisbon for the Portuguese Forumotion forum).
 from __future__ import annotations
 
 import hashlib
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +19,7 @@ import pytest
 from pbp.errors import ConfigError
 from pbp.sources.base import LayoutError
 from pbp.sources.forum_page import parse_discourse_json, parse_html_page
-from pbp.sources.forum_preset import available_presets, load_preset, preset_from_dict
+from pbp.sources.forum_preset import PRESET_DIR, available_presets, load_preset, preset_from_dict
 from pbp.sources.http import decode_html
 from tests.conftest import shared_path
 from tests.sources.test_forum_current_engines import COVERED as CURRENT_ENGINE_PAGES
@@ -373,3 +375,19 @@ def test_preset_problems_are_reported_all_at_once() -> None:
 def test_unknown_preset_names_the_known_ones() -> None:
     with pytest.raises(ConfigError, match="machina"):
         load_preset("xenforo")
+
+
+def test_a_preset_is_read_once_per_process_until_its_file_changes(tmp_path: Path) -> None:
+    """issue 17 item 3: a worker builds a source on every poll; the preset file is parsed
+    once per (file, modification time, overrides), and an edited file is read again."""
+    path = tmp_path / "mine.toml"
+    path.write_text((PRESET_DIR / "machina.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    first = load_preset(path)
+    assert load_preset(path) is first
+    assert load_preset(path, {"dates": {"timezone": "Europe/Lisbon"}}) is not first
+    edited = path.read_text(encoding="utf-8").replace('name = "machina"', 'name = "mine"', 1)
+    assert edited != path.read_text(encoding="utf-8")
+    path.write_text(edited, encoding="utf-8")
+    os.utime(path, ns=(first_stamp := path.stat().st_mtime_ns + 10**9, first_stamp))
+    again = load_preset(path)
+    assert again is not first and again.name == "mine"
