@@ -1,4 +1,6 @@
-"""``pbp verify``: recompute every roll of a round from its revealed seed (docs/rounds.md).
+"""``pbp verify``: recompute every roll of a round from its revealed seed (docs/rounds.md),
+then check the dice proof the encounter's replies publish (the chain, every roll line, every
+breakdown the sentences show: docs/verifiable-dice.md), as a visitor would.
 
 Exit status 0 when every roll matches, 1 when one does not (each named), 2 on an error.
 """
@@ -11,7 +13,7 @@ import click
 from sqlalchemy import select
 
 from ..errors import PbpError
-from ..rounds.verify import verify_round
+from ..rounds.verify import verify_replies, verify_round
 from ..store import models as m
 from ..store.db import session_scope
 from .common import open_database
@@ -40,10 +42,20 @@ def command(database_url: str | None, round_ids: tuple[int, ...], encounter_id: 
                                   .order_by(m.Round.number)))
         if not ids:
             raise PbpError(f"encounter {encounter_id} has no resolved round to check")
+        encounters: list[int] = []
         for rid in ids:
             report = verify_round(s, rid, published=text)
             ok = ok and report.ok
             for line in report.lines():
                 click.echo(line)
+            enc = s.get(m.Round, rid).encounter_id  # type: ignore[union-attr]
+            if enc not in encounters:
+                encounters.append(enc)
+        for enc in encounters:   # DICE-1: the published proof, as a visitor checks it
+            proof = verify_replies(s, enc, published=text)
+            ok = ok and proof.ok
+            click.echo(f"encounter {enc}, the replies' dice proof:")
+            for line in proof.lines():
+                click.echo("  " + line)
     engine.dispose()
     sys.exit(0 if ok else 1)
