@@ -250,6 +250,8 @@ class RollPost(Base):
     roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), primary_key=True)
     platform_id: Mapped[str] = mapped_column(String(120))
     author: Mapped[str] = mapped_column(String(120))
+    #: the post's revision the roll was made from (a later edit supersedes it)
+    revision: Mapped[int] = mapped_column(Integer, default=1)
 
 
 class RollReuse(Base):

@@ -28,6 +28,7 @@ def upgrade() -> None:
                   nullable=False),
         sa.Column("platform_id", sa.String(120), nullable=False),
         sa.Column("author", sa.String(120), nullable=False),
+        sa.Column("revision", sa.Integer, nullable=False),
         sa.PrimaryKeyConstraint("roll_id", name="pk_roll_posts"),
     )
     op.create_table(
@@ -46,8 +47,8 @@ def upgrade() -> None:
         sa.UniqueConstraint("roll_id", name="uq_roll_reuses_roll_id"),
     )
     op.create_index("ix_roll_reuses_post_id", "roll_reuses", ["post_id"])
-    op.execute("INSERT INTO roll_posts (roll_id, platform_id, author) "
-               "SELECT rolls.id, posts.platform_id, posts.author FROM rolls "
+    op.execute("INSERT INTO roll_posts (roll_id, platform_id, author, revision) "
+               "SELECT rolls.id, posts.platform_id, posts.author, 1 FROM rolls "
                "JOIN posts ON posts.id = rolls.post_id")
     with op.batch_alter_table("campaigns") as batch:
         batch.add_column(sa.Column("private_roll_values", sa.Boolean(), nullable=False,
