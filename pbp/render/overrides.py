@@ -59,7 +59,7 @@ ROLL_SET = "the narrator set this roll"
 ROLL_SET_PRIVATE = "the narrator set this roll; the value is private"
 #: the rounds layer's notation of a roll the narrator set: ``… = 19 -> 2 (narrator)``,
 #: ``… = 19 -> ? (narrator)`` when the campaign keeps the value private
-_SET = re.compile(r" -> (?P<set>-?\d+|\?) \(narrator\)$")
+_SET = re.compile(r" -> (?P<set>-?\d+|\?) \(narrator\)")
 
 
 def set_roll_text(total: int | None, *, private: bool) -> str:
@@ -80,12 +80,12 @@ def narrator_marks(text: str, lang: str) -> str:
     >>> narrator_marks("1d20 (14) + 5 = 19 -> 2 (narrator)", "en")
     '1d20 (14) + 5 = 19 -> 2 (the narrator set this roll)'
     """
-    hit = _SET.search(text)
-    if hit is None:
-        return text
-    if hit["set"] == "?":
-        return f"{text[:hit.start()]} ({say(ROLL_SET_PRIVATE, lang)})"
-    return f"{text[:hit.start()]} -> {hit['set']} ({say(ROLL_SET, lang)})"
+    def said(hit: re.Match[str]) -> str:
+        if hit["set"] == "?":
+            return f" ({say(ROLL_SET_PRIVATE, lang)})"
+        return f" -> {hit['set']} ({say(ROLL_SET, lang)})"
+
+    return _SET.sub(said, text)
 
 
 def override_text(kind: str, payload: Mapping[str, Any] | None, target: str | None,
