@@ -89,14 +89,19 @@ def _norm(written: str | None, label: str | None) -> tuple[str, str]:
     return ("".join((written or "").split()).casefold(), (label or "").strip().casefold())
 
 
-def _rows(session: Session, encounter_id: int) -> list[tuple[RollRecord, int, RollPost | None,
-                                                             Post | None]]:
-    q = (select(RollRecord, Round.number, RollPost, Post)
-         .join(Round, Round.id == RollRecord.round_id)
-         .outerjoin(RollPost, RollPost.roll_id == RollRecord.id)
-         .outerjoin(Post, Post.id == RollRecord.post_id)
-         .where(Round.encounter_id == encounter_id)
-         .order_by(Round.number, RollRecord.roll_index))
+def _in(q: Any, encounter_id: int, round_number: int | None) -> Any:
+    """*q* (joined to rounds) for the encounter, or one round of it."""
+    q = q.where(Round.encounter_id == encounter_id)
+    return q if round_number is None else q.where(Round.number == round_number)
+
+
+def _rows(session: Session, encounter_id: int, round_number: int | None
+          ) -> list[tuple[RollRecord, int, RollPost | None, Post | None]]:
+    q = _in(select(RollRecord, Round.number, RollPost, Post)
+            .join(Round, Round.id == RollRecord.round_id)
+            .outerjoin(RollPost, RollPost.roll_id == RollRecord.id)
+            .outerjoin(Post, Post.id == RollRecord.post_id), encounter_id, round_number) \
+        .order_by(Round.number, RollRecord.roll_index)
     return [(r, n, rp, p) for r, n, rp, p in session.execute(q)]
 
 
@@ -145,10 +150,11 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
                      round_number: int | None = None) -> list[LedgerRow]:
     """Every roll of the encounter, by round and index, flagged (see the module); only
     *player*'s (post author or combatant's player, any case) or *round_number*'s when
-    given. The flags are worked out over the whole encounter before filtering."""
-    rows = _rows(session, encounter_id)
-    rounds = list(session.execute(select(Round.id, Round.number, Round.seed, Round.state)
-                                  .where(Round.encounter_id == encounter_id)))
+    given. Every flag is a matter of one round (a roll is given back, fished for, within
+    its round), so a round's ledger is read with that round's rows only."""
+    rows = _rows(session, encounter_id, round_number)
+    rounds = list(session.execute(_in(select(Round.id, Round.number, Round.seed, Round.state),
+                                      encounter_id, round_number)))
     seeds = {rid: seed for rid, _n, seed, _s in rounds}
     combatants = list(session.execute(select(Combatant.id, Combatant.key, Combatant.name,
                                              Combatant.player)
@@ -156,9 +162,8 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
     key_of = {cid: key for cid, key, _n, _p in combatants}
     name_of = {key: name for _c, key, name, _p in combatants}
     player_of = {key: p for _c, key, _n, p in combatants}
-    decls = list(session.scalars(select(Declaration).join(Round, Round.id == Declaration.round_id)
-                                 .where(Round.encounter_id == encounter_id)
-                                 .order_by(Declaration.id)))
+    decls = list(session.scalars(_in(select(Declaration).join(Round, Round.id == Declaration.round_id),
+                                     encounter_id, round_number).order_by(Declaration.id)))
     overrides = {(o.round_id, int(o.payload["roll_index"])): o for o in session.scalars(
         select(Override).where(Override.encounter_id == encounter_id, Override.kind == "roll")
         .order_by(Override.id)) if "roll_index" in (o.payload or {})}
@@ -221,8 +226,7 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
         _flag(row, r, rp, post, edited, removed, reposted, reuses, platform_of, fishing,
               overrides, _seed_check(r, seeds))
         out.append(row)
-    return [x for x in out if (round_number is None or x.round_number == round_number)
-            and (player is None or (x.player or "").casefold() == player.casefold())]
+    return [x for x in out if player is None or (x.player or "").casefold() == player.casefold()]
 
 
 def _flag(row: LedgerRow, r: RollRecord, rp: RollPost | None, post: Post | None,
@@ -255,6 +259,15 @@ def _flag(row: LedgerRow, r: RollRecord, rp: RollPost | None, post: Post | None,
         row.set_total = int(ov.payload["after"])
         row.set_reason = ov.reason
     row.flags = [f for f in FLAGS if f in flags]
+
+
+#: flags a narrator must look at on the encounter page (the others are facts the ledger keeps)
+WATCH = ("tampered", "fishing", "reposted", "given-back")
+
+
+def watched(rows: Iterable[LedgerRow]) -> list[LedgerRow]:
+    """The rows the encounter page flags (:data:`WATCH`)."""
+    return [r for r in rows if set(r.flags) & set(WATCH)]
 
 
 def players(rows: Iterable[LedgerRow]) -> list[str]:
