@@ -6,8 +6,10 @@ is rolled once; a deleted-and-re-posted tag gets its first roll back, or is flag
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 from sqlalchemy import select, text
 
+from pbp.cli import cli
 from pbp.dice import DiceBox
 from pbp.rounds import service
 from pbp.rounds.overrides import set_roll
@@ -167,7 +169,7 @@ def _tamper(engine, roll_id: int, total: int) -> None:
         conn.execute(text("UPDATE rolls SET total = :t WHERE id = :i"), {"t": total, "i": roll_id})
 
 
-def test_dice3_an_altered_ledger_row_is_named_by_verify_and_the_ledger(engine):
+def test_dice3_an_altered_ledger_row_is_named_by_verify_and_the_ledger(engine, db_url):
     """DICE-3 tampering: a roll's total changed in SQL is named by pbp verify (its post and
     author) and flagged "tampered" in the ledger with what the seed gives."""
     w = make_world(engine)
@@ -187,6 +189,28 @@ def test_dice3_an_altered_ledger_row_is_named_by_verify_and_the_ledger(engine):
                             f"match the seed: stored {total + 3}") for p in report.problems)
     [row] = [r for r in _ledger(engine, w) if r.kind == "tag"]
     assert "tampered" in row.flags and row.seed_total == total and row.total == total + 3
+    result = CliRunner().invoke(cli, ["verify", "--db", db_url, "--encounter", str(w.encounter_id)])
+    assert result.exit_code == 1
+    assert (f"FAIL roll #{index} (aria, tag 0 of post p1 by alice, '1d20+5') does not match the seed"
+            in result.output)
+
+
+def test_dice3_a_repost_seen_before_the_deletion_is_fishing_not_a_give_back(engine):
+    """DICE-3: the poller sees the re-post before the first post's deletion: two live posts
+    of one attack, each rolled; the deletion afterwards gives nothing back (the re-post's
+    tag has its own roll, PBP-4) and the ledger flags both rolls as fishing; the latest
+    post counts (PBP-2), so the round uses the second roll, which the ledger says."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), ATTACK["en"])], now=at(1))
+    w.ingest([post("p2", "alice", at(2), ATTACK["en"])], now=at(2))
+    w.ingest([post("p1", "alice", at(1), "", change="deleted")], now=at(3))
+    rolls = _tag_rolls(engine)
+    assert len(rolls) == 2 and w.count(m.RollReuse) == 0
+    w.resolve(rid, at(25))
+    rows = {r.post: r for r in _ledger(engine, w) if r.kind == "tag"}
+    assert "fishing" in rows["p1"].flags and "fishing" in rows["p2"].flags
+    assert rows["p2"].used and not rows["p1"].used
 
 
 NARRATOR = {"en": ("the narrator set this roll", "the narrator set this roll; the value is private"),
