@@ -46,6 +46,7 @@ from .models import (
     RollReuse,
     Round,
 )
+from .queries import choose_declarations
 
 #: every flag, in the order the page and the exports list them
 FLAGS = ("tampered", "fishing", "reposted", "given-back", "deleted", "superseded",
@@ -190,9 +191,10 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
             tag_rolls[(r.post_id, r.actor)].append(r)
             if r.id in reuses:
                 tag_rolls[(reuses[r.id][0], r.actor)].append(r)
-    for d in decls:   # an open round: what the declaration that counts carries is used
-        if d.round_id not in resolved and not d.deleted and not d.superseded:
-            used.update((d.round_id, int((a.get("rolled") or {})["index"]))
+    for rid in (rid for rid, _n, _seed, state in rounds if state == "open"):
+        # an open round: the rolls the declarations that would count now carry
+        for d in choose_declarations(session, rid).counted:
+            used.update((rid, int((a.get("rolled") or {})["index"]))
                         for a in d.actions or [] if (a.get("rolled") or {}).get("index") is not None)
     fishing: dict[tuple[int, int], list[int]] = {}
     for key, group in _groups(decls, tag_rolls, key_of).items():

@@ -207,6 +207,8 @@ def test_dice3_a_repost_seen_before_the_deletion_is_fishing_not_a_give_back(engi
     w.ingest([post("p1", "alice", at(1), "", change="deleted")], now=at(3))
     rolls = _tag_rolls(engine)
     assert len(rolls) == 2 and w.count(m.RollReuse) == 0
+    open_rows = {r.post: r for r in _ledger(engine, w) if r.kind == "tag"}
+    assert open_rows["p2"].used and not open_rows["p1"].used   # as the round stands now
     w.resolve(rid, at(25))
     rows = {r.post: r for r in _ledger(engine, w) if r.kind == "tag"}
     assert "fishing" in rows["p1"].flags and "fishing" in rows["p2"].flags
