@@ -173,3 +173,30 @@ def test_dice5_the_override_form_and_the_private_checkbox_keep_the_fact(alice: C
     ledger = alice.get(f"/encounters/{ids['encounter']}/ledger.json?round=2").get_json()
     row = next(x for x in ledger["rolls"] if x["roll_id"] == ids["rolls"][1])
     assert row["set_total"] == 17 and "narrator" in row["flags"]
+
+
+def test_dice3_migration_0009_keeps_the_fight_and_fills_in_whose_post(db_url: str, ids: dict[str, Any]) -> None:
+    """Migration 0009 on a played fight: down to 0008 and up again keeps every encounter and
+    roll, and each tag roll gets its post's platform id and author back (DICE-3)."""
+    from pbp.store.db import downgrade, upgrade
+    from pbp.store.models import Encounter, RollPost
+
+    def state() -> tuple[int, int, dict[int, tuple[str, str]]]:
+        engine = make_engine(db_url)
+        with session_scope(engine) as s:
+            out = (len(list(s.scalars(select(Encounter.id)))), len(list(s.scalars(select(RollRecord.id)))),
+                   {r.roll_id: (r.platform_id, r.author) for r in s.scalars(select(RollPost))})
+        engine.dispose()
+        return out
+
+    encounters, rolls, kept = state()
+    expected = {}
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        for r, p in s.execute(select(RollRecord, Post).join(Post, Post.id == RollRecord.post_id)):
+            expected[r.id] = (p.platform_id, p.author)
+    engine.dispose()
+    assert kept == expected and expected            # made as the rolls were
+    downgrade(db_url, "0008")
+    upgrade(db_url)
+    assert state() == (encounters, rolls, expected)

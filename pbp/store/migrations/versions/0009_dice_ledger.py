@@ -50,14 +50,14 @@ def upgrade() -> None:
     op.execute("INSERT INTO roll_posts (roll_id, platform_id, author, revision) "
                "SELECT rolls.id, posts.platform_id, posts.author, 1 FROM rolls "
                "JOIN posts ON posts.id = rolls.post_id")
-    with op.batch_alter_table("campaigns") as batch:
-        batch.add_column(sa.Column("private_roll_values", sa.Boolean(), nullable=False,
-                                   server_default=sa.false()))
+    # a plain ADD COLUMN, never a batch table rebuild: SQLite runs migrations with foreign
+    # keys on, and dropping the old campaigns table would cascade to every encounter
+    op.add_column("campaigns", sa.Column("private_roll_values", sa.Boolean(), nullable=False,
+                                         server_default=sa.false()))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("campaigns") as batch:
-        batch.drop_column("private_roll_values")
+    op.drop_column("campaigns", "private_roll_values")   # SQLite 3.35+: a plain DROP COLUMN
     op.drop_index("ix_roll_reuses_post_id", table_name="roll_reuses")
     op.drop_table("roll_reuses")
     op.drop_table("roll_posts")
