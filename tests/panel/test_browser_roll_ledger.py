@@ -74,3 +74,22 @@ def test_dice3_ledger_page_filters_and_exports_in_chromium(browser: Any, live_se
     phone.close()
     ctx.close()
     assert not errors
+
+
+def test_dice3_ledger_and_flagged_encounter_page_pass_axe(browser: Any, live_server: str, ids: dict[str, Any],
+                                                          db_url: str, axe_js: Path) -> None:
+    """The ledger page, and the encounter page with its rolls to look at, have no WCAG 2.1 AA
+    violation axe-core finds."""
+    play_fishing_and_tamper(db_url, ids)
+    ctx = browser.new_context(viewport=DESKTOP, bypass_csp=True)   # our CSP refuses axe's script
+    page = ctx.new_page()
+    browser_login(page, live_server)
+    for path in (f"/encounters/{ids['encounter']}/ledger", f"/encounters/{ids['encounter']}"):
+        page.goto(live_server + path)
+        page.add_script_tag(path=str(axe_js))
+        result = page.evaluate("""async () => {
+            const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}});
+            return r.violations.map(v => ({id: v.id, nodes: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+        }""")
+        assert result == [], (path, result)
+    ctx.close()
