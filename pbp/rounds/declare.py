@@ -104,9 +104,9 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     existing = {d.combatant_id: d for d in session.scalars(
         select(m.Declaration).where(m.Declaration.round_id == rnd.id,
                                     m.Declaration.post_id == post.id))}
-    rolled = {r.tag_index: r for r in session.scalars(
+    rolled: dict[int | None, m.RollRecord] = {r.tag_index: r for r in session.scalars(
         select(m.RollRecord).where(m.RollRecord.post_id == post.id))}
-    rolled.update(reposts.given_back(session, post.id))   # DICE-3: a re-post's first roll
+    rolled.update(reposts.given_back(session, post.id).items())   # DICE-3: a re-post's first roll
     late = post.posted_at > rnd.deadline
     after_resolution = rnd.state != "open"
 

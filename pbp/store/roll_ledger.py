@@ -165,7 +165,7 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
     player_of = {key: p for _c, key, _n, p in combatants}
     decls = list(session.scalars(_in(select(Declaration).join(Round, Round.id == Declaration.round_id),
                                      encounter_id, round_number).order_by(Declaration.id)))
-    overrides = {(o.round_id, int(o.payload["roll_index"])): o for o in session.scalars(
+    overrides = {(int(o.round_id or 0), int(o.payload["roll_index"])): o for o in session.scalars(
         select(Override).where(Override.encounter_id == encounter_id, Override.kind == "roll")
         .order_by(Override.id)) if "roll_index" in (o.payload or {})}
     roll_ids = [r.id for r, *_ in rows]
