@@ -158,13 +158,15 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
     campaign.round_hours = timing.round_hours
     campaign.reminder_hours = list(timing.reminder_hours)
     campaign.early_close = timing.early_close
+    campaign.private_roll_values = bool(form.private_roll_values.data)
     return True
 
 
 def _settings(c: Campaign) -> dict:  # type: ignore[type-arg]
     return {"name": c.name, "ruleset": c.ruleset, "language": c.language, "timezone": c.timezone,
             "houserules": c.houserules, "approval_mode": c.approval_mode, "round_hours": c.round_hours,
-            "reminder_hours": list(c.reminder_hours or []), "early_close": c.early_close}
+            "reminder_hours": list(c.reminder_hours or []), "early_close": c.early_close,
+            "private_roll_values": c.private_roll_values}
 
 
 @bp.route("/new", methods=["GET", "POST"])

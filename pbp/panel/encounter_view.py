@@ -39,6 +39,7 @@ from ..store.models import (
     RollRecord,
     Round,
 )
+from ..store.roll_ledger import LedgerRow, encounter_ledger, watched
 from .audit_words import audit_lines
 from .economy import remaining as actions_remaining
 from .history import past_round
@@ -48,6 +49,9 @@ log = logging.getLogger(__name__)
 _PREVIEWS: dict[tuple[Any, ...], str] = {}
 #: the same key -> actions left per combatant (the ruleset's plan of every declaration)
 _REMAINING: dict[tuple[Any, ...], dict[str, dict[str, int]]] = {}
+#: the same key -> the round's rolls the narrator must look at (DICE-3: fishing, re-posts,
+#: rolls that do not match the seed), read from the roll ledger
+_LEDGER: dict[tuple[Any, ...], list[LedgerRow]] = {}
 
 
 def _keep(cache: dict[tuple[Any, ...], Any], key: tuple[Any, ...], value: Any) -> Any:
@@ -285,6 +289,20 @@ def _actions_left(session: Session, encounter: Encounter, rnd: Round | None,
     return remaining
 
 
+def _ledger_flags(session: Session, encounter: Encounter, rnd: Round | None,
+                  key: tuple[Any, ...] | None) -> list[LedgerRow]:
+    """The selected round's flagged rolls (DICE-3), kept per page version like the
+    actions left: the ledger reads the round's rolls, declarations and overrides again."""
+    if rnd is None:
+        return []
+    found = _LEDGER.get(key) if key is not None else None
+    if found is None:
+        found = watched(encounter_ledger(session, encounter.id, round_number=rnd.number))
+        if key is not None:
+            _keep(_LEDGER, key, found)
+    return found
+
+
 def _read(session: Session, encounter: Encounter, rnd: Round | None,
           key: tuple[Any, ...] | None = None) -> dict[str, Any]:
     """The page's rows; *key* (database, round, page version) keeps the actions left."""
@@ -304,6 +322,7 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
         # from the overrides just loaded (ov.roll_totals' query, without running it again)
         "roll_totals": ov.totals(rows.overrides),
         "violations": violations(decls, rows.events),
+        "ledger_flags": _ledger_flags(session, encounter, rnd, key),
         "missing": queries.missing_among(who, decls), "remaining": remaining, "history": past,
         "replies": rows.replies,
         "reply": next((r for r in reversed(rows.replies) if r.kind == "resolution"), None),

@@ -102,6 +102,9 @@ class CampaignForm(Form):
     reminder_hours = StringField(_l("Reminders (hours before the deadline, comma-separated)"),
                                  render_kw={"inputmode": "decimal"})
     early_close = BooleanField(_l("Close a round early when every player has declared"))
+    # DICE-5: a roll the narrator sets is always marked in the reply; this hides the value only
+    private_roll_values = BooleanField(_l("Keep the value of a roll I set out of the replies "
+                                          "(the reply still says the narrator set it)"))
 
 
 class SourceForm(Form):

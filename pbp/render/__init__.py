@@ -9,6 +9,7 @@ so a player's name or speech can never inject markup.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 from datetime import datetime, timedelta
@@ -23,6 +24,7 @@ from ..rules import messages
 from . import arithmetic
 from . import escape as _escape
 from .i18n import say
+from .overrides import narrator_marks
 from .proof import render_block
 from .view import ActorSection, EventLine, ReplyView
 
@@ -127,8 +129,24 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     if ev.rule:
         text += f" ({ev.rule})"
     if ev.rolls:
-        text += " — " + "; ".join(arithmetic.shown_rolls(ev, lang))
+        text += " — " + "; ".join(narrator_marks(x, lang) for x in arithmetic.shown_rolls(ev, lang))
     return text
+
+
+def _marked(view: ReplyView) -> ReplyView:
+    """*view* with every roll the narrator set marked next to it in the reply's language
+    (DICE-5: never silent), outside the events too: a player's own tag rolls, the
+    rolls of posts not counted, the rolls nothing used."""
+    lang = view.language
+
+    def marked(rolls: Any) -> list[str]:
+        return [narrator_marks(str(x), lang) for x in rolls or []]
+
+    actors = [dataclasses.replace(a, tag_rolls=marked(a.tag_rolls),
+                                  others=[{**o, "rolls": marked(o.get("rolls"))} if o.get("rolls")
+                                          else o for o in a.others])
+              for a in view.actors]
+    return dataclasses.replace(view, actors=actors, unused=marked(view.unused))
 
 
 def precise(dt: datetime) -> tuple[datetime, bool]:
@@ -194,6 +212,7 @@ def render_reply(view: ReplyView) -> str:
     if view.platform not in PLATFORMS:
         raise ValueError(f"unknown reply platform {view.platform!r}")
     env = environment(view.platform)
+    view = _marked(view)
     lang = view.language
     names = {**view.names, **{a.key: a.name for a in view.actors}}
 
@@ -246,6 +265,10 @@ NOTES: Mapping[str, str] = {
     "superseded": "replaced by a later post",
     "late-not-counted": "late post, not counted: the post made in time stands",
     "override": "declaration set by the narrator",
+    # DICE-3: a post deleted and posted again in the same round
+    "reposted-roll-kept": "re-posted after a roll: the deleted post's roll stands",
+    "reposted-after-roll": "re-posted after roll: the deleted post's roll could not be matched, the narrator is told",
+    "rolled-tag-removed": "a rolled tag was removed in an edit; its roll is kept",
     "problem": "not understood",
 }
 
@@ -294,6 +317,7 @@ def change_text(c: Mapping[str, Any], lang: str, names: Mapping[str, str]) -> st
 NOTE_RULES: Mapping[str, str] = {
     "late": "PBP-2", "late-not-counted": "PBP-2", "missing": "PBP-2", "waived": "PBP-2",
     "edited-after-roll": "PBP-4", "deleted-after-roll": "PBP-4",
+    "reposted-roll-kept": "PBP-4", "reposted-after-roll": "PBP-4", "rolled-tag-removed": "PBP-4",
 }
 
 

@@ -20,7 +20,7 @@ from jinja2.ext import babel_extract
 from ..rules import messages
 from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES, arithmetic
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
-from .overrides import OVERRIDE_TEXTS
+from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
 
 #: a message id, or (context, message id) for words said with a gettext context
 MessageId = str | tuple[str, str]
@@ -37,7 +37,7 @@ def message_ids() -> list[MessageId]:
                     ids.append(msg)
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
     ids += list(CHANGES.values())
-    ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
+    ids += list(OVERRIDE_TEXTS.values()) + [ROLL_SET, ROLL_SET_PRIVATE] + list(messages.EN.values())
     ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]
     ids += list(messages.WORDS) + list(messages.NAMED_CONDITIONS.values())

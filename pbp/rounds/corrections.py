@@ -93,5 +93,7 @@ def correct_round(session: Session, round_id: int, reason: str,
     if public:
         make_public(ov)
     names = {c.key: c.name for c in enc.combatants}
-    return queue_correction(session, rnd, ov.id, found, marks(pending, enc.campaign.language, names),
+    said = marks(pending, enc.campaign.language, names,
+                 private=bool(enc.campaign.private_roll_values))   # DICE-5
+    return queue_correction(session, rnd, ov.id, found, said,
                             reason if public else "", now)

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
-from . import codec
+from . import codec, reposts
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post
 from .rolls import make_roll
@@ -104,8 +104,9 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     existing = {d.combatant_id: d for d in session.scalars(
         select(m.Declaration).where(m.Declaration.round_id == rnd.id,
                                     m.Declaration.post_id == post.id))}
-    rolled = {r.tag_index: r for r in session.scalars(
+    rolled: dict[int | None, m.RollRecord] = {r.tag_index: r for r in session.scalars(
         select(m.RollRecord).where(m.RollRecord.post_id == post.id))}
+    rolled.update(reposts.given_back(session, post.id).items())   # DICE-3: a re-post's first roll
     late = post.posted_at > rnd.deadline
     after_resolution = rnd.state != "open"
 
@@ -154,8 +155,11 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
           post: m.Post, rnd: m.Round, rolled: dict[int | None, m.RollRecord],
           policy: RoundPolicy, *, late: bool, after_resolution: bool, now: datetime) -> None:
     had_rolls = any(r.actor == row.key for r in rolled.values())
+    found: list[dict[str, Any]] = []
     tag_rolls, errors, changed_tags = _roll_tags(session, reading, row, post, rnd, rolled,
-                                                 after_resolution=after_resolution)
+                                                 after_resolution=after_resolution, notes=found)
+    for n in found:
+        _note(decl, **n)
     speech, actions = _keep_speech(decl, reading, _attach_rolls(reading.actions, tag_rolls),
                                    policy)
     new_actions = [codec.action_to_dict(a) for a in actions]
@@ -181,11 +185,13 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
 
 
 def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Post,
-               rnd: m.Round, rolled: dict[int | None, m.RollRecord], *, after_resolution: bool
-               ) -> tuple[dict[int, m.RollRecord], list[Any], bool]:
+               rnd: m.Round, rolled: dict[int | None, m.RollRecord], *, after_resolution: bool,
+               notes: list[dict[str, Any]]) -> tuple[dict[int, m.RollRecord], list[Any], bool]:
     """PBP-4: each roll tag rolled once (a stored roll stands, even when an edit changed
     its tag); returns (tag ordinal -> roll, the post's problems, whether a rolled tag
-    changed)."""
+    changed). A new tag repeating a deleted post's rolled tag gets that roll back
+    (:mod:`pbp.rounds.reposts`); *notes* collects what the declaration must say (DICE-3:
+    a roll given back, a re-post that could not be matched, a rolled tag an edit removed)."""
     errors = list(reading.errors)
     stats = dict((row.sheet or {}).get("stats") or {})
     tag_rolls: dict[int, m.RollRecord] = {}
@@ -201,6 +207,14 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
             continue
         if after_resolution:
             continue
+        back, unmatched = reposts.give_back(session, post, rnd, row.key, tag.tag_index,
+                                            tag.written or tag.expression, tag.label)
+        if back is not None:
+            rolled[tag.tag_index] = tag_rolls[tag.tag_index] = back
+            notes.append({"code": "reposted-roll-kept"})
+            continue
+        if unmatched:
+            notes.append({"code": "reposted-after-roll"})
         try:
             rec = make_roll(session, rnd, tag.expression, kind="tag", stats=stats, actor=row.key,
                             label=tag.label, post_id=post.id, tag_index=tag.tag_index,
@@ -210,6 +224,12 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
             continue
         rolled[tag.tag_index] = rec
         tag_rolls[tag.tag_index] = rec
+    present = {t.tag_index for t in reading.tags}
+    vanished = sorted(i for i, r in rolled.items() if i is not None and i >= 0
+                      and r.kind == "tag" and r.actor == row.key and i not in present)
+    if vanished:   # DICE-3: the roll stays in the ledger, its tag gone from the post
+        notes.append({"code": "rolled-tag-removed", "tags": vanished})
+        changed_tags = True
     return tag_rolls, errors, changed_tags
 
 

@@ -235,12 +235,13 @@ def set_penalty(session: Session, round_id: int, combatant_key: str, waive: bool
 # --- what the reply says about them -------------------------------------------------------
 
 
-def describe(ov: Override, lang: str, names: Mapping[str, str]) -> str:
+def describe(ov: Override, lang: str, names: Mapping[str, str], *, private: bool = False) -> str:
     """The line marking *ov* in a reply ("" for hold/approve), in *lang*. The narrator's
     reason is private unless the narrator marked it public (:func:`make_public`): the
-    line then says only what the narrator adjusted (issue 11 item 7)."""
+    line then says only what the narrator adjusted (issue 11 item 7). *private*: the
+    campaign keeps set roll values out of replies (DICE-5; the fact is always said)."""
     reason = ov.reason if (ov.payload or {}).get("public") else ""
-    return override_text(ov.kind, ov.payload, ov.target, reason, lang, names)
+    return override_text(ov.kind, ov.payload, ov.target, reason, lang, names, private=private)
 
 
 def make_public(ov: Override) -> Override:
@@ -276,14 +277,17 @@ def check_changeable(session: Session, rnd: Round) -> None:
                             "has been resolved since")
 
 
-def marks(rows: Iterable[Override], lang: str, names: Mapping[str, str]) -> list[str]:
+def marks(rows: Iterable[Override], lang: str, names: Mapping[str, str], *,
+          private: bool = False) -> list[str]:
     """The lines of the overrides among *rows* that change what happened."""
-    return [t for t in (describe(o, lang, names) for o in rows if o.kind in MARKED) if t]
+    return [t for t in (describe(o, lang, names, private=private) for o in rows
+                        if o.kind in MARKED) if t]
 
 
 def reply_marks(session: Session, round_id: int) -> list[str]:
     """A round's override lines, oldest first, as its reply says them."""
     rnd = get_row(session, Round, round_id, "round")
     names = {c.key: c.name for c in rnd.encounter.combatants}
-    return marks(queries.round_overrides(session, round_id), rnd.encounter.campaign.language,
-                 names)
+    campaign = rnd.encounter.campaign
+    return marks(queries.round_overrides(session, round_id), campaign.language, names,
+                 private=bool(campaign.private_roll_values))

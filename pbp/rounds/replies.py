@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..render import render_reply
+from ..render.overrides import set_roll_text
 from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
@@ -47,20 +48,23 @@ def _events(session: Session, rnd: m.Round, rolls: list[m.RollRecord]
     the rolls they show."""
     breakdown = {r.roll_index: r.breakdown for r in rolls}
     totals = overrides.roll_totals(session, rnd.id)
+    private = bool(rnd.encounter.campaign.private_roll_values)
     out = []
     used: set[int] = set()
     for e in queries.round_events(session, rnd.id):
         used.update(int(i) for i in e.roll_indexes or [])
-        texts = []
-        for i in e.roll_indexes or []:
-            text = breakdown.get(i, "?")
-            if i in totals:
-                text = f"{text} -> {totals[i]} (narrator)"
-            texts.append(text)
+        texts = [shown_roll(breakdown.get(i, "?"), totals.get(i), private=private)
+                 for i in e.roll_indexes or []]
         out.append(EventLine(code=e.code, params=dict(e.params or {}), rule=e.rule,
                              rolls=tuple(texts), message=e.message, actor=e.actor,
                              target=e.target))
     return out, used
+
+
+def shown_roll(breakdown: str, total: int | None, *, private: bool) -> str:
+    """A stored roll as a reply view carries it; DICE-5: a roll the narrator set is marked
+    next to it, always, its value only when the campaign does not keep it private."""
+    return breakdown if total is None else breakdown + set_roll_text(total, private=private)
 
 
 @dataclass
@@ -77,6 +81,12 @@ class _Round:
     used: set[int] = field(default_factory=set)      # roll indexes some event shows
     shown: set[int] = field(default_factory=set)     # ... and those shown anywhere else
     by_post: dict[tuple[int | None, str | None], list[m.RollRecord]] = field(default_factory=dict)
+    totals: dict[int, int] = field(default_factory=dict)   # roll index -> the narrator's total
+    private: bool = False                                  # DICE-5: keep those values out
+
+    def said(self, rec: m.RollRecord) -> str:
+        """*rec* as the reply shows it (a narrator's total marked, DICE-5)."""
+        return shown_roll(rec.breakdown, self.totals.get(rec.roll_index), private=self.private)
 
     @property
     def by_key(self) -> dict[str, m.Combatant]:
@@ -123,7 +133,9 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     events, used = _events(session, rnd, rolls)
     r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
                state=_combatant_state(rnd) if kind == "resolution" else {},
-               events=events, rolls=rolls, choice=queries.Choice((), ()), used=used)
+               events=events, rolls=rolls, choice=queries.Choice((), ()), used=used,
+               totals=overrides.roll_totals(session, rnd.id),
+               private=bool(rnd.encounter.campaign.private_roll_values))
     view = new_view(rnd, kind, marker, names)
     view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
@@ -161,11 +173,11 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
         c = by_key.get(key)
         if c is not None:
             view.actors.append(_section(r, c, decl_of.get(c.id), per.get(key, [])))
-    view.unused = [f"#{x.roll_index} {x.breakdown}" for x in r.rolls
+    view.unused = [f"#{x.roll_index} {r.said(x)}" for x in r.rolls
                    if x.roll_index not in r.shown]
     view.earlier = _earlier(session, rnd, names)
     view.overrides = overrides.marks(queries.round_overrides(session, rnd.id),
-                                     rnd.encounter.campaign.language, names)
+                                     rnd.encounter.campaign.language, names, private=r.private)
     view.seed = rnd.seed if rnd.seed_revealed else None
     view.seed_commitment = rnd.commitment
     nxt = queries.next_round(session, rnd)
@@ -212,7 +224,7 @@ def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
     if d.post_id is not None:
         own = [x for x in r.by_post.get((d.post_id, section.key), [])
                if x.kind == "tag" and x.roll_index not in r.used]
-        section.tag_rolls = [x.breakdown for x in own]
+        section.tag_rolls = [r.said(x) for x in own]
         r.shown.update(x.roll_index for x in own)
 
 
@@ -229,7 +241,7 @@ def _others(r: _Round, section: ActorSection, c: m.Combatant, d: m.Declaration |
         if code != "after-resolution":
             theirs = r.by_post.get((o.post_id, c.key), []) if o.post_id is not None else []
             r.shown.update(x.roll_index for x in theirs)
-            section.others.append({"code": code, "rolls": [x.breakdown for x in theirs]})
+            section.others.append({"code": code, "rolls": [r.said(x) for x in theirs]})
 
 
 def _latency_params(events: list[EventLine], d: m.Declaration | None, *, missing: bool

@@ -33,6 +33,16 @@ def tag_roll(session: Session, post_id: int, tag_index: int) -> m.RollRecord | N
                                                      m.RollRecord.tag_index == tag_index))
 
 
+def _keep_post(session: Session, record: m.RollRecord) -> None:
+    """DICE-3: the post's platform id and author beside the roll, so the ledger names
+    whose post it was even if the post row goes (``rolls.post_id`` is SET NULL then)."""
+    post = session.get(m.Post, record.post_id) if record.post_id is not None else None
+    if post is not None:
+        session.flush()
+        session.add(m.RollPost(roll_id=record.id, platform_id=post.platform_id,
+                               author=post.author, revision=post.revisions_seen))
+
+
 def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
               stats: Mapping[str, int] | None = None, actor: str | None = None,
               label: str | None = None, post_id: int | None = None,
@@ -57,6 +67,7 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
         try:
             with session.begin_nested():
                 session.add(record)
+                _keep_post(session, record)
         except IntegrityError:
             if post_id is not None and tag_index is not None:
                 existing = tag_roll(session, post_id, tag_index)

@@ -42,8 +42,13 @@ class VerifyReport:
                 *(f"  override {o}" for o in self.overrides)]
 
 
-def _who(r: m.RollRecord) -> str:
+def _who(r: m.RollRecord, posts: dict[int, tuple[str, str]] | None = None) -> str:
+    """The roll named so a narrator finds it: its index, actor, tag and post; with the
+    post's platform id and author kept beside the roll (DICE-3), deleted posts included."""
     where = f"tag {r.tag_index} of post {r.post_id}" if r.post_id is not None else r.kind
+    if posts and r.id in posts:
+        platform_id, author = posts[r.id]
+        where = f"tag {r.tag_index} of post {platform_id} by {author}"
     return f"roll #{r.roll_index} ({r.actor or '-'}, {where}, '{r.expression}')"
 
 
@@ -87,6 +92,7 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
         report.problems.append("the seed does not appear in the published replies")
     rolls = queries.round_rolls(session, rnd.id)
     report.rolls = len(rolls)
+    posts = queries.roll_posts(session, rnd.id)
     expected = 0
     for r in rolls:
         if r.roll_index != expected:
@@ -96,16 +102,17 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
         try:
             again = DiceBox(seed=rnd.seed).replay(r.expression, r.roll_index)
         except PbpError as exc:
-            report.problems.append(f"{_who(r)} cannot be replayed: {exc}")
+            report.problems.append(f"{_who(r, posts)} cannot be replayed: {exc}")
             continue
         if again.total != r.total or list(again.faces) != list(r.faces or []):
-            report.problems.append(f"{_who(r)}: stored {r.total} {list(r.faces or [])}, "
-                                   f"the seed gives {again.total} {list(again.faces)}")
+            report.problems.append(f"{_who(r, posts)} does not match the seed: stored {r.total} "
+                                   f"{list(r.faces or [])}, the seed gives {again.total} "
+                                   f"{list(again.faces)}")
         elif again.breakdown != r.breakdown:
-            report.problems.append(f"{_who(r)}: stored '{r.breakdown}', "
+            report.problems.append(f"{_who(r, posts)}: stored '{r.breakdown}', "
                                    f"the seed gives '{again.breakdown}'")
         elif r.breakdown not in published:
-            report.problems.append(f"{_who(r)}: '{r.breakdown}' is not in the published replies")
+            report.problems.append(f"{_who(r, posts)}: '{r.breakdown}' is not in the published replies")
     for o in queries.round_overrides(session, rnd.id, "roll"):
         p = o.payload or {}
         report.overrides.append(f"roll #{p.get('roll_index')} set to {p.get('after')} by the "

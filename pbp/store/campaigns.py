@@ -48,6 +48,9 @@ class Campaign(Base):
     reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
     #: resolve as soon as everyone has declared (PBP-1 early close)
     early_close: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: DICE-5: a roll the narrator set is always marked in the reply; with this on, the
+    #: reply says so without the value the narrator chose
+    private_roll_values: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)

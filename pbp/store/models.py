@@ -20,7 +20,18 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DDL, Boolean, Float, Index, Integer, String, Text, UniqueConstraint, event
+from sqlalchemy import (
+    DDL,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    event,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import Base
@@ -236,6 +247,35 @@ class RollRecord(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
+class RollPost(Base):
+    """Whose post a tag roll came from, kept beside the immutable roll (DICE-3).
+
+    Why a side table: ``rolls.post_id`` is SET NULL if the post row ever goes, and the
+    ledger must still say whose post it was; the rolls table itself is never altered
+    (its trigger refuses UPDATE, and a table rebuild would drop the trigger)."""
+
+    __tablename__ = "roll_posts"
+    roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), primary_key=True)
+    platform_id: Mapped[str] = mapped_column(String(120))
+    author: Mapped[str] = mapped_column(String(120))
+    #: the post's revision the roll was made from (a later edit supersedes it)
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+
+
+class RollReuse(Base):
+    """A re-posted tag given back the roll of its deleted post (DICE-3, PBP-4): the same
+    tag, author, actor and round. Each side at most once, the database the last guard:
+    one roll per (post, tag), and a roll given back to one post only."""
+
+    __tablename__ = "roll_reuses"
+    __table_args__ = (UniqueConstraint("post_id", "tag_index", name="uq_roll_reuses_post_tag"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    post_id: Mapped[int] = _fk("posts.id")
+    tag_index: Mapped[int] = mapped_column(Integer)
+    roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), unique=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
 class EventRecord(Base):
     """Something the engine (or the round lifecycle) said happened, in order."""
 
@@ -256,7 +296,7 @@ class EventRecord(Base):
 __all__ = [
     "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
     "Encounter", "EventRecord", "Narrator", "NarratorSession", "Override", "Post", "PostRevision",
-    "Reply", "RollRecord", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
+    "Reply", "RollPost", "RollRecord", "RollReuse", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
 ]
 
 

@@ -25,6 +25,7 @@ from .models import (
     EventRecord,
     Override,
     Reply,
+    RollPost,
     RollRecord,
     Round,
     Thread,
@@ -111,6 +112,15 @@ def round_rolls(session: Session, round_id: int) -> list[RollRecord]:
     """Every roll of a round, by index under its seed."""
     return list(session.scalars(select(RollRecord).where(RollRecord.round_id == round_id)
                                 .order_by(RollRecord.roll_index)))
+
+
+def roll_posts(session: Session, round_id: int) -> dict[int, tuple[str, str]]:
+    """Roll id -> (platform id, author) of the post each tag roll of a round came from
+    (kept beside the roll, DICE-3: still there when the post row is gone)."""
+    return {i: (p, a) for i, p, a in session.execute(
+        select(RollPost.roll_id, RollPost.platform_id, RollPost.author)
+        .join(RollRecord, RollRecord.id == RollPost.roll_id)
+        .where(RollRecord.round_id == round_id))}
 
 
 def round_events(session: Session, round_id: int) -> list[EventRecord]:

@@ -107,7 +107,7 @@ def test_a_narrator_roll_override_is_explicit_marked_and_listed(engine):
         index = roll.roll_index
     w.resolve(rid, at(25))
     body = w.reply(f"{rid}:resolution").body
-    assert "-> 2 (narrator)" in body
+    assert "-> 2 (the narrator set this roll)" in body   # DICE-5: marked next to the roll
     assert "the tag was a typo" not in body    # issue 11 item 7: the reason is private
     with session_scope(engine) as s:
         report = service.verify_round(s, rid)
