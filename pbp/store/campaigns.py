@@ -48,6 +48,8 @@ class Campaign(Base):
     reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
     #: resolve as soon as everyone has declared (PBP-1 early close)
     early_close: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: anyone with an encounter's link may see its dice checked, logged out (DICE-4; opt-in)
+    public_verification: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
