@@ -100,7 +100,7 @@ def _campaign_fields() -> dict[str, str]:
             "timezone": _("time zone"), "houserules": _("house rules"),
             "approval_mode": _("approval mode"), "round_hours": _("round length (hours)"),
             "reminder_hours": _("reminders (hours before the deadline)"),
-            "early_close": _("early close")}
+            "early_close": _("early close"), "public_verification": _("public dice check")}
 
 
 def _condition(s: _Say) -> str:

@@ -102,6 +102,8 @@ class CampaignForm(Form):
     reminder_hours = StringField(_l("Reminders (hours before the deadline, comma-separated)"),
                                  render_kw={"inputmode": "decimal"})
     early_close = BooleanField(_l("Close a round early when every player has declared"))
+    public_verification = BooleanField(_l("Anyone with an encounter's link may check its dice, "
+                                          "logged out"))
 
 
 class SourceForm(Form):
