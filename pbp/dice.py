@@ -152,6 +152,24 @@ def commitment(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
 
 
+#: links of an encounter's dice chain by default (DICE-1): rounds it can roll before it is used up
+CHAIN_LENGTH = 1000
+
+
+def chain_link(anchor: str, length: int, position: int) -> str:
+    """Link *position* of the chain ending in the secret *anchor* (DICE-1, PROOF.md):
+    ``s_L = anchor`` and ``s_(k-1) = sha256(s_k)``, so ``chain_link(a, L, 0)`` is the
+    public chain and round *k* rolls with ``chain_link(a, L, k)``. Why hashing backwards:
+    each revealed seed proves the next one was fixed when the encounter began, yet says
+    nothing about it. ``L - position`` hashes (1,000 take about a millisecond)."""
+    if not 0 <= position <= length:
+        raise DiceError(f"the dice chain has {length} links; link {position} does not exist")
+    link = anchor
+    for _ in range(length - position):
+        link = commitment(link)
+    return link
+
+
 _DICE_COUNT = re.compile(r"(\d*)\s*d\s*(\d+|%)", re.IGNORECASE)
 
 

@@ -1,0 +1,335 @@
+"""Check the published dice proof of an encounter from its replies alone (DICE-1, DICE-4).
+
+Why no database: a player, or ``pbp verify URL`` run from an empty data directory, has
+only what the thread shows. :func:`read_blocks` takes the bot's replies as a visitor reads
+them (in thread order; HTML turned to text, with whatever spaces and nbsp that leaves)
+and finds the blocks of :mod:`pbp.render.proof`; :func:`check` recomputes everything a
+block claims and names each problem in words:
+
+* the chain: the first round's commitment is the chain published when the encounter
+  opened, each later round's commitment is the previous round's seed, and each revealed
+  seed hashes to the link before it (a round re-rolled with a fresh seed cannot);
+* every roll line, recomputed from its round's seed and index (total and faces), and
+  no index missing (a roll made and not shown);
+* hidden rolls (DICE-2): a revealed roll matches its commitment and its faces, and once
+  the hidden key is published every hidden seed is the one the key gives;
+* every dice breakdown the reply's sentences show (``1d20 (19) + 5 = 24``) is one the
+  seed gives for that round: a total changed in the human text is found too.
+
+docs/verifiable-dice.md says the same in enough detail to re-implement it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .dice import DiceBox, Roll
+from .errors import PbpError
+from .render.proof import ProofLine, UnknownVersion, clean, parse_line
+
+#: how far back a seed may be hashed to meet a known link when replies are missing
+MAX_GAP = 10_000
+
+
+@dataclass
+class ProofBlock:
+    """The proof lines of one reply, with the reply's own sentences (``text``, the block
+    lines taken out) and its place in the list read (``source``, 0-based)."""
+
+    lines: list[ProofLine]
+    text: str = ""
+    source: int = 0
+
+    @property
+    def round(self) -> int | None:
+        """The round the reply is about: the first round its block names (an opening
+        commits to round 1; a resolution reveals round n and commits to n+1)."""
+        return next((x.round for x in self.lines if x.round is not None), None)
+
+
+@dataclass
+class ProofReport:
+    """What :func:`check` found. ``ok`` when no problem; ``notes`` say what could not be
+    checked yet (a seed still secret) or how (an older encounter without a chain)."""
+
+    chain: str | None = None
+    rounds: list[int] = field(default_factory=list)
+    rolls: int = 0
+    shown: int = 0      # breakdowns in the sentences, each matched to the seed
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def lines(self) -> list[str]:
+        head = ("dice chain " + self.chain if self.chain else "no chain (older encounter)")
+        rounds = ", ".join(str(n) for n in self.rounds) or "none"
+        summary = (f"{head}: rounds {rounds}; {self.rolls} rolls recomputed, {self.shown} "
+                   f"shown rolls matched; " + ("every check passes" if self.ok
+                                                else f"{len(self.problems)} problem(s)"))
+        return [summary, *(f"  FAIL {p}" for p in self.problems), *(f"  note {n}" for n in self.notes)]
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def read_blocks(texts: Iterable[str]) -> list[ProofBlock]:
+    """The proof blocks in *texts* (the bot's replies, in thread order). A reply cut into
+    parts carries its block in the last part; parts without a block hand their sentences
+    on to the next block read, so the breakdowns they show are checked with it."""
+    blocks: list[ProofBlock] = []
+    carried: list[str] = []
+    for source, text in enumerate(texts):
+        current: list[ProofLine] | None = None
+        prose: list[str] = []
+        found: list[list[ProofLine]] = []
+        for raw in text.splitlines():
+            try:
+                line = parse_line(raw)
+            except UnknownVersion as exc:
+                prose.append(f"[unknown proof version {exc}]")
+                continue
+            if line is None:
+                prose.append(raw)
+                continue
+            if line.kind == "end":
+                if current:
+                    found.append(current)
+                current = None
+                continue
+            if current is None:
+                current = []
+            current.append(line)
+        if current:       # a block not closed (cut by a platform): keep what it says
+            found.append(current)
+        if not found:
+            carried.append("\n".join(prose))
+            continue
+        human = "\n".join([*carried, *prose])
+        carried = []
+        for lines in found:
+            blocks.append(ProofBlock(lines=lines, text=human, source=source))
+    return blocks
+
+
+# --- the sentences' breakdowns --------------------------------------------------------
+
+#: a breakdown as pbp.dice prints it: dice with their faces in parentheses, numbers,
+#: operators, ``= total``; it starts at a dice term not glued to a word or a bracket
+_TERM = r"(?:\d*d(?:\d+|%)[a-z0-9<>]*\s*\([^()]*\)|\d+|\(-?\d+\))"
+BREAKDOWN = re.compile(rf"(?<![\w(#])(\d*d(?:\d+|%)[a-z0-9<>]*\s*\([^()]*\)"
+                       rf"(?:\s*[-+*/]\s*{_TERM})*)\s+=\s+(-?\d+)", re.IGNORECASE)
+
+
+def shown_breakdowns(text: str) -> list[str]:
+    """Each dice breakdown the sentences of *text* show, as ``<parts> = <total>``."""
+    plain = clean(text.replace("\n", " \n "))
+    return [f"{' '.join(m[1].split())} = {m[2]}" for m in BREAKDOWN.finditer(plain)]
+
+
+# --- the check --------------------------------------------------------------------------
+
+@dataclass
+class _Round:
+    number: int
+    commits: list[str] = field(default_factory=list)
+    seeds: list[str] = field(default_factory=list)
+    rolls: dict[int, list[ProofLine]] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+    given: list[Roll] = field(default_factory=list)   # what the seed gives, roll by roll
+
+    @property
+    def seed(self) -> str | None:
+        return self.seeds[0] if self.seeds else None
+
+
+def _collect(blocks: Sequence[ProofBlock], report: ProofReport
+             ) -> tuple[dict[int, _Round], list[str], list[str], list[str]]:
+    rounds: dict[int, _Round] = {}
+    chains: list[str] = []
+    hiddens: list[str] = []
+    keys: list[str] = []
+
+    def get(n: int) -> _Round:
+        return rounds.setdefault(n, _Round(n))
+
+    for b in blocks:
+        seed_round: int | None = None
+        for line in b.lines:
+            if line.kind == "encounter":
+                chains.append(line.digest)
+                hiddens.append(line.hidden)
+            elif line.kind == "hidden-key":
+                keys.append(line.digest)
+            elif line.kind == "commit" and line.round is not None:
+                get(line.round).commits.append(line.digest)
+            elif line.kind == "seed" and line.round is not None:
+                get(line.round).seeds.append(line.digest)
+                seed_round = line.round
+            elif line.index is not None:
+                if seed_round is None:
+                    report.problems.append(f"reply {b.source + 1}: roll #{line.index} is listed "
+                                           "under no round's seed")
+                    continue
+                get(seed_round).rolls.setdefault(line.index, []).append(line)
+        if b.round is not None and b.text:
+            get(b.round).texts.append(b.text)
+    return rounds, chains, hiddens, keys
+
+
+def check(blocks: Sequence[ProofBlock]) -> ProofReport:
+    """Check every claim of *blocks* (see the module's docstring); never raises on a bad
+    reply: each problem is a sentence in :attr:`ProofReport.problems`."""
+    report = ProofReport()
+    rounds, chains, hiddens, keys = _collect(blocks, report)
+    if len(set(chains)) > 1:
+        report.problems.append("two different dice chains were published for the encounter: "
+                               + ", ".join(sorted(set(chains))))
+    report.chain = chains[0] if chains else None
+    if report.chain is None and rounds:
+        report.notes.append("no chain (older encounter): each round is checked against its "
+                            "own commitment only")
+    report.rounds = sorted(rounds)
+    _check_links(rounds, report)
+    for n in report.rounds:
+        _check_rolls(rounds[n], report)
+    _check_hidden(rounds, hiddens[0] if hiddens else None, keys, report)
+    for n in report.rounds:
+        _check_text(rounds[n], report)
+    return report
+
+
+def _hashes_to(seed: str, target: str, most: int) -> int | None:
+    """How many hashes of *seed* reach *target* (1..most), or None."""
+    link = seed
+    for k in range(1, most + 1):
+        link = sha256(link)
+        if link == target:
+            return k
+    return None
+
+
+def _check_links(rounds: dict[int, _Round], report: ProofReport) -> None:
+    """Commitments and seeds, round by round, along the chain. Round numbers that follow
+    each other are links that follow each other; the first round read may be link n or
+    n+1 (an encounter with a surprise round 0 rolls it with link 1)."""
+    previous: tuple[int, str] | None = None     # (round, its seed): the last link known
+    for n in sorted(rounds):
+        r = rounds[n]
+        for what, values in (("commitments", r.commits), ("seeds", r.seeds)):
+            if len(set(values)) > 1:
+                report.problems.append(f"round {n}: two different {what} were published: "
+                                       + ", ".join(sorted(set(values))))
+        before = f"round {previous[0]}'s seed" if previous else "the chain"
+        known = previous[1] if previous else report.chain
+        gap = n - previous[0] if previous else n + 1
+        chained = report.chain is not None and known is not None
+        if chained:
+            assert known is not None
+            for c in sorted(set(r.commits)):
+                if c != known and _hashes_to(c, known, min(gap - 1, MAX_GAP)) is None:
+                    report.problems.append(f"round {n}: its commitment {c} is not {before}: the "
+                                           "round was announced with a seed outside the chain")
+        seed = r.seed
+        if seed is None:
+            if r.commits:
+                report.notes.append(f"round {n}: not resolved yet, its seed is still secret")
+                if chained:
+                    previous = (n - 1, r.commits[0])   # the commitment is the link before
+            continue
+        for c in sorted(set(r.commits)):
+            if sha256(seed) != c:
+                report.problems.append(f"round {n}: the seed revealed does not hash to the "
+                                       f"commitment published ({c})")
+        if chained:
+            assert known is not None
+            reached = _hashes_to(seed, known, max(1, min(gap, MAX_GAP)))
+            if reached is None:
+                report.problems.append(f"round {n}: the seed does not hash to {before}: the "
+                                       "round was rolled with a seed outside the chain")
+            elif reached > 1 and previous is not None:
+                report.notes.append(f"round {n}: {reached - 1} link(s) before it not read; "
+                                    "its seed still hashes to the chain")
+        elif not r.commits:
+            report.problems.append(f"round {n}: its seed was never committed to")
+        previous = (n, seed)
+
+
+def _check_rolls(r: _Round, report: ProofReport) -> None:
+    """Every roll line recomputed from the round's seed; no index missing."""
+    if not r.rolls:
+        return
+    if r.seed is None:
+        report.problems.append(f"round {r.number}: rolls are listed but its seed is not")
+        return
+    for i in range(max(r.rolls) + 1):
+        lines = r.rolls.get(i)
+        if not lines:
+            report.problems.append(f"round {r.number}: roll #{i} is missing: a roll was made "
+                                   "and not shown")
+            continue
+        if len({x.text() for x in lines}) > 1:
+            report.problems.append(f"round {r.number}: roll #{i} is listed twice, differently")
+        line = lines[0]
+        if line.kind == "hidden":
+            continue
+        seed = line.digest if line.kind == "revealed" else r.seed
+        index = 0 if line.kind == "revealed" else i
+        try:
+            again = DiceBox(seed=seed).replay(line.expression, index)
+        except PbpError as exc:
+            report.problems.append(f"round {r.number}: roll #{i} '{line.expression}' cannot "
+                                   f"be rolled again: {exc}")
+            continue
+        report.rolls += 1
+        r.given.append(again)
+        if again.total != line.total or tuple(again.faces) != line.faces:
+            report.problems.append(
+                f"round {r.number}: roll #{i} '{line.expression}': the reply shows {line.total} "
+                f"{list(line.faces)}, the seed gives {again.total} {list(again.faces)}")
+
+
+def _check_hidden(rounds: dict[int, _Round], hidden: str | None, keys: list[str],
+                  report: ProofReport) -> None:
+    """DICE-2: a revealed roll opens its commitment; the hidden key gives every h."""
+    key = keys[0] if keys else None
+    if key is not None and hidden is not None and sha256(key) != hidden:
+        report.problems.append("the hidden key published at the end does not hash to the one "
+                               "committed when the encounter opened")
+    for n in sorted(rounds):
+        for i, lines in sorted(rounds[n].rolls.items()):
+            shut = [x for x in lines if x.kind == "hidden"]
+            opened = [x for x in lines if x.kind == "revealed"]
+            for o in opened:
+                if any(sha256(f"{o.digest}:{o.expression}") != s.digest for s in shut):
+                    report.problems.append(f"round {n}: hidden roll #{i} was revealed with a "
+                                           "different value than the one committed")
+                if key is not None and o.digest != sha256(f"{key}:{n}:{i}"):
+                    report.problems.append(f"round {n}: hidden roll #{i} was not rolled with the "
+                                           "seed the hidden key gives")
+            if shut and not opened:
+                report.notes.append(f"round {n}: hidden roll #{i} not revealed")
+
+
+def _check_text(r: _Round, report: ProofReport) -> None:
+    """Each breakdown the sentences show must be (the end of) one the seed gives."""
+    if r.seed is None or not r.texts:
+        return
+    given = [g.breakdown for g in r.given]
+    for text in r.texts:
+        for shown in shown_breakdowns(text):
+            if any(g == shown or g.endswith(" " + shown) for g in given):
+                report.shown += 1
+            else:
+                report.problems.append(f"round {r.number}: the reply says '{shown}', which is "
+                                       "not what any roll of the round gives under its seed")
+
+
+__all__ = ["BREAKDOWN", "ProofBlock", "ProofReport", "check", "read_blocks", "sha256",
+           "shown_breakdowns"]
