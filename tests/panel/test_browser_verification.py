@@ -1,0 +1,66 @@
+"""DICE-4 in the browser: the narrator ticks "anyone may check the dice" on the campaign's
+settings, follows the encounter page's "Public dice check" link, and a visitor with no
+login opens that address at 1280 and 390 px: the verdict in words, each round's result,
+the chain's seeds (wrapped, no sideways scrolling). Screenshots in /tmp/shots-dice-url/
+and test-output/panel/."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.panel.conftest import PHONE, browser_login
+from tests.panel.test_verification import _deliver_all
+
+pytestmark = [pytest.mark.integration]
+
+SHOTS = Path("/tmp/shots-dice-url")
+LAPTOP = {"width": 1280, "height": 900}
+
+
+def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_server: str, db_url: str,
+                                                       ids: dict[str, Any], output_dir: Path,
+                                                       tmp_path: Path) -> None:
+    thread_file = tmp_path / "thread.yaml"
+    thread_file.write_text("")
+    _deliver_all(db_url, thread_file)          # the worker posted the fight's replies
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    narrator = browser.new_context(viewport=LAPTOP, locale="en-US")
+    page = narrator.new_page()
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    browser_login(page, live_server)
+    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    assert page.locator("#public-check").count() == 0               # off by default
+    page.goto(f"{live_server}/campaigns/{ids['campaign']}")
+    box = page.get_by_label("Anyone with an encounter's link may check its dice, logged out")
+    assert not box.is_checked()
+    box.check()
+    page.get_by_role("button", name="Save", exact=True).click()
+    page.wait_for_selector(".flash.ok")
+    assert page.get_by_label("Anyone with an encounter's link may check its dice, logged out").is_checked()
+    page.screenshot(path=str(SHOTS / "campaign-opted-in.png"), full_page=True)
+    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    link = page.locator("#public-check")
+    assert link.inner_text() == "Public dice check"
+    address = live_server + str(link.get_attribute("href"))
+    narrator.close()
+
+    for name, viewport in (("laptop", LAPTOP), ("phone", PHONE)):
+        visitor = browser.new_context(viewport=viewport, locale="en-US")   # no login, no cookies
+        v = visitor.new_page()
+        v.on("pageerror", lambda e: errors.append(str(e)))
+        v.goto(address)
+        assert v.url == address                                          # not sent to the login form
+        assert v.locator("h1").inner_text().startswith("Dice check: Gate fight")
+        verdict = v.locator("#verdict").inner_text()
+        assert verdict.startswith("Checks out"), verdict
+        assert "Checks out" in v.locator("#round-1").inner_text()
+        assert "Not resolved yet" in v.locator("#round-2").inner_text()
+        assert v.evaluate("document.documentElement.scrollWidth <= innerWidth")
+        for folder in (SHOTS, output_dir):
+            v.screenshot(path=str(folder / f"verify-public-{name}.png"), full_page=True)
+        visitor.close()
+    assert not errors, errors
