@@ -118,6 +118,22 @@ def read_blocks(texts: Iterable[str]) -> list[ProofBlock]:
     return blocks
 
 
+def split_replies(text: str) -> list[str]:
+    """One text holding several replies (a saved page, ``pbp verify --published``) cut
+    after each reply's marker line (``pbp-reply:<key>``), so each reply's sentences are
+    checked with its own block."""
+    out: list[str] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        current.append(line)
+        if "pbp-reply:" in line:
+            out.append("\n".join(current))
+            current = []
+    if any(x.strip() for x in current):
+        out.append("\n".join(current))
+    return out
+
+
 # --- the sentences' breakdowns --------------------------------------------------------
 
 #: a breakdown as pbp.dice prints it: dice with their faces in parentheses, numbers,
@@ -332,4 +348,4 @@ def _check_text(r: _Round, report: ProofReport) -> None:
 
 
 __all__ = ["BREAKDOWN", "ProofBlock", "ProofReport", "check", "read_blocks", "sha256",
-           "shown_breakdowns"]
+           "shown_breakdowns", "split_replies"]

@@ -4,7 +4,8 @@
 visitor (:mod:`pbp.sources.visitor`), takes the dice proof out of the bot's replies and
 checks it (:mod:`pbp.verify_proof`): no database is opened or created, so a player runs
 it from an empty data directory. ``--round``/``--encounter`` recompute stored rolls from
-their revealed seeds (docs/rounds.md), for an operator who has the database.
+their revealed seeds (docs/rounds.md), for an operator who has the database, then check
+the dice proof the encounter's stored replies publish, as a visitor would.
 
 Exit status 0 when every check passes, 1 when one does not (each named), 2 on an error
 (the thread cannot be read, no proof in it, no such round).
@@ -18,7 +19,7 @@ import click
 from sqlalchemy import select
 
 from ..errors import PbpError
-from ..rounds.verify import verify_round
+from ..rounds.verify import verify_replies, verify_round
 from ..sources.visitor import read_thread
 from ..store import models as m
 from ..store.db import session_scope
@@ -61,11 +62,21 @@ def command(thread_url: str | None, bot: str | None, preset: str | None, databas
                                   .order_by(m.Round.number)))
         if not ids:
             raise PbpError(f"encounter {encounter_id} has no resolved round to check")
+        encounters: list[int] = []
         for rid in ids:
             report = verify_round(s, rid, published=text)
             ok = ok and report.ok
             for line in report.lines():
                 click.echo(line)
+            enc = s.get(m.Round, rid).encounter_id  # type: ignore[union-attr]
+            if enc not in encounters:
+                encounters.append(enc)
+        for enc in encounters:   # DICE-1: the published proof, as a visitor checks it
+            proof = verify_replies(s, enc, published=text)
+            ok = ok and proof.ok
+            click.echo(f"encounter {enc}, the replies' dice proof:")
+            for line in proof.lines():
+                click.echo("  " + line)
     engine.dispose()
     sys.exit(0 if ok else 1)
 

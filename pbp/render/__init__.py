@@ -23,6 +23,7 @@ from ..rules import messages
 from . import arithmetic
 from . import escape as _escape
 from .i18n import say
+from .proof import render_block
 from .view import ActorSection, EventLine, ReplyView
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
@@ -222,7 +223,8 @@ def render_reply(view: ReplyView) -> str:
 
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
     text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, when=lambda d: when(d, view.timezone),
-                           marker=Raw(view.marker), marker_line=Raw(marker_line(view)))
+                           marker=Raw(view.marker), marker_line=Raw(marker_line(view)),
+                           proof=Raw(render_block(view.proof, view.platform)))
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []
     for line in lines:   # at most one blank line in a row

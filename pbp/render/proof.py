@@ -24,6 +24,7 @@ zero-width spaces, Markdown backslashes, code indentation).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -187,8 +188,9 @@ def render_block(lines: Sequence[ProofLine], platform: str) -> str:
     if not text:
         return ""
     if platform == "bbcode":
-        return "[code]" + "\n".join(t.replace("[", "[" + ZWSP) if t.startswith("#") else t
-                                    for t in text) + "[/code]"
+        safe = [dataclasses.replace(x, expression=x.expression.replace("[", "[" + ZWSP))
+                for x in lines]
+        return "[code]" + "\n".join(block_lines(safe)) + "[/code]"
     if platform == "markdown":
         return "\n".join("    " + t for t in text)
     return "\n".join(text)

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .proof import ProofLine
+
 
 @dataclass(frozen=True)
 class EventLine:
@@ -76,6 +78,10 @@ class ReplyView:
     note: str = ""                    # correction: the narrator's reason, when made public
     closed_round: int | None = None   # closing: the round closed without a result
     marker: str = ""
+    #: DICE-1: the encounter's dice chain (opening) and the proof block's lines
+    chain: str | None = None
+    proof: list[ProofLine] = field(default_factory=list)
+    reresolved: bool = False          # resolution: the narrator resolved it again, rolls kept
     #: Markdown only: "reddit" (its ^(superscript) and u/ mentions) or "forum" (a forum's
     #: plain Markdown, django-machina's, where neither exists: ^(…) showed as typed)
     markdown_flavor: str = "reddit"

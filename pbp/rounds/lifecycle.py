@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -20,7 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..dice import DiceBox, Roll, commitment
+from ..dice import CHAIN_LENGTH, DiceBox, Roll, chain_link, commitment
 from ..errors import DiceError, PbpError
 from ..rules import engine, registry
 from ..rules.model import Action, ActionKind, Combatant, Declaration, Event
@@ -59,16 +60,53 @@ def new_seed() -> str:
     return secrets.token_hex(32)
 
 
-#: where round seeds come from; tests swap in a deterministic source for golden replies
+#: where secrets come from: an encounter's chain anchor and hidden key (DICE-1), and the
+#: per-round seeds of an encounter made before the chain; tests swap in a deterministic
+#: source for golden replies
 seed_source = new_seed
 _seeds: contextvars.ContextVar[Callable[[], str] | None] = contextvars.ContextVar(
     "pbp_round_seeds", default=None)
 
 
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _secret() -> str:
+    """A 64-hex secret from the current source; a test source's ``seed-1`` is hashed to
+    one, so every published link has the same shape whatever the source."""
+    raw = (_seeds.get() or seed_source)()
+    return raw if _HEX64.fullmatch(raw) else commitment(raw)
+
+
+def draw_chain(enc: m.Encounter, length: int = CHAIN_LENGTH) -> None:
+    """Give *enc* its dice chain (DICE-1) and hidden key (DICE-2), once, before its first
+    round: the opening reply publishes link 0, so no round can later be rolled with a
+    seed picked after the fact without the chain breaking."""
+    if enc.dice_anchor is not None:
+        return
+    enc.dice_anchor, enc.dice_chain_length = _secret(), int(length)
+    enc.dice_chain = chain_link(enc.dice_anchor, enc.dice_chain_length, 0)
+    enc.hidden_key = _secret()
+
+
+def round_seed(session: Session, enc: m.Encounter) -> str:
+    """The seed of *enc*'s next round: the next link of its chain (the k-th round opened
+    rolls with link k; a surprise round 0 is the first), or, for an encounter made
+    before the chain, a fresh secret of its own."""
+    if enc.dice_anchor is None or enc.dice_chain_length is None:
+        return (_seeds.get() or seed_source)()
+    position = queries.round_count(session, enc.id) + 1
+    if position > enc.dice_chain_length:
+        raise PbpError(f"the dice chain of encounter {enc.id} is used up: it had "
+                       f"{enc.dice_chain_length} rounds")
+    return chain_link(enc.dice_anchor, enc.dice_chain_length, position)
+
+
 @contextmanager
 def seeded(source: Callable[[], str]) -> Iterator[None]:
-    """Draw round seeds from *source* in this context (``pbp simulate``, benchmarks):
-    reproducible runs without touching the process-wide default."""
+    """Draw secrets (chain anchors, hidden keys, older encounters' round seeds) from
+    *source* in this context (``pbp simulate``, benchmarks): reproducible runs without
+    touching the process-wide default."""
     token = _seeds.set(source)
     try:
         yield
@@ -99,7 +137,9 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     """Open the encounter's next round (idempotent: an open round is returned as is).
 
     The first round rolls initiative (``.ri`` posts first, the rest auto-rolled) and
-    queues the opening reply with the order, the deadline and the seed's commitment.
+    queues the opening reply with the order, the deadline, the dice chain and the seed's
+    commitment. The seed is the encounter's next chain link (:func:`round_seed`); an
+    explicit *seed* bypasses the chain (and a checker then says so).
     """
     enc = session.get(m.Encounter, encounter_id)
     if enc is None:
@@ -112,7 +152,9 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     campaign = enc.campaign
     policy = policy_for(campaign, enc)
     number, surprise = _next_number(enc, policy)
-    seed = seed or (_seeds.get() or seed_source)()
+    if last is None and seed is None:
+        draw_chain(enc)
+    seed = seed or round_seed(session, enc)
     rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
                   opens_at=now, deadline=deadline or whole_minute(now + timedelta(hours=policy.round_hours),
                                                     timedelta(hours=policy.round_hours)),

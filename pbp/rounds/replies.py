@@ -23,7 +23,7 @@ from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
-from . import overrides
+from . import overrides, proof
 
 
 def reply_platform(thread: m.Thread) -> str:
@@ -128,6 +128,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
         view.header = [e for e in r.events if e.code != "initiative.order"]
+        view.chain = rnd.encounter.dice_chain
+        view.proof = proof.opening_lines(rnd)
         return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player}
@@ -171,6 +173,8 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
         view.next_round, view.next_deadline, view.next_commitment = (
             nxt.number, nxt.deadline, nxt.commitment)
     view.ended = rnd.encounter.status == "finished" and nxt is None
+    view.reresolved = queries.round_reresolved(session, rnd.id)
+    view.proof = proof.resolution_lines(session, rnd, nxt, ended=view.ended)
 
 
 def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,

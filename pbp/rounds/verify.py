@@ -20,6 +20,7 @@ from ..dice import DiceBox, commitment
 from ..errors import PbpError
 from ..store import models as m
 from ..store import queries
+from ..verify_proof import ProofReport, check, read_blocks, split_replies
 
 
 @dataclass
@@ -46,6 +47,21 @@ def _who(r: m.RollRecord) -> str:
     return f"roll #{r.roll_index} ({r.actor or '-'}, {where}, '{r.expression}')"
 
 
+def _check_chain(session: Session, rnd: m.Round, report: VerifyReport) -> None:
+    """DICE-1: the round's commitment is the link before it (the chain for the first
+    round, the previous round's seed after), so a round re-rolled with a fresh seed,
+    even by someone who rewrote its commitment in the database, is named."""
+    enc = rnd.encounter
+    if enc.dice_chain is None:
+        return      # an encounter made before the chain: per-round seeds, checked above
+    before = queries.previous_round(session, rnd)
+    link, name = (before.seed, f"round {before.number}'s seed") if before is not None \
+        else (enc.dice_chain, "the encounter's dice chain")
+    if commitment(rnd.seed) != link:
+        report.problems.append(f"the seed does not hash to {name}: the round was rolled "
+                               "with a seed outside the chain")
+
+
 def verify_round(session: Session, round_id: int, *, published: str | None = None) -> VerifyReport:
     """Check round *round_id*; *published* is the text of its replies as posted (defaults
     to the replies stored in the outbox)."""
@@ -58,6 +74,7 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
     if commitment(rnd.seed) != rnd.commitment:
         report.problems.append(f"the seed's SHA-256 is {commitment(rnd.seed)}, "
                                f"but the commitment published was {rnd.commitment}")
+    _check_chain(session, rnd, report)
     if published is None:
         published = "\n".join(session.scalars(select(m.Reply.body).where(m.Reply.round_id == rnd.id)))
         opened_by = queries.current_round(session, rnd.encounter_id, rnd.number - 1)
@@ -94,3 +111,13 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
         report.overrides.append(f"roll #{p.get('roll_index')} set to {p.get('after')} by the "
                                 f"narrator (rolled {p.get('rolled')}): {o.reason}")
     return report
+
+
+def verify_replies(session: Session, encounter_id: int, *, published: str | None = None
+                   ) -> ProofReport:
+    """The proof check a visitor runs (:mod:`pbp.verify_proof`), over the encounter's
+    stored replies (or *published*, the replies as posted): what the thread shows must
+    check out without the database, and here it is run with it at hand."""
+    texts = split_replies(published) if published is not None \
+        else queries.encounter_replies(session, encounter_id)
+    return check(read_blocks(texts))

@@ -59,6 +59,14 @@ class Encounter(Base):
     #: the thread's posts from this moment on belong to the encounter
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: DICE-1: round k rolls with link k of the chain ending in the secret anchor
+    #: (pbp.dice.chain_link); ``dice_chain`` (link 0) is public from the opening reply.
+    #: NULL for encounters made before the chain (per-round seeds, "older encounter").
+    dice_anchor: Mapped[str | None] = mapped_column(String(64))
+    dice_chain_length: Mapped[int | None] = mapped_column(Integer)
+    dice_chain: Mapped[str | None] = mapped_column(String(64))
+    #: DICE-2's secret key; its SHA-256 is published with the chain, the key at the end
+    hidden_key: Mapped[str | None] = mapped_column(String(64))
 
     combatants: Mapped[list[Combatant]] = relationship(
         back_populates="encounter", cascade="all, delete-orphan", order_by="Combatant.id")

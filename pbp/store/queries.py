@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session, defer, selectinload
 
 from .models import (
@@ -83,6 +83,28 @@ def announcement_held(session: Session, rnd: Round) -> bool:
     the round's clock does not run (no reminder, no resolution; issue 11 item 4)."""
     reply = announcement(session, rnd)
     return reply is not None and reply.state == "held"
+
+
+def round_count(session: Session, encounter_id: int) -> int:
+    """How many rounds *encounter_id* has opened (cancelled ones too): the chain position
+    of the last one (DICE-1)."""
+    return int(session.scalar(select(func.count(Round.id)).where(Round.encounter_id == encounter_id)) or 0)
+
+
+def round_reresolved(session: Session, round_id: int) -> bool:
+    """Whether the narrator resolved *round_id* again (its reply says every roll was kept)."""
+    return session.scalar(select(AuditEntry.id).where(AuditEntry.round_id == round_id,
+                                                      AuditEntry.action == "round.reresolve")
+                          .limit(1)) is not None
+
+
+def encounter_replies(session: Session, encounter_id: int) -> list[str]:
+    """The bodies of every reply of *encounter_id*'s rounds not cancelled, in the order they
+    were made: what a visitor reads in the thread, for the proof check (DICE-1)."""
+    return list(session.scalars(
+        select(Reply.body).join(Round, Round.id == Reply.round_id)
+        .where(Round.encounter_id == encounter_id, Reply.state != "cancelled")
+        .order_by(Reply.id)))
 
 
 def round_rolls(session: Session, round_id: int) -> list[RollRecord]:

@@ -3,8 +3,8 @@ encounters' dice on a page of the panel, logged out (off unless the narrator opt
 each encounter gets an unguessable token for that page's address (its id would let
 anyone walk every encounter of every campaign).
 
-Revision ID: 0009
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 """
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import secrets
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0009"
-down_revision = "0008"
+revision = "0010"
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 

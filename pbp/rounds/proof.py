@@ -1,0 +1,72 @@
+"""The dice proof of a reply, from the store (DICE-1): which :class:`ProofLine` values the
+opening, a resolution and the closing reply carry (their rendering is
+:mod:`pbp.render.proof`, their check :mod:`pbp.verify_proof`).
+
+Why every roll of the round by index, not only the ones the sentences show: a roll made
+and not used (a re-roll someone hoped nobody would notice) must still be listed, and a
+missing index is exactly what a checker looks for. Hidden rolls (DICE-2) plug in through
+:func:`roll_line`: a roll the encounter keeps hidden becomes a ``hidden`` line, a
+revealed one a ``revealed`` line; everything else here stays the same.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy.orm import Session
+
+from ..dice import commitment
+from ..render.proof import ProofLine
+from ..store import models as m
+from ..store import queries
+
+
+def roll_line(rec: m.RollRecord) -> ProofLine:
+    """A stored roll as its proof line: the expression rolled, the seed's total and faces
+    (a narrator's override is a separate, marked record, never in here)."""
+    return ProofLine.roll(rec.roll_index, rec.expression, rec.total, list(rec.faces or []))
+
+
+def roll_lines(session: Session, rnd: m.Round) -> list[ProofLine]:
+    """Every roll of *rnd*, by index."""
+    return [roll_line(r) for r in sorted(queries.round_rolls(session, rnd.id),
+                                         key=lambda r: r.roll_index)]
+
+
+def encounter_line(enc: m.Encounter) -> list[ProofLine]:
+    """The chain and the hidden key's hash, or nothing for an encounter made before the
+    chain (its checker then says "no chain (older encounter)")."""
+    if enc.dice_chain is None:
+        return []
+    hidden = commitment(enc.hidden_key) if enc.hidden_key else "0" * 64
+    return [ProofLine.encounter(enc.dice_chain, hidden)]
+
+
+def opening_lines(rnd: m.Round) -> list[ProofLine]:
+    """The opening reply: the encounter's chain and the first round's commitment."""
+    return [*encounter_line(rnd.encounter), ProofLine.commit(rnd.number, rnd.commitment)]
+
+
+def end_lines(enc: m.Encounter) -> list[ProofLine]:
+    """The encounter's end publishes its hidden key (DICE-2: every hidden roll checkable)."""
+    return [ProofLine.hidden_key(enc.hidden_key)] if enc.hidden_key else []
+
+
+def resolution_lines(session: Session, rnd: m.Round, nxt: m.Round | None, *,
+                     ended: bool) -> list[ProofLine]:
+    """A resolution: the seed revealed, every roll of the round, the next round's
+    commitment when one opened, the hidden key when the fight is over."""
+    out = [ProofLine.seed(rnd.number, rnd.seed), *roll_lines(session, rnd)]
+    if nxt is not None:
+        out.append(ProofLine.commit(nxt.number, nxt.commitment))
+    if ended:
+        out.extend(end_lines(rnd.encounter))
+    return out
+
+
+def closing_lines(session: Session, last: m.Round, closed: int | None) -> list[ProofLine]:
+    """The closing reply: the seed and rolls of the round closed without a result (its
+    initiative may have been rolled), and the hidden key."""
+    out: list[ProofLine] = []
+    if closed is not None and last.seed_revealed:
+        out += [ProofLine.commit(last.number, last.commitment),
+                ProofLine.seed(last.number, last.seed), *roll_lines(session, last)]
+    return out + end_lines(last.encounter)
