@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.panel.conftest import PHONE, browser_login
-from tests.panel.test_verification import _deliver_all
+from tests.panel.test_verification import chained_fight
 
 pytestmark = [pytest.mark.integration]
 
@@ -25,14 +25,14 @@ def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_serve
                                                        tmp_path: Path) -> None:
     thread_file = tmp_path / "thread.yaml"
     thread_file.write_text("")
-    _deliver_all(db_url, thread_file)          # the worker posted the fight's replies
+    fight = chained_fight(db_url, ids, thread_file)     # played, and its replies posted
     SHOTS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     narrator = browser.new_context(viewport=LAPTOP, locale="en-US")
     page = narrator.new_page()
     page.on("pageerror", lambda e: errors.append(str(e)))
     browser_login(page, live_server)
-    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    page.goto(f"{live_server}/encounters/{fight['encounter']}")
     assert page.locator("#public-check").count() == 0               # off by default
     page.goto(f"{live_server}/campaigns/{ids['campaign']}")
     box = page.get_by_label("Anyone with an encounter's link may check its dice, logged out")
@@ -42,7 +42,7 @@ def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_serve
     page.wait_for_selector(".flash.ok")
     assert page.get_by_label("Anyone with an encounter's link may check its dice, logged out").is_checked()
     page.screenshot(path=str(SHOTS / "campaign-opted-in.png"), full_page=True)
-    page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    page.goto(f"{live_server}/encounters/{fight['encounter']}")
     link = page.locator("#public-check")
     assert link.inner_text() == "Public dice check"
     address = live_server + str(link.get_attribute("href"))
@@ -54,7 +54,7 @@ def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_serve
         v.on("pageerror", lambda e: errors.append(str(e)))
         v.goto(address)
         assert v.url == address                                          # not sent to the login form
-        assert v.locator("h1").inner_text().startswith("Dice check: Gate fight")
+        assert v.locator("h1").inner_text().startswith("Dice check: Chained fight")
         verdict = v.locator("#verdict").inner_text()
         assert verdict.startswith("Checks out"), verdict
         assert "Checks out" in v.locator("#round-1").inner_text()

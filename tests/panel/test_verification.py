@@ -5,13 +5,16 @@ the same checker as ``pbp verify THREAD_URL`` over the replies as the outbox sen
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
 
+from pbp.panel import sample
 from pbp.rounds import service
 from pbp.rounds.outbox import deliver_reply, pending_replies
+from pbp.sources.base import PostRecord
 from pbp.sources.scenario_file import FileSource
 from pbp.store import queries
 from pbp.store.db import make_engine, session_scope
@@ -87,41 +90,68 @@ def _deliver_all(db_url: str, thread_file: Path, approve: bool = True) -> None:
             deliver_reply(s, rid, source)
 
 
+def chained_fight(db_url: str, ids: dict[str, Any], thread_file: Path) -> dict[str, Any]:
+    """A fight of alice's campaign played through the round service with the encounter's
+    own dice chain (the sample's fight rolls with a fixed test seed, outside any chain):
+    started, round 1 declared by two posts and resolved, every reply approved and posted
+    through the outbox. The sample's fight is finished first (one fight per thread)."""
+    t0 = datetime.now(UTC) - timedelta(hours=30)
+    with session_scope(make_engine(db_url)) as s:
+        s.get(Encounter, ids["encounter"]).status = "finished"
+        eid = service.start_encounter(s, ids["thread"], sample.roster(4), name="Chained fight", now=t0)
+        r1 = service.open_round(s, eid, t0, deadline=t0 + timedelta(hours=24))
+        posts = [PostRecord(platform_id=f"c{k}", author=who, posted_at=t0 + timedelta(minutes=5 + k),
+                            body=f"{name} swings. I attack Goblin 1 with my longsword [roll]1d20+6[/roll]",
+                            text=f"{name} swings. I attack Goblin 1 with my longsword [roll]1d20+6[/roll]",
+                            fmt="bbcode")
+                 for k, (who, name) in enumerate((("aria_p", "Aria"), ("brom_p", "Brom")))]
+        service.ingest_posts(s, ids["thread"], posts, now=t0 + timedelta(hours=1))
+        for reply in s.scalars(select(Reply).where(Reply.state == "held")):
+            service.approve_reply(s, reply.id, None, t0 + timedelta(hours=1))
+        service.resolve_round(s, r1, t0 + timedelta(hours=24))
+    _deliver_all(db_url, thread_file)
+    return {"encounter": eid, "round1": r1}
+
+
 def test_dice_4_the_page_checks_the_replies_as_sent_and_names_a_change(
         client: Any, alice: Any, app: Any, ids: dict[str, Any], db_url: str, tmp_path: Path) -> None:
-    """The sample fight's replies posted through the outbox: round 1 (resolved) checks out
-    with its seed shown, and its commitment; round 2 is open, its seed secret. Then the
-    outbox's copy of round 1's result is altered (a roll's total): the page says it does
-    not check out and names the roll."""
+    """A fight's replies posted through the outbox: round 1 (resolved) checks out with its
+    seed shown, and its commitment, the encounter's chain on top; round 2 is open, its
+    seed secret. Then the outbox's copy of round 1's result is altered (a roll's total):
+    the page says it does not check out and names the roll, what the reply shows and
+    what the seed gives."""
     thread_file = tmp_path / "thread.yaml"
     thread_file.write_text("")
-    _deliver_all(db_url, thread_file)
+    fight = chained_fight(db_url, ids, thread_file)
     _opt_in(alice, ids)
-    token = _token(db_url, ids["encounter"])
+    token = _token(db_url, fight["encounter"])
     visitor = app.test_client()
     with session_scope(make_engine(db_url)) as s:
-        r1 = s.get(Round, ids["round1"])
+        r1 = s.get(Round, fight["round1"])
         seed, commitment = r1.seed, r1.commitment
         result = queries.reply_by_key(s, f"{r1.id}:resolution")
-        assert result.state == "sent" and "pbp-dice" in result.body, result.body
+        assert result.state == "sent" and "pbp-dice v1 round=1 seed=" + seed in result.body, result.body
         rolls = queries.round_rolls(s, r1.id)
+        chain = s.get(Encounter, fight["encounter"]).dice_chain
+        assert chain and chain == commitment                         # round 1 commits to the chain
     html = visitor.get(f"/verify/{token}").text
     assert 'id="verdict" data-ok="yes"' in html, html
+    assert f'<code class="digest" id="chain">{chain}</code>' in html
     row1 = re.search(r'<tr id="round-1" data-ok="yes">(.*?)</tr>', html, re.S).group(1)
     assert seed in row1 and commitment in row1
     assert f"Rolls recomputed from its seed: {len(rolls)}." in row1
     row2 = re.search(r'<tr id="round-2" data-ok="yes">(.*?)</tr>', html, re.S).group(1)
-    assert "Not resolved yet" in row2
+    assert "Not resolved yet" in row2 and seed in row2          # round 2 is committed to s_1
 
     first = rolls[0]
     line = f"#{first.roll_index} {first.expression} = {first.total} ["
     forged = f"#{first.roll_index} {first.expression} = {first.total + 3} ["
     with session_scope(make_engine(db_url)) as s:
-        reply = queries.reply_by_key(s, f"{ids['round1']}:resolution")
+        reply = queries.reply_by_key(s, f"{fight['round1']}:resolution")
         assert line in reply.body, reply.body
         reply.body = reply.body.replace(line, forged)
     html = visitor.get(f"/verify/{token}").text
     assert 'id="verdict" data-ok="no"' in html
     row1 = re.search(r'<tr id="round-1" data-ok="no">(.*?)</tr>', html, re.S).group(1)
     assert (f"round 1: roll #{first.roll_index} &#39;{first.expression}&#39;: the reply shows "
-            f"{first.total + 3}") in row1
+            f"{first.total + 3} {list(first.faces)}, the seed gives {first.total}") in row1
