@@ -12,7 +12,7 @@ import importlib.util
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -101,10 +101,11 @@ def visible_posts(topic: str) -> dict[str, str]:
         page += 1
 
 
-def edit_post(topic: str, post_id: int | str, text: str, username: str = "admin",
+def edit_post(topic: str, post_id: int | str, text: str | Callable[[str], str], username: str = "admin",
               password: str = "adminpass") -> None:
     """Someone rewrites a post through machina's own edit form (``<topic>/<id>/post/update/``):
-    by default the forum's administrator, who may edit anyone's post (the bot's included)."""
+    by default the forum's administrator, who may edit anyone's post (the bot's included).
+    *text* is the new content, or a function of the content the form shows."""
     from pbp.sources.forum import form_fields
 
     base = topic.split("/forum/", 1)[0]
@@ -118,6 +119,6 @@ def edit_post(topic: str, post_id: int | str, text: str, username: str = "admin"
         assert got.status_code == 200, (got.status_code, url)
         form = BeautifulSoup(got.text, "lxml").select_one("form[method=post][enctype]")
         data = form_fields(form)
-        data["content"] = text
+        data["content"] = text(data["content"]) if callable(text) else text
         r = s.post(url, data=data)
         assert r.status_code in (200, 302) and "post=" in r.url, (r.status_code, r.url)
