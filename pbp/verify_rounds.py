@@ -44,6 +44,12 @@ class RoundCheck:
         """Its seed is public, so its rolls could be checked."""
         return self.seed is not None
 
+    @property
+    def shown_notes(self) -> tuple[str, ...]:
+        """The notes worth showing: for a round not resolved yet, "its seed is still secret"
+        is what its line says already."""
+        return self.notes if self.resolved else tuple(n for n in self.notes if "still secret" not in n)
+
 
 @dataclass(frozen=True)
 class EncounterCheck:
@@ -71,7 +77,7 @@ class EncounterCheck:
             else:
                 state = "OK so far (not resolved: its seed is still secret)"
             out.append(f"round {r.number}: {state}")
-            out += [f"  - {p}" for p in r.problems] + [f"  note: {n}" for n in r.notes]
+            out += [f"  - {p}" for p in r.problems] + [f"  note: {n}" for n in r.shown_notes]
         if self.problems:
             out.append("encounter: FAIL")
             out += [f"  - {p}" for p in self.problems]

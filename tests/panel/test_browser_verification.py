@@ -1,7 +1,8 @@
 """DICE-4 in the browser: the narrator ticks "anyone may check the dice" on the campaign's
 settings, follows the encounter page's "Public dice check" link, and a visitor with no
 login opens that address at 1280 and 390 px: the verdict in words, each round's result,
-the chain's seeds (wrapped, no sideways scrolling). Screenshots in /tmp/shots-dice-url/
+the chain's seeds (wrapped, no sideways scrolling). Then a roll of the stored copy of the
+result is changed, and a Portuguese visitor's page says it does not check out, naming it. Screenshots in /tmp/shots-dice-url/
 and test-output/panel/."""
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from pbp.store import queries
+from pbp.store.db import make_engine, session_scope
 
 from tests.panel.conftest import PHONE, browser_login
 from tests.panel.test_verification import chained_fight
@@ -63,4 +67,23 @@ def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_serve
         for folder in (SHOTS, output_dir):
             v.screenshot(path=str(folder / f"verify-public-{name}.png"), full_page=True)
         visitor.close()
+
+    # the outbox's copy of round 1's result altered behind the page's back: named in words
+    with session_scope(make_engine(db_url)) as s:
+        reply = queries.reply_by_key(s, f"{fight['round1']}:resolution")
+        first = queries.round_rolls(s, fight["round1"])[0]
+        line = f"#{first.roll_index} {first.expression} = {first.total} ["
+        assert line in reply.body
+        reply.body = reply.body.replace(line, f"#{first.roll_index} {first.expression} = {first.total + 5} [")
+    visitor = browser.new_context(viewport=PHONE, locale="pt-BR")
+    v = visitor.new_page()
+    v.goto(address)
+    assert v.locator("#verdict").inner_text().startswith("Não confere")      # the visitor's language
+    problem = v.locator("#round-1 li.error").first.inner_text()
+    assert problem.startswith(f"round 1: roll #{first.roll_index} '{first.expression}': the reply shows "
+                              f"{first.total + 5}"), problem
+    assert v.evaluate("document.documentElement.scrollWidth <= innerWidth")
+    for folder in (SHOTS, output_dir):
+        v.screenshot(path=str(folder / "verify-public-tampered-phone-pt.png"), full_page=True)
+    visitor.close()
     assert not errors, errors

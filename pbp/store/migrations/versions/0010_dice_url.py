@@ -20,24 +20,23 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("campaigns") as batch:
-        batch.add_column(sa.Column("public_verification", sa.Boolean, nullable=False,
-                                   server_default=sa.false()))
-    with op.batch_alter_table("encounters") as batch:
-        batch.add_column(sa.Column("verify_token", sa.String(64), nullable=True))
+    # plain ADD COLUMN, never a rebuilt table: on SQLite (foreign keys on) dropping the old
+    # campaigns or encounters table would cascade to every thread, combatant and round
+    op.add_column("campaigns", sa.Column("public_verification", sa.Boolean, nullable=False,
+                                         server_default=sa.false()))
+    op.add_column("encounters", sa.Column("verify_token", sa.String(64), nullable=True))
     conn = op.get_bind()
     encounters = sa.table("encounters", sa.column("id", sa.Integer),
                           sa.column("verify_token", sa.String))
     for (eid,) in conn.execute(sa.select(encounters.c.id)).all():
         conn.execute(encounters.update().where(encounters.c.id == eid)
                      .values(verify_token=secrets.token_urlsafe(24)))
-    with op.batch_alter_table("encounters") as batch:
-        batch.create_unique_constraint("uq_encounters_verify_token", ["verify_token"])
+    # a unique index, not a constraint (a constraint means rebuilding the table on SQLite)
+    op.create_index("ix_encounters_verify_token", "encounters", ["verify_token"], unique=True)
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("encounters") as batch:
-        batch.drop_constraint("uq_encounters_verify_token", type_="unique")
-        batch.drop_column("verify_token")
-    with op.batch_alter_table("campaigns") as batch:
-        batch.drop_column("public_verification")
+    # plain DROP COLUMN (SQLite 3.35+) for the same reason: no table is rebuilt
+    op.drop_index("ix_encounters_verify_token", table_name="encounters")
+    op.drop_column("encounters", "verify_token")
+    op.drop_column("campaigns", "public_verification")
