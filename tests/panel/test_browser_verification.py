@@ -14,7 +14,6 @@ import pytest
 
 from pbp.store import queries
 from pbp.store.db import make_engine, session_scope
-
 from tests.panel.conftest import PHONE, browser_login
 from tests.panel.test_verification import chained_fight
 
