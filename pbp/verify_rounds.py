@@ -97,6 +97,24 @@ def _by_round(texts: Sequence[str]) -> tuple[dict[int, list[str]], list[str]]:
     return rounds, rest
 
 
+def by_encounter(blocks: Sequence[ProofBlock]) -> list[list[ProofBlock]]:
+    """*blocks* (a thread's, in thread order) cut where an encounter's opening publishes a
+    chain: a thread that hosted several fights holds several chains, each checked on its
+    own. Blocks before the first chain (an older encounter) are a group of their own.
+
+    >>> from pbp.verify_proof import read_blocks
+    >>> one, two = ("pbp-dice v1 encounter chain=%s hidden=%s" % (c * 64, c * 64) for c in "ab")
+    >>> [len(g) for g in by_encounter(read_blocks([one, "pbp-dice v1 round=1 seed=" + "c" * 64, two]))]
+    [2, 1]
+    """
+    groups: list[list[ProofBlock]] = []
+    for b in blocks:
+        if not groups or any(line.kind == "encounter" for line in b.lines):
+            groups.append([])
+        groups[-1].append(b)
+    return groups
+
+
 def summarise(blocks: Sequence[ProofBlock], report: ProofReport | None = None) -> EncounterCheck:
     """The check of *blocks* (run here when *report* is None), round by round."""
     report = report if report is not None else check(blocks)

@@ -24,7 +24,7 @@ from ..sources.visitor import read_thread
 from ..store import models as m
 from ..store.db import session_scope
 from ..verify_proof import read_blocks
-from ..verify_rounds import summarise
+from ..verify_rounds import by_encounter, summarise
 from .common import open_database, settings
 
 
@@ -92,8 +92,14 @@ def _verify_thread(url: str, bot: str | None, preset: str | None) -> int:
     if not blocks:
         raise PbpError(f"none of {read.bot}'s replies carries a dice proof (pbp-dice lines): "
                        "nothing to check", where=url)
-    result = summarise(blocks)
-    for line in result.lines():
-        click.echo(line)
-    click.echo("every check passes" if result.ok else "the dice do NOT check out: see FAIL above")
-    return 0 if result.ok else 1
+    groups = by_encounter(blocks)
+    ok = True
+    for n, group in enumerate(groups, 1):
+        result = summarise(group)
+        ok = ok and result.ok
+        if len(groups) > 1:
+            click.echo(f"encounter {n} of {len(groups)} in the thread:")
+        for line in result.lines():
+            click.echo(("  " if len(groups) > 1 else "") + line)
+    click.echo("every check passes" if ok else "the dice do NOT check out: see FAIL above")
+    return 0 if ok else 1

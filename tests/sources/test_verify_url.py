@@ -32,11 +32,11 @@ LENGTH = 5
 CLEARED = ("PBP_DATA_DIR", "PBP_DATABASE_URL", "PBP_BROKER_URL", "PBP_CONFIG", "PBP_SECRETS_FILE")
 
 
-def replies(platform: str, marker_key: str = "1") -> tuple[str, str, dict[str, Any]]:
+def replies(platform: str, marker_key: str = "1", anchor: str = ANCHOR) -> tuple[str, str, dict[str, Any]]:
     """The opening and the result of round 1 as pbp publishes them: the chain and round
     1's commitment (= the chain, PROOF.md), then its seed s_1, its two rolls and round 2's
     commitment (= s_1). Returns both texts and what they contain."""
-    chain, s1 = chain_link(ANCHOR, LENGTH, 0), chain_link(ANCHOR, LENGTH, 1)
+    chain, s1 = chain_link(anchor, LENGTH, 0), chain_link(anchor, LENGTH, 1)
     assert sha256(s1) == chain                     # the link the opening committed to
     attack, damage = DiceBox(seed=s1).replay("1d20+5", 0), DiceBox(seed=s1).replay("1d8+3", 1)
     opening = ("Walk fight — Round 1\n\nPost your declarations.\n\n"
@@ -145,3 +145,34 @@ def test_dice_4_verify_says_when_a_thread_has_nothing_to_check(reddit: Any, tmp_
     done = verify(f"https://www.reddit.com/r/journey/comments/{sid}/x/", tmp_path, env)
     assert done.returncode == 2
     assert "no post of the thread carries pbp's reply marker: nothing to check" in done.stderr
+
+
+def test_dice_4_a_thread_that_hosted_two_fights_checks_each_on_its_own(reddit: Any, tmp_path: Path) -> None:
+    """Two encounters in one submission, each with its own chain: each is checked against
+    its own (two chains in one thread are no problem), both pass; then a roll of the second
+    fight's result is forged and only that fight fails, the first still OK."""
+    sid = reddit.add_submission("journey")
+    first = replies("markdown", "1")
+    second = replies("markdown", "9", anchor="beef" * 16)
+    ids = []
+    for t, (opening, result, _) in enumerate((first, second)):
+        reddit.add_comment(sid, opening, author="pbp_bot", created_utc=100 + 10 * t)
+        ids.append(reddit.add_comment(sid, result, author="pbp_bot", created_utc=101 + 10 * t))
+    url = f"https://www.reddit.com/r/journey/comments/{sid}/two_fights/"
+    env = {"PBP_REDDIT_OAUTH_URL": reddit.url, "PBP_REDDIT_URL": reddit.url,
+           "PBP_SECRET_REDDIT__COM_CLIENTID": "visitor-app"}
+    done = verify(url, tmp_path, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "encounter 1 of 2 in the thread:" in done.stdout and "encounter 2 of 2 in the thread:" in done.stdout
+    assert f"  dice chain: {first[2]['chain']}" in done.stdout and f"  dice chain: {second[2]['chain']}" in done.stdout
+    assert "two different dice chains" not in done.stdout
+
+    attack = second[2]["attack"]
+    line = ProofLine.roll(0, "1d20+5", attack.total, attack.faces).text()
+    forged = ProofLine.roll(0, "1d20+5", attack.total - 1, attack.faces).text()
+    reddit.edit_comment(ids[1], reddit.comments[ids[1]].body.replace(line, forged))
+    done = verify(url, tmp_path, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    one, two = done.stdout.split("encounter 2 of 2 in the thread:")
+    assert "  round 1: OK (2 roll(s)" in one and "FAIL" not in one
+    assert "  round 1: FAIL" in two and f"the reply shows {attack.total - 1}" in two
