@@ -80,41 +80,33 @@ def sha256(text: str) -> str:
 
 
 def read_blocks(texts: Iterable[str]) -> list[ProofBlock]:
-    """The proof blocks in *texts* (the bot's replies, in thread order). A reply cut into
-    parts carries its block in the last part; parts without a block hand their sentences
-    on to the next block read, so the breakdowns they show are checked with it."""
+    """The proof blocks in *texts* (the bot's replies, in thread order), read line by line
+    across them: a reply cut into parts may cut its block too, and the parts before the
+    block carry its sentences. Each block gets the sentences read since the previous block
+    closed, so the breakdowns they show are checked against its round."""
     blocks: list[ProofBlock] = []
-    carried: list[str] = []
+    current: list[ProofLine] | None = None
+    prose: list[str] = []
+    source = 0
     for source, text in enumerate(texts):
-        current: list[ProofLine] | None = None
-        prose: list[str] = []
-        found: list[list[ProofLine]] = []
         for raw in text.splitlines():
             try:
                 line = parse_line(raw)
             except UnknownVersion as exc:
                 prose.append(f"[unknown proof version {exc}]")
                 continue
-            if line is None:
-                prose.append(raw)
-                continue
-            if line.kind == "end":
+            if line is None or (current is None and line.index is not None):
+                prose.append(raw)     # a "#i ..." line counts only inside a block
+            elif line.kind == "end":
                 if current:
-                    found.append(current)
+                    blocks.append(ProofBlock(lines=current, text="\n".join(prose), source=source))
+                    prose = []
                 current = None
-                continue
-            if current is None:
-                current = []
-            current.append(line)
-        if current:       # a block not closed (cut by a platform): keep what it says
-            found.append(current)
-        if not found:
-            carried.append("\n".join(prose))
-            continue
-        human = "\n".join([*carried, *prose])
-        carried = []
-        for lines in found:
-            blocks.append(ProofBlock(lines=lines, text=human, source=source))
+            else:
+                current = [*(current or []), line]
+        prose.append("")      # a reply's last line never runs into the next one's first
+    if current:       # a block never closed (cut off): keep what it says
+        blocks.append(ProofBlock(lines=current, text="\n".join(prose), source=source))
     return blocks
 
 

@@ -19,17 +19,17 @@ branch_labels = None
 depends_on = None
 
 
+COLUMNS = (("dice_anchor", sa.String(64)), ("dice_chain_length", sa.Integer()),
+           ("dice_chain", sa.String(64)), ("hidden_key", sa.String(64)))
+
+
 def upgrade() -> None:
-    with op.batch_alter_table("encounters") as batch:
-        batch.add_column(sa.Column("dice_anchor", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("dice_chain_length", sa.Integer, nullable=True))
-        batch.add_column(sa.Column("dice_chain", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("hidden_key", sa.String(64), nullable=True))
+    # plain ADD/DROP COLUMN, no batch copy: on SQLite a batch rebuild drops the
+    # encounters table, and with foreign keys on that deletes every round and combatant
+    for name, kind in COLUMNS:
+        op.add_column("encounters", sa.Column(name, kind, nullable=True))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("encounters") as batch:
-        batch.drop_column("hidden_key")
-        batch.drop_column("dice_chain")
-        batch.drop_column("dice_chain_length")
-        batch.drop_column("dice_anchor")
+    for name, _kind in reversed(COLUMNS):
+        op.drop_column("encounters", name)
