@@ -36,6 +36,7 @@ from . import (
     roll_ledger,
     security,
     sources,
+    verification,
 )
 from . import config as _config
 
@@ -66,6 +67,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(encounters.bp)
     app.register_blueprint(roll_ledger.bp)
     app.register_blueprint(combatants.bp)
+    app.register_blueprint(verification.bp)
     health.init_app(app)
     _freeze_long_lived(app)
     return app

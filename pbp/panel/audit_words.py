@@ -101,7 +101,8 @@ def _campaign_fields() -> dict[str, str]:
             "approval_mode": _("approval mode"), "round_hours": _("round length (hours)"),
             "reminder_hours": _("reminders (hours before the deadline)"),
             "early_close": _("early close"),
-            "private_roll_values": _("private values of rolls the narrator sets")}
+            "private_roll_values": _("private values of rolls the narrator sets"),
+            "public_verification": _("public dice check")}
 
 
 def _condition(s: _Say) -> str:

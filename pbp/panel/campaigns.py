@@ -155,6 +155,7 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
     campaign.timezone = form.timezone.data
     campaign.houserules = houserules
     campaign.approval_mode = bool(form.approval_mode.data)
+    campaign.public_verification = bool(form.public_verification.data)
     campaign.round_hours = timing.round_hours
     campaign.reminder_hours = list(timing.reminder_hours)
     campaign.early_close = timing.early_close
@@ -166,7 +167,8 @@ def _settings(c: Campaign) -> dict:  # type: ignore[type-arg]
     return {"name": c.name, "ruleset": c.ruleset, "language": c.language, "timezone": c.timezone,
             "houserules": c.houserules, "approval_mode": c.approval_mode, "round_hours": c.round_hours,
             "reminder_hours": list(c.reminder_hours or []), "early_close": c.early_close,
-            "private_roll_values": c.private_roll_values}
+            "private_roll_values": c.private_roll_values,
+            "public_verification": bool(c.public_verification)}
 
 
 @bp.route("/new", methods=["GET", "POST"])

@@ -105,6 +105,8 @@ class CampaignForm(Form):
     # DICE-5: a roll the narrator sets is always marked in the reply; this hides the value only
     private_roll_values = BooleanField(_l("Keep the value of a roll I set out of the replies "
                                           "(the reply still says the narrator set it)"))
+    public_verification = BooleanField(_l("Anyone with an encounter's link may check its dice, "
+                                          "logged out"))
 
 
 class SourceForm(Form):

@@ -51,6 +51,8 @@ class Campaign(Base):
     #: DICE-5: a roll the narrator set is always marked in the reply; with this on, the
     #: reply says so without the value the narrator chose
     private_roll_values: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: anyone with an encounter's link may see its dice checked, logged out (DICE-4; opt-in)
+    public_verification: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -17,6 +17,7 @@ All datetimes are aware UTC (:class:`pbp.store.types.UTCDateTime`).
 
 from __future__ import annotations
 
+import secrets
 from datetime import datetime
 from typing import Any
 
@@ -62,6 +63,10 @@ class Encounter(Base):
     order: Mapped[list[Any]] = mapped_column(default=list)
     state: Mapped[dict[str, Any]] = mapped_column(default=dict)   # delayed, readied, extras
     houserules: Mapped[dict[str, Any]] = mapped_column(default=dict)  # over the campaign's
+    #: the address of its public verification page (DICE-4): unguessable, unlike the id
+    #: (a row written around the ORM may have none: it then has no public page)
+    verify_token: Mapped[str | None] = mapped_column(String(64), unique=True, index=True,
+                                                     default=lambda: secrets.token_urlsafe(24))
     #: the thread's posts from this moment on belong to the encounter
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -10,7 +10,10 @@ the reminder names only Tomas (item 3), whose player then replies; the deadline 
 the result, read as a visitor reads it, took both declarations (PBP-1, PBP-2: nobody
 missing or late). The narrator changes Brienne's roll of that posted round and posts the
 correction (item 6): it appears on the platform saying what changed, the reason private
-(item 7). Every bounded wait prints the thread and ``pbp status`` when it runs out.
+(item 7). DICE-4: once round 1's result is posted, ``pbp verify URL`` run by a player from an
+empty data directory checks the dice from the thread alone (exit 0); at the end someone
+rewrites a roll in the bot's result on the platform and the same command names it (exit 1).
+Every bounded wait prints the thread and ``pbp status`` when it runs out.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pbp.render.proof import parse_line
+
 from . import narrator as n
-from .stack import STEP, Pbp, csv_file, wait_until
+from .stack import STEP, Pbp, csv_file, files_under, visitor_verify, wait_until
 
 PASSWORD = "narapass-2026"
 MARKER = re.compile(r"pbp-reply:(\d+):(\w+)")
@@ -38,7 +43,9 @@ class Side:
     first, each ``{"id", "author", "text", "at"}`` (``at``: the visitor's address showing
     it); *reply(username, text)* a player posting the platform's own way; *quote(text)*
     what the platform's Quote button makes of a post; *players* the platform accounts of
-    Brienne and Tomas; *added* the panel's confirmation of the source."""
+    Brienne and Tomas; *added* the panel's confirmation of the source; *visitor_env* what a
+    player's ``pbp verify`` needs (no secret of the bot's); *tamper(post id, change)* someone
+    rewriting a post on the platform, ``change`` turning its source text into the new one."""
 
     name: str
     url: str
@@ -49,6 +56,8 @@ class Side:
     reply: Callable[[str, str], None]
     quote: Callable[[str], str]
     env: dict[str, str] = field(default_factory=dict)
+    visitor_env: dict[str, str] = field(default_factory=dict)
+    tamper: Callable[[str, Callable[[str], str]], None] | None = None
 
     def bot_posts(self, kind: str) -> list[dict[str, str]]:
         """The bot's replies of *kind*, known by author and marker, as pbp knows them."""
@@ -70,6 +79,21 @@ def roster(side: Side) -> list[dict[str, Any]]:
         {"key": "orc", "name": "Orc", "side": "monsters", "player": "", "hp": 60, "max_hp": 60,
          "weapons": "club:1d6", "luta": 2, "fortitude": 1},
     ]
+
+
+def forge_first_roll(text: str) -> tuple[str, str]:
+    """*text* with its first roll line's total one higher, and what the checker must say of
+    it: the round, the roll, what the reply shows and what the seed gives (the faces kept)."""
+    for line in text.splitlines():
+        roll = parse_line(line)
+        if roll is not None and roll.kind == "roll" and roll.total is not None:
+            forged = line.replace(f" = {roll.total} ", f" = {roll.total + 1} ", 1)
+            assert forged != line, line
+            faces = list(roll.faces)
+            return text.replace(line, forged, 1), (
+                f"round 1: roll #{roll.index} '{roll.expression}': the reply shows {roll.total + 1} "
+                f"{faces}, the seed gives {roll.total} {faces}")
+    raise AssertionError(f"no roll line in {text!r}")
 
 
 def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
@@ -133,6 +157,16 @@ def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
         assert "no post this round" not in text and "late post" not in text, text
         assert "Round 2" in text and "post your declarations by" in text      # the next round opened
         shots.take(result["at"], f"{name}-05-thread-result", None, wide_ok=True)
+
+        # DICE-4: a player checks the dice from the thread alone, from empty directories
+        player_home = tmp_path / "player"
+        checked = visitor_verify(player_home, side.url, side.visitor_env)
+        print(f"--- pbp verify {side.url} (a player, after round 1)\n{checked.stdout}{checked.stderr}")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert re.search(r"^round 1: OK \(\d+ roll\(s\) recomputed from seed [0-9a-f]{64}\)$",
+                         checked.stdout, re.M), checked.stdout
+        assert re.search(r"^dice chain: [0-9a-f]{64}$", checked.stdout, re.M), checked.stdout
+        assert files_under(player_home) == []            # no database, no file of any kind
         shots.take(f"{pbp.base}/encounters/{encounter}?round=1", f"{name}-06-round-1-resolved", state)
 
         # item 6: the narrator finds Brienne's roll wrong after the result was posted
@@ -158,6 +192,21 @@ def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
         shots.take(fixed["at"], f"{name}-08-thread-correction", None, wide_ok=True)
         shots.take(f"{pbp.base}/encounters/{encounter}?round=1", f"{name}-09-round-1-corrected", state)
         shots.take(pbp.base + "/", f"{name}-10-dashboard", state)
+
+        # DICE-4: someone rewrites a roll of the bot's posted result on the platform
+        said: list[str] = []
+
+        def forge(text: str) -> str:
+            forged, problem = forge_first_roll(text)
+            said.append(problem)
+            return forged
+        assert side.tamper is not None
+        side.tamper(result["id"], forge)
+        checked = visitor_verify(player_home, side.url, side.visitor_env)
+        print(f"--- pbp verify {side.url} (a player, after the edit)\n{checked.stdout}{checked.stderr}")
+        assert checked.returncode == 1, checked.stdout + checked.stderr
+        assert "round 1: FAIL" in checked.stdout and said[0] in checked.stdout, (said, checked.stdout)
+        assert files_under(player_home) == []
         assert not errors, errors
         ctx.close()
     except BaseException:

@@ -123,3 +123,21 @@ def csv_file(path: Path, rows: list[dict[str, Any]]) -> Path:
     header = list(rows[0])
     path.write_text("\n".join([",".join(header)] + [",".join(str(r[k]) for k in header) for r in rows]) + "\n")
     return path
+
+
+def visitor_verify(home: Path, url: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``pbp verify URL`` as a player runs it (DICE-4): a fresh user's empty data and config
+    directories, none of pbp's settings or secrets but *env* (a Reddit application's
+    read-only id, the local servers allowed)."""
+    for d in ("data", "config"):
+        (home / d).mkdir(parents=True, exist_ok=True)
+    full = {k: v for k, v in os.environ.items() if k not in _CLEARED and not k.startswith("PBP_SECRET_")}
+    full.update({"XDG_DATA_HOME": str(home / "data"), "XDG_CONFIG_HOME": str(home / "config"),
+                 "PYTHONPATH": str(ROOT), "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1", **env})
+    return subprocess.run([sys.executable, "-m", "pbp.cli", "verify", url], env=full, cwd=home,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def files_under(home: Path) -> list[str]:
+    """What a command left in *home* (a player's empty directories must stay empty)."""
+    return sorted(str(p.relative_to(home)) for p in home.rglob("*") if p.is_file())

@@ -13,7 +13,7 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
-from tests.harness.machina.helpers import PLAYER, add_user, player_posts
+from tests.harness.machina.helpers import PLAYER, add_user, edit_post, player_posts
 
 from .journey import Side, run
 
@@ -46,7 +46,9 @@ def thread_as_visitor(topic: str) -> list[dict[str, str]]:
 
 def test_forum_journey_from_an_empty_data_directory(browser: Any, machina: Any, tmp_path: Path,
                                                     journey_dir: Path) -> None:
-    """issue 11 items 1, 2, 3, 6, 7, 8 and issue 12 item 1 on a live django-machina thread."""
+    """issue 11 items 1, 2, 3, 6, 7, 8, issue 12 item 1 and issue 16 DICE-4 (pbp verify URL
+    from an empty data directory, then an admin's edit of the bot's result named) on a live
+    django-machina thread."""
     line = next(x for x in machina.seed("topic", "Walk fight", "1") if x.startswith("TOPIC"))
     topic = machina.base + line.split()[1]
     add_user(machina, "tomas", PASSWORDS["tomas"])
@@ -56,6 +58,8 @@ def test_forum_journey_from_an_empty_data_directory(browser: Any, machina: Any, 
         posts=lambda: thread_as_visitor(topic),
         reply=lambda who, text: (player_posts(machina.base, topic, text, who, PASSWORDS[who]), None)[1],
         quote=lambda text: "\n".join("> " + line for line in text.splitlines()),
-        env={"PBP_SECRET_127_0_0_1_USERNAME": "pbpbot", "PBP_SECRET_127_0_0_1_PASSWORD": "botpass"})
+        env={"PBP_SECRET_127_0_0_1_USERNAME": "pbpbot", "PBP_SECRET_127_0_0_1_PASSWORD": "botpass"},
+        # DICE-4: a player's pbp verify reads as a visitor; the forum's admin edits the bot's post
+        tamper=lambda pid, change: edit_post(topic, pid, change))
     got = run(side, browser, tmp_path, journey_dir)
     assert got["seconds"] < 600

@@ -51,9 +51,12 @@ def comments_as_visitor(server: Any, sid: str, page: Path) -> list[dict[str, str
 
 def test_reddit_journey_from_an_empty_data_directory(browser: Any, reddit: Any, tmp_path: Path,
                                                      journey_dir: Path) -> None:
-    """issue 11 items 1, 2, 3, 6, 7, 8 and issue 12 item 1 on a Reddit submission."""
+    """issue 11 items 1, 2, 3, 6, 7, 8, issue 12 item 1 and issue 16 DICE-4 (pbp verify URL
+    from an empty data directory, then an edit of the bot's result comment named) on a Reddit
+    submission."""
     sid = reddit.add_submission("journey", title="Walk fight", author="gm_nara")
     players = {"brakka": client(reddit, username="brakka"), "lyra": client(reddit, username="lyra")}
+    bot = client(reddit, username="pbp_bot")
     side = Side(
         name="reddit", url=f"https://www.reddit.com/r/journey/comments/{sid}/walk_fight/", bot="pbp_bot",
         added="Source added: Reddit submission.", players={"brienne": "brakka", "tomas": "lyra"},
@@ -62,7 +65,13 @@ def test_reddit_journey_from_an_empty_data_directory(browser: Any, reddit: Any, 
         quote=lambda text: "\n".join(">" + (" " + line if line else "") for line in text.splitlines()),
         env={"PBP_REDDIT_OAUTH_URL": reddit.url, "PBP_REDDIT_URL": reddit.url,
              "PBP_SECRET_REDDIT__COM_CLIENTID": "test-client", "PBP_SECRET_REDDIT__COM_CLIENTSECRET": "test-secret",
-             "PBP_SECRET_REDDIT__COM_USERNAME": "pbp_bot", "PBP_SECRET_REDDIT__COM_PASSWORD": "pw"})
+             "PBP_SECRET_REDDIT__COM_USERNAME": "pbp_bot", "PBP_SECRET_REDDIT__COM_PASSWORD": "pw"},
+        # DICE-4: a player's pbp verify has an application's read-only id, no user; the bot's
+        # own account (whoever holds its password) rewrites its comment through the API
+        visitor_env={"PBP_REDDIT_OAUTH_URL": reddit.url, "PBP_REDDIT_URL": reddit.url,
+                     "PBP_SECRET_REDDIT__COM_CLIENTID": "visitor-app",
+                     "PBP_SECRET_REDDIT__COM_CLIENTSECRET": "visitor-secret"},
+        tamper=lambda cid, change: bot.comment(id=cid).edit(body=change(reddit.comments[cid].body)))
     got = run(side, browser, tmp_path, journey_dir)
     assert got["seconds"] < 600
     assert not reddit.errors, reddit.errors          # the local Reddit answered every call
