@@ -25,7 +25,8 @@ from ..errors import ConfigError, PbpError
 from ..settings import Settings, load_settings
 from .base import PostRecord, carries_marker, own_words, same_account
 from .forum import ForumSource
-from .forum_preset import available_presets, detect_presets
+from .forum_check import detect_presets
+from .forum_preset import available_presets
 from .reddit_client import RedditConfig, make_reddit
 from .reddit_errors import translate
 from .reddit_records import DELETED_BODIES, to_record
