@@ -318,3 +318,28 @@ def test_dice1_the_seeded_hook_gives_the_anchor(engine):
             enc = s.get(m.Encounter, w.encounter_id)
             chains.append((enc.dice_anchor, enc.dice_chain))
     assert chains[0] == chains[1] == (sha("fixed secret"), hashed(sha("fixed secret"), 1000))
+
+
+def test_dice1_the_closing_reply_reveals_the_closed_round_and_the_hidden_key(engine):
+    """DICE-1/DICE-2: the narrator ends the encounter while round 2 is open: the closing
+    reply reveals round 2's seed (the next link) with its rolls, and the hidden key whose
+    SHA-256 the opening published; the whole encounter still checks."""
+    w = make_world(engine)
+    r1 = w.open(at(0))
+    play_round(w, r1, 0)
+    with session_scope(engine) as s:
+        r2 = queries.current_round(s, w.encounter_id)
+        seed2, key, chain = r2.seed, r2.encounter.hidden_key, r2.encounter.dice_chain
+        closing_id = service.end_encounter(s, w.encounter_id, at(30), None)
+        closing = s.get(m.Reply, closing_id).body
+        s1 = queries.current_round(s, w.encounter_id, 1).seed
+    assert sha(seed2) == s1
+    assert f"pbp-dice v1 round=2 seed={seed2}" in closing
+    assert f"pbp-dice v1 hidden-key={key}" in closing
+    assert f"hidden={sha(key)}" in w.reply(f"{r1}:opening").body
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
+    assert report.chain == chain and report.rounds == [1, 2]
+    forged = [t.replace(f"hidden-key={key}", f"hidden-key={sha('another key')}") for t in replies(w)]
+    assert "the hidden key published at the end does not hash to the one committed when the " \
+           "encounter opened" in check(read_blocks(forged)).problems
