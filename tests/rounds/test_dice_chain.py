@@ -343,3 +343,24 @@ def test_dice1_the_closing_reply_reveals_the_closed_round_and_the_hidden_key(eng
     forged = [t.replace(f"hidden-key={key}", f"hidden-key={sha('another key')}") for t in replies(w)]
     assert "the hidden key published at the end does not hash to the one committed when the " \
            "encounter opened" in check(read_blocks(forged)).problems
+
+
+def test_dice1_a_correction_after_posting_lists_every_roll_again_and_checks(engine):
+    """DICE-1: a correction of a posted round keeps every roll (issue 11 item 6); its reply
+    carries the round's seed and every roll by index again, and the encounter checks."""
+    w = make_world(engine)
+    r1 = w.open(at(0))
+    play_round(w, r1, 0)
+    with session_scope(engine) as s:
+        for r in s.scalars(select(m.Reply).where(m.Reply.round_id == r1)):
+            r.state = "sent"
+        tag = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == r1, m.RollRecord.kind == "tag"))
+        seed = s.get(m.Round, r1).seed
+        panel_overrides.set_roll(s, tag.id, -20, "the tag was a typo", None)
+        service.correct_round(s, r1, "typo fix", None, at(30))
+        count = len(list(s.scalars(select(m.RollRecord.id).where(m.RollRecord.round_id == r1))))
+        correction = s.scalar(select(m.Reply).where(m.Reply.round_id == r1, m.Reply.kind == "correction")).body
+    assert f"pbp-dice v1 round=1 seed={seed}" in correction
+    assert len(re.findall(r"^#\d+ ", correction, re.M)) == count
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
