@@ -364,3 +364,23 @@ def test_dice1_a_correction_after_posting_lists_every_roll_again_and_checks(engi
     assert len(re.findall(r"^#\d+ ", correction, re.M)) == count
     report = check(read_blocks(replies(w)))
     assert report.ok, report.lines()
+
+
+def test_dice1_pbp_verify_checks_the_replies_as_posted(engine, db_url, tmp_path):
+    """DICE-1: ``pbp verify --published`` runs the proof check over the text given (the
+    replies as posted, one after the other): clean, exit 0; a total changed in a
+    sentence, exit 1 with the round and the forged breakdown named."""
+    w, (r1, _r2) = two_rounds(engine)
+    with session_scope(engine) as s:
+        tag = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == r1, m.RollRecord.kind == "tag"))
+        shown, total = tag.breakdown, tag.total
+    page = tmp_path / "thread.txt"
+    page.write_text("\n".join(replies(w)), encoding="utf-8")
+    args = ["verify", "--db", db_url, "--encounter", str(w.encounter_id), "--published", str(page)]
+    clean = CliRunner().invoke(cli, args)
+    assert clean.exit_code == 0, clean.output
+    forged = shown.replace(f"= {total}", f"= {total + 1}")
+    page.write_text(page.read_text(encoding="utf-8").replace(shown, forged, 1), encoding="utf-8")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert f"FAIL round 1: the reply says '{forged}'" in result.output
