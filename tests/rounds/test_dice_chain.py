@@ -384,3 +384,22 @@ def test_dice1_pbp_verify_checks_the_replies_as_posted(engine, db_url, tmp_path)
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 1
     assert f"FAIL round 1: the reply says '{forged}'" in result.output
+
+
+def test_dice1_a_surprise_round_zero_takes_the_first_link(engine):
+    """DICE-1 with a surprise round (BEY-1, round 0): round 0 rolls with link 1 (its
+    commitment is the chain), round 1 with link 2; the chain checks through both."""
+    w = make_world(engine, ruleset="beyonders", surprise=True, surprised=["gob1", "gob2"])
+    r0 = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag with my sword"),
+              post("p2", "GM", at(1), "Goblin Snag: attacks Aria")], now=at(1))
+    w.resolve(r0, at(25))
+    with session_scope(engine) as s:
+        enc = s.get(m.Encounter, w.encounter_id)
+        zero, one = s.get(m.Round, r0), queries.current_round(s, w.encounter_id)
+        assert (zero.number, one.number) == (0, 1)
+        assert zero.seed == hashed(enc.dice_anchor, 999) and one.seed == hashed(enc.dice_anchor, 998)
+        assert zero.commitment == enc.dice_chain
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
+    assert report.rounds == [0, 1]
