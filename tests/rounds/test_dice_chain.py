@@ -403,3 +403,24 @@ def test_dice1_a_surprise_round_zero_takes_the_first_link(engine):
     report = check(read_blocks(replies(w)))
     assert report.ok, report.lines()
     assert report.rounds == [0, 1]
+
+
+def test_dice1_a_held_result_approved_later_commits_to_the_next_link(engine):
+    """DICE-1 in approval mode: the result is held; round 2 opens only when the narrator
+    approves it, and the approved text then carries round 2's commitment (round 1's
+    seed); the encounter checks."""
+    w = make_world(engine, approval=True)
+    r1 = w.open(at(0))
+    with session_scope(engine) as s:
+        service.approve_reply(s, w.reply(f"{r1}:opening").id, None, at(0))
+    play_round(w, r1, 0)
+    held = w.reply(f"{r1}:resolution")
+    assert held.state == "held" and "round=2 commit=" not in held.body
+    with session_scope(engine) as s:
+        service.approve_reply(s, held.id, None, at(26))
+        seed1 = s.get(m.Round, r1).seed
+        r2 = queries.current_round(s, w.encounter_id)
+        assert r2.number == 2 and r2.commitment == seed1
+    assert f"pbp-dice v1 round=2 commit={seed1}" in w.reply(f"{r1}:resolution").body
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
