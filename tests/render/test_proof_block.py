@@ -10,7 +10,7 @@ import pytest
 
 from pbp.dice import DiceBox, chain_link
 from pbp.render.proof import ProofLine, parse_line, render_block
-from pbp.verify_proof import check, read_blocks
+from pbp.verify_proof import check, read_blocks, shown_breakdowns
 
 
 def sha(text: str) -> str:
@@ -70,3 +70,11 @@ def test_dice1_a_bracket_in_an_expression_cannot_close_the_bbcode_block():
     text = render_block([ProofLine.seed(1, "a" * 64), line], "bbcode")
     assert text.count("[/code]") == 1 and text.endswith("[/code]")
     assert read_blocks([text])[0].lines[1].expression == "1d20 [/code]"
+
+
+def test_dice1_a_breakdown_a_player_quotes_in_speech_is_not_taken_for_the_bots():
+    """A player's speech quoted in the reply ("I rolled 1d20 (20) + 5 = 25!") is theirs:
+    the sentence check skips quote lines (BBCode and Markdown) and still reads the rest."""
+    text = ("Aria hits: 1d20 (9) + 5 = 14\n[quote]I rolled 1d20 (20) + 5 = 25![/quote]\n"
+            "> I rolled 1d20 (20) + 5 = 25!\n")
+    assert shown_breakdowns(text) == ["1d20 (9) + 5 = 14"]
