@@ -135,10 +135,20 @@ BREAKDOWN = re.compile(rf"(?<![\w(#])(\d*d(?:\d+|%)[a-z0-9<>]*\s*\([^()]*\)"
                        rf"(?:\s*[-+*/]\s*{_TERM})*)\s+=\s+(-?\d+)", re.IGNORECASE)
 
 
+#: a line quoting a player's own words (speech): BBCode's quote tag, Markdown's ``>``
+QUOTE = re.compile(r"^(?:\[quote[^\]]*\]|>)", re.IGNORECASE)
+
+
 def shown_breakdowns(text: str) -> list[str]:
-    """Each dice breakdown the sentences of *text* show, as ``<parts> = <total>``."""
-    plain = clean(text.replace("\n", " \n "))
-    return [f"{' '.join(m[1].split())} = {m[2]}" for m in BREAKDOWN.finditer(plain)]
+    """Each dice breakdown the sentences of *text* show, as ``<parts> = <total>``; lines
+    quoting a player's speech are the player's words, not the bot's, and are skipped."""
+    out = []
+    for raw in text.splitlines():
+        line = clean(raw)
+        if QUOTE.match(line):
+            continue
+        out += [f"{' '.join(m[1].split())} = {m[2]}" for m in BREAKDOWN.finditer(line)]
+    return out
 
 
 # --- the check --------------------------------------------------------------------------
@@ -282,11 +292,12 @@ def _check_rolls(r: _Round, report: ProofReport) -> None:
             report.problems.append(f"round {r.number}: roll #{i} is missing: a roll was made "
                                    "and not shown")
             continue
-        if len({x.text() for x in lines}) > 1:
-            report.problems.append(f"round {r.number}: roll #{i} is listed twice, differently")
-        line = lines[0]
+        for kind in ("roll", "hidden", "revealed"):
+            if len({x.text() for x in lines if x.kind == kind}) > 1:
+                report.problems.append(f"round {r.number}: roll #{i} is listed twice, differently")
+        line = next((x for x in lines if x.kind == "revealed"), lines[0])
         if line.kind == "hidden":
-            continue
+            continue      # still secret: its commitment is checked once revealed
         seed = line.digest if line.kind == "revealed" else r.seed
         index = 0 if line.kind == "revealed" else i
         try:

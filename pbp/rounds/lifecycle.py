@@ -163,6 +163,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
         with session.begin_nested():
             session.add(rnd)
     except IntegrityError:  # a concurrent opener won
+        session.expire(enc)   # its chain stands, never the one drawn here (DICE-1)
         existing = session.scalar(select(m.Round).where(m.Round.encounter_id == enc.id,
                                                         m.Round.number == number))
         assert existing is not None

@@ -47,6 +47,7 @@ from ..scenario_files import loads
 from ..sources.base import PostRecord
 from ..store import models as m
 from ..store.db import make_engine, session_scope
+from ..verify_proof import check, read_blocks
 from . import service
 from .lifecycle import seeded
 
@@ -220,6 +221,8 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
             if verify:
                 for rid in s.scalars(select(m.Round.id).where(m.Round.seed_revealed.is_(True))):
                     out.verified = out.verified and service.verify_round(s, rid).ok
+                # DICE-1: and the replies' proof, as a visitor checks it
+                out.verified = out.verified and check(read_blocks([r.body for r in out.replies])).ok
     finally:
         engine.dispose()
     return out

@@ -94,7 +94,7 @@ def verdict(replies: list[str]) -> dict:
                 prose, inside, seed_round, first = [], False, None, None
             elif re.fullmatch(rf"pbp-dice v1 hidden-key=({HEX})", line):
                 inside = True
-            else:
+            elif not line.startswith(("[quote", ">")):      # speech is the player's (section 4)
                 prose.append(line)
     problems: set[tuple[int, str]] = set()
     link = chain
