@@ -282,11 +282,12 @@ def _check_rolls(r: _Round, report: ProofReport) -> None:
             report.problems.append(f"round {r.number}: roll #{i} is missing: a roll was made "
                                    "and not shown")
             continue
-        if len({x.text() for x in lines}) > 1:
-            report.problems.append(f"round {r.number}: roll #{i} is listed twice, differently")
-        line = lines[0]
+        for kind in ("roll", "hidden", "revealed"):
+            if len({x.text() for x in lines if x.kind == kind}) > 1:
+                report.problems.append(f"round {r.number}: roll #{i} is listed twice, differently")
+        line = next((x for x in lines if x.kind == "revealed"), lines[0])
         if line.kind == "hidden":
-            continue
+            continue      # still secret: its commitment is checked once revealed
         seed = line.digest if line.kind == "revealed" else r.seed
         index = 0 if line.kind == "revealed" else i
         try:

@@ -58,6 +58,7 @@ def queue_correction(session: Session, rnd: m.Round, override_id: int,
         view.changes = [dict(c) for c in changes]
         view.overrides = list(adjusted)
         view.note = note
+        view.proof = proof.correction_lines(session, rnd)
         return render_reply(view)
 
     return store_reply(session, rnd.encounter, rnd.id, "correction",

@@ -62,6 +62,15 @@ def resolution_lines(session: Session, rnd: m.Round, nxt: m.Round | None, *,
     return out
 
 
+def correction_lines(session: Session, rnd: m.Round) -> list[ProofLine]:
+    """A correction after the result was posted: the round's seed again and every roll,
+    a roll the correction made (the next index under the same seed) included, so no roll
+    goes unlisted and the correction's sentences are checked with its own round."""
+    if not rnd.seed_revealed:
+        return []
+    return [ProofLine.seed(rnd.number, rnd.seed), *roll_lines(session, rnd)]
+
+
 def closing_lines(session: Session, last: m.Round, closed: int | None) -> list[ProofLine]:
     """The closing reply: the seed and rolls of the round closed without a result (its
     initiative may have been rolled), and the hidden key."""

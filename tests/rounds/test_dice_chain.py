@@ -318,3 +318,88 @@ def test_dice1_the_seeded_hook_gives_the_anchor(engine):
             enc = s.get(m.Encounter, w.encounter_id)
             chains.append((enc.dice_anchor, enc.dice_chain))
     assert chains[0] == chains[1] == (sha("fixed secret"), hashed(sha("fixed secret"), 1000))
+
+
+def test_dice1_the_closing_reply_reveals_the_closed_round_and_the_hidden_key(engine):
+    """DICE-1/DICE-2: the narrator ends the encounter while round 2 is open: the closing
+    reply reveals round 2's seed (the next link) with its rolls, and the hidden key whose
+    SHA-256 the opening published; the whole encounter still checks."""
+    w = make_world(engine)
+    r1 = w.open(at(0))
+    play_round(w, r1, 0)
+    with session_scope(engine) as s:
+        r2 = queries.current_round(s, w.encounter_id)
+        seed2, key, chain = r2.seed, r2.encounter.hidden_key, r2.encounter.dice_chain
+        closing_id = service.end_encounter(s, w.encounter_id, at(30), None)
+        closing = s.get(m.Reply, closing_id).body
+        s1 = queries.current_round(s, w.encounter_id, 1).seed
+    assert sha(seed2) == s1
+    assert f"pbp-dice v1 round=2 seed={seed2}" in closing
+    assert f"pbp-dice v1 hidden-key={key}" in closing
+    assert f"hidden={sha(key)}" in w.reply(f"{r1}:opening").body
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
+    assert report.chain == chain and report.rounds == [1, 2]
+    forged = [t.replace(f"hidden-key={key}", f"hidden-key={sha('another key')}") for t in replies(w)]
+    assert "the hidden key published at the end does not hash to the one committed when the " \
+           "encounter opened" in check(read_blocks(forged)).problems
+
+
+def test_dice1_a_correction_after_posting_lists_every_roll_again_and_checks(engine):
+    """DICE-1: a correction of a posted round keeps every roll (issue 11 item 6); its reply
+    carries the round's seed and every roll by index again, and the encounter checks."""
+    w = make_world(engine)
+    r1 = w.open(at(0))
+    play_round(w, r1, 0)
+    with session_scope(engine) as s:
+        for r in s.scalars(select(m.Reply).where(m.Reply.round_id == r1)):
+            r.state = "sent"
+        tag = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == r1, m.RollRecord.kind == "tag"))
+        seed = s.get(m.Round, r1).seed
+        panel_overrides.set_roll(s, tag.id, -20, "the tag was a typo", None)
+        service.correct_round(s, r1, "typo fix", None, at(30))
+        count = len(list(s.scalars(select(m.RollRecord.id).where(m.RollRecord.round_id == r1))))
+        correction = s.scalar(select(m.Reply).where(m.Reply.round_id == r1, m.Reply.kind == "correction")).body
+    assert f"pbp-dice v1 round=1 seed={seed}" in correction
+    assert len(re.findall(r"^#\d+ ", correction, re.M)) == count
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
+
+
+def test_dice1_pbp_verify_checks_the_replies_as_posted(engine, db_url, tmp_path):
+    """DICE-1: ``pbp verify --published`` runs the proof check over the text given (the
+    replies as posted, one after the other): clean, exit 0; a total changed in a
+    sentence, exit 1 with the round and the forged breakdown named."""
+    w, (r1, _r2) = two_rounds(engine)
+    with session_scope(engine) as s:
+        tag = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == r1, m.RollRecord.kind == "tag"))
+        shown, total = tag.breakdown, tag.total
+    page = tmp_path / "thread.txt"
+    page.write_text("\n".join(replies(w)), encoding="utf-8")
+    args = ["verify", "--db", db_url, "--encounter", str(w.encounter_id), "--published", str(page)]
+    clean = CliRunner().invoke(cli, args)
+    assert clean.exit_code == 0, clean.output
+    forged = shown.replace(f"= {total}", f"= {total + 1}")
+    page.write_text(page.read_text(encoding="utf-8").replace(shown, forged, 1), encoding="utf-8")
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1
+    assert f"FAIL round 1: the reply says '{forged}'" in result.output
+
+
+def test_dice1_a_surprise_round_zero_takes_the_first_link(engine):
+    """DICE-1 with a surprise round (BEY-1, round 0): round 0 rolls with link 1 (its
+    commitment is the chain), round 1 with link 2; the chain checks through both."""
+    w = make_world(engine, ruleset="beyonders", surprise=True, surprised=["gob1", "gob2"])
+    r0 = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag with my sword"),
+              post("p2", "GM", at(1), "Goblin Snag: attacks Aria")], now=at(1))
+    w.resolve(r0, at(25))
+    with session_scope(engine) as s:
+        enc = s.get(m.Encounter, w.encounter_id)
+        zero, one = s.get(m.Round, r0), queries.current_round(s, w.encounter_id)
+        assert (zero.number, one.number) == (0, 1)
+        assert zero.seed == hashed(enc.dice_anchor, 999) and one.seed == hashed(enc.dice_anchor, 998)
+        assert zero.commitment == enc.dice_chain
+    report = check(read_blocks(replies(w)))
+    assert report.ok, report.lines()
+    assert report.rounds == [0, 1]
