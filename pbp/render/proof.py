@@ -192,7 +192,9 @@ def render_block(lines: Sequence[ProofLine], platform: str) -> str:
                 for x in lines]
         return "[code]" + "\n".join(block_lines(safe)) + "[/code]"
     if platform == "markdown":
-        return "\n".join("    " + t for t in text)
+        # a thematic break first: an indented block right after a list would be read as
+        # that list item's continuation (machina's Markdown, Reddit) and its lines lost
+        return "___\n\n" + "\n".join("    " + t for t in text)
     return "\n".join(text)
 
 
