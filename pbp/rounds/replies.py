@@ -202,14 +202,20 @@ def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
     section.status = {"override": "override", "narrator": "npc"}.get(
         d.source, "late" if d.late else "declared")
     section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
-    section.notes.extend({"code": "problem", "message": e.get("message", "")}
-                         for e in d.errors or [] if e.get("severity", "error") == "error")
+    for e in d.errors or []:
+        if e.get("code") == "table.unknown":   # DICE-6: said in the campaign's language
+            section.notes.append({"code": "table-unknown", "name": e.get("name", ""),
+                                  "known": e.get("known") or "-"})
+        elif e.get("severity", "error") == "error":
+            section.notes.append({"code": "problem", "message": e.get("message", "")})
     section.speech = list(d.speech or [])
     if d.post_id is not None:
         own = [x for x in r.by_post.get((d.post_id, section.key), [])
                if x.kind == "tag" and x.roll_index not in r.used]
         section.tag_rolls = [x.breakdown for x in own]
         r.shown.update(x.roll_index for x in own)
+        section.tables = list(d.tables or [])
+        r.shown.update(int(t["roll_index"]) for t in section.tables)
 
 
 def _others(r: _Round, section: ActorSection, c: m.Combatant, d: m.Declaration | None) -> None:

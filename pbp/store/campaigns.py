@@ -48,6 +48,9 @@ class Campaign(Base):
     reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
     #: resolve as soon as everyone has declared (PBP-1 early close)
     early_close: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: DICE-6: the campaign's own random tables, the TOML text the narrator saved (checked
+    #: when saved: pbp.random_tables), on top of its ruleset's config/tables files
+    tables: Mapped[str | None] = mapped_column(Text)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -1,0 +1,144 @@
+"""DICE-6 through the round service: a post's ``.table crit`` rolls the table's die under
+the round's seed, once, and the resolution reply shows the entry with its roll; the roll
+verifies from the revealed seed like every other.
+
+Expected entries are read by hand from ``config/tables/forum-d20/crit.toml`` (1-2 weak
+joint, 3-4 weapon arm, 5-6 leg, 7-8 torso, 9 head, 10 vital point), not from the program.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+
+from sqlalchemy import select
+
+from pbp.dice import DiceBox
+from pbp.rounds import service
+from pbp.store import models as m
+from pbp.store.db import session_scope
+
+from .world import at, make_world, post
+
+#: config/tables/forum-d20/crit.toml, entry by entry (total -> the start of its text)
+CRIT_EN = {1: "Weak joint", 2: "Weak joint", 3: "Weapon arm", 4: "Weapon arm", 5: "Leg",
+           6: "Leg", 7: "Torso", 8: "Torso", 9: "Head", 10: "Vital point"}
+CRIT_PT = {1: "Articulação fraca", 2: "Articulação fraca", 3: "Braço da arma",
+           4: "Braço da arma", 5: "Perna", 6: "Perna", 7: "Tronco", 8: "Tronco", 9: "Cabeça",
+           10: "Ponto vital"}
+
+
+def _face_from_doc(seed: str, index: int, size: int) -> int:
+    """docs/verifiable-dice.md step 3, written again here: SHA-256("<seed>:<i>:<k>"),
+    32-bit big-endian words, skip w >= 2^32 - 2^32 mod n, face = w mod n + 1."""
+    limit = (1 << 32) - (1 << 32) % size
+    block = 0
+    while True:
+        words = struct.unpack(">8I", hashlib.sha256(f"{seed}:{index}:{block}".encode()).digest())
+        for w in words:
+            if w < limit:
+                return w % size + 1
+        block += 1
+
+
+def _play(engine, text: str, *, language: str = "en", campaign_tables: str | None = None):  # type: ignore[no-untyped-def]
+    w = make_world(engine, language=language)
+    if campaign_tables is not None:
+        with session_scope(engine) as s:
+            s.get(m.Campaign, w.campaign_id).tables = campaign_tables
+    rid = w.open(at(0, 10))
+    w.ingest([post("p1", "alice", at(1), text)], now=at(1))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        rnd = s.get(m.Round, rid)
+        tables = [(r.roll_index, r.expression, r.total, r.breakdown, r.label, r.tag_index)
+                  for r in s.scalars(select(m.RollRecord).where(m.RollRecord.round_id == rid,
+                                                               m.RollRecord.kind == "table"))]
+        body = "\n".join(s.scalars(select(m.Reply.body).where(
+            m.Reply.idempotency_key.like(f"{rid}:resolution%"))))
+        report = service.verify_round(s, rid)
+        return w, rid, rnd.seed, tables, body, report
+
+
+def test_dice6_table_crit_in_a_post_is_rolled_with_the_round_seed_and_shown_with_its_entry(engine):
+    """DICE-6: `.table crit` (en) -> one roll of the ruleset table's die (1d10), recorded
+    with the round's seed and index; the reply says 'Critical hit table (1d10 (n) = n):
+    <the entry for n>'; `pbp verify` passes and the face is the doc's algorithm's."""
+    _w, _rid, seed, tables, body, report = _play(
+        engine, "I attack Goblin Snag with my sword [roll]1d20+5[/roll]\n.table crit")
+    assert len(tables) == 1
+    index, expression, total, breakdown, label, tag_index = tables[0]
+    assert (expression, label, tag_index) == ("1d10", "table:crit", 1)
+    assert total == _face_from_doc(seed, index, 10)
+    assert DiceBox(seed=seed).replay("1d10", index).total == total
+    assert f"Critical hit table ({breakdown}): {CRIT_EN[total]}" in body
+    assert report.ok, report.lines()
+
+
+def test_dice6_tabela_in_portuguese_says_the_entry_in_portuguese(engine):
+    """DICE-6: `[tabela]crítico[/tabela]` in a Portuguese campaign: the table's Portuguese
+    name and the entry's Portuguese text."""
+    _w, _rid, _seed, tables, body, report = _play(
+        engine, "Ataco o Goblin Snag com a espada [roll]1d20+5[/roll] [tabela]crítico[/tabela]",
+        language="pt")
+    [(_i, _e, total, breakdown, _l, _t)] = tables
+    assert f"Tabela de acertos críticos ({breakdown}): {CRIT_PT[total]}" in body
+    assert report.ok, report.lines()
+
+
+def test_dice6_tablitsa_in_russian_names_the_table_in_russian_and_falls_back_to_english(engine):
+    """DICE-6: `.таблица крит` in a Russian campaign: the forum-d20 table has a Russian
+    name but its entries only in Portuguese and English: the reply says the English one."""
+    _w, _rid, _seed, tables, body, _report = _play(
+        engine, "Атакую Goblin Snag мечом [roll]1d20+5[/roll]\n.таблица крит", language="ru")
+    [(_i, _e, total, breakdown, _l, _t)] = tables
+    assert f"Таблица критических попаданий ({breakdown}): {CRIT_EN[total]}" in body
+
+
+def test_dice6_unknown_table_is_said_with_the_tables_that_exist_and_rolls_nothing(engine):
+    """DICE-6: `!table dragons` names no table: no roll, and the reply lists the tables
+    forum-d20 ships (config/tables/forum-d20: crit, fumble, location, loot)."""
+    _w, _rid, _seed, tables, body, report = _play(
+        engine, "I attack Goblin Snag with my sword [roll]1d20+5[/roll]\n!table dragons")
+    assert tables == []
+    assert ("there is no table called 'dragons'; the tables here: crit, fumble, location, loot"
+            in body)
+    assert report.ok, report.lines()
+
+
+OMENS = """
+[[tables]]
+key = "omens"
+die = "2d6"
+name = { en = "Omens", pt = "Presságios", ru = "Знамения" }
+aliases = ["omen", "presságio", "знамение"]
+entries = [
+  { range = "2-6", text = "A crow calls twice." },
+  { range = "7", text = "Nothing stirs." },
+  { range = "8-12", text = "The wind turns." },
+]
+"""
+
+
+def test_dice6_campaign_table_is_rolled_and_an_edit_never_rolls_it_again(engine):
+    """DICE-6 with PBP-4: the campaign's own 2d6 table; the player edits `.table omen`
+    into `.table loot` before the deadline: the first roll and its draw stand."""
+    w = make_world(engine)
+    with session_scope(engine) as s:
+        s.get(m.Campaign, w.campaign_id).tables = OMENS
+    rid = w.open(at(0, 10))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag [roll]1d20+5[/roll]\n.table omen")],
+             now=at(1))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag [roll]1d20+5[/roll]\n.table loot",
+                   change="edited", edited_at=at(2))], now=at(2))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        recs = list(s.scalars(select(m.RollRecord).where(m.RollRecord.kind == "table")))
+        body = s.scalar(select(m.Reply.body).where(m.Reply.idempotency_key == f"{rid}:resolution"))
+        ok = service.verify_round(s, rid).ok
+    assert [(r.expression, r.label) for r in recs] == [("2d6", "table:omens")]
+    total = recs[0].total
+    entry = "A crow calls twice." if total <= 6 else "Nothing stirs." if total == 7 \
+        else "The wind turns."
+    assert f"Omens ({recs[0].breakdown}): {entry}" in body
+    assert "Loot table" not in body and ok
