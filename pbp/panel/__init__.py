@@ -35,6 +35,7 @@ from . import (
     i18n,
     security,
     sources,
+    tables,
 )
 from . import config as _config
 
@@ -61,6 +62,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(account.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
+    app.register_blueprint(tables.bp)
     sources.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(combatants.bp)
