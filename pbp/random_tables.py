@@ -168,14 +168,14 @@ def coverage_problems(key: str, die: str, low: int, high: int,
                      if e.high >= low and e.low <= high)
     cursor = low
     gaps = []
-    for a, b in covered:
-        if a > cursor:
-            gaps.append((cursor, a - 1))
-        cursor = max(cursor, b + 1)
+    for start, stop in covered:
+        if start > cursor:
+            gaps.append((cursor, start - 1))
+        cursor = max(cursor, stop + 1)
     if cursor <= high:
         gaps.append((cursor, high))
-    for a, b in gaps:
-        hole = str(a) if a == b else f"{a}-{b}"
+    for start, stop in gaps:
+        hole = str(start) if start == stop else f"{start}-{stop}"
         problems.append(f"table '{key}': no entry covers {hole} ({die} rolls {low}-{high})")
     return problems
 

@@ -19,12 +19,12 @@ from ..rounds.approval import release_held
 from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
+from ..table_files import tables_for
 from . import round_settings as rs
 from . import sources
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
-from ..table_files import tables_for
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
