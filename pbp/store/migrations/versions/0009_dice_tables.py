@@ -28,7 +28,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("declarations") as batch:
-        batch.drop_column("tables")
-    with op.batch_alter_table("campaigns") as batch:
-        batch.drop_column("tables")
+    # SQLite: ALTER TABLE ... DROP COLUMN (3.35+) in place; a batch copy would drop and
+    # re-create ``campaigns``, and with foreign keys on that drop cascades to every thread,
+    # encounter and round of the campaign
+    for table in ("declarations", "campaigns"):
+        op.execute(f'ALTER TABLE {table} DROP COLUMN "tables"')
