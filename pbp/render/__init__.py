@@ -121,6 +121,8 @@ def event_sentence(code: str, params: Mapping[str, Any], lang: str,
 
 def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     """One event as a sentence in *lang*, with its rule id and its rolls."""
+    if ev.code == "table.draw":   # DICE-6: a critical's or a fumble's table, said like a post's
+        return table_text({**ev.params, "breakdown": "; ".join(ev.rolls) or "?"}, lang)
     text = event_sentence(ev.code, ev.params, lang, names, actor=ev.actor, target=ev.target,
                           message=ev.message)
     if ev.rule:

@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import struct
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from pbp.dice import DiceBox
-from pbp.rounds import service
+from pbp.rounds import lifecycle, service
+from pbp.rounds.rolls import next_index
 from pbp.store import models as m
 from pbp.store.db import session_scope
 
@@ -142,3 +143,69 @@ def test_dice6_campaign_table_is_rolled_and_an_edit_never_rolls_it_again(engine)
         else "The wind turns."
     assert f"Omens ({recs[0].breakdown}): {entry}" in body
     assert "Loot table" not in body and ok
+
+
+def _seed_with_natural(engine, natural: int, probe_slug: str):  # type: ignore[no-untyped-def]
+    """A seed under which Aria's tag roll (`1d20+5`, the round's first roll after the
+    opening's initiative rolls) shows *natural*: found by replaying the seed, as any
+    player could, never by forcing the dice."""
+    w = make_world(engine, slug=probe_slug)
+    rid = w.open(at(0, 10))
+    with session_scope(engine) as s:
+        first = next_index(s, rid)
+    for n in range(10_000):
+        seed = f"crit-seed-{n}"
+        if DiceBox(seed=seed).replay("1d20+5", first).natural == natural:
+            return seed, first
+    raise AssertionError("no seed found")
+
+
+def test_dice6_engine_critical_rolls_the_crit_table_when_the_campaign_turns_it_on(
+        engine, monkeypatch):  # type: ignore[no-untyped-def]
+    """DICE-6 item 4, forum-d20: with `[rounds] crit_tables = true`, Aria's natural 20
+    (FD-8 hit, FD-9 critical) is followed by a roll of the crit table (1d10, under the
+    round's seed, the next index) and the reply says its entry; a narrator's
+    re-resolution hands the same table roll back (no second roll); `pbp verify` passes.
+    Without the setting no table is rolled."""
+
+    seed, first = _seed_with_natural(engine, 20, "probe")
+    monkeypatch.setattr(lifecycle, "seed_source", lambda: seed)
+    w = make_world(engine, slug="crits", houserules={"rounds": {"crit_tables": True}})
+    rid = w.open(at(0, 10))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag with my sword [roll]1d20+5[/roll]")],
+             now=at(1))
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        assert s.scalar(select(m.RollRecord.natural).where(
+            m.RollRecord.round_id == rid, m.RollRecord.roll_index == first)) == 20
+        codes = [e.code for e in s.scalars(select(m.EventRecord).where(m.EventRecord.round_id == rid)
+                                           .order_by(m.EventRecord.seq))]
+        draws = list(s.scalars(select(m.EventRecord).where(m.EventRecord.round_id == rid,
+                                                          m.EventRecord.code == "table.draw")))
+        assert len(draws) == 1 and codes[codes.index("table.draw") - 1] == "attack.critical"
+        [index] = draws[0].roll_indexes
+        rec = s.scalar(select(m.RollRecord).where(m.RollRecord.round_id == rid,
+                                                  m.RollRecord.roll_index == index))
+        assert (rec.expression, rec.label) == ("1d10", "table:crit")
+        assert rec.total == _face_from_doc(seed, index, 10)
+        body = s.scalar(select(m.Reply.body).where(m.Reply.idempotency_key == f"{rid}:resolution"))
+        assert f"Critical hit table ({rec.breakdown}): {CRIT_EN[rec.total]}" in body
+        service.reresolve_round(s, rid, at(26))
+    with session_scope(engine) as s:
+        again = list(s.scalars(select(m.EventRecord).where(m.EventRecord.round_id == rid,
+                                                          m.EventRecord.code == "table.draw")))
+        assert [e.roll_indexes for e in again] == [[index]]
+        assert s.scalar(select(func.count()).select_from(m.RollRecord).where(
+            m.RollRecord.round_id == rid, m.RollRecord.label == "table:crit")) == 1
+        assert service.verify_round(s, rid).ok
+
+    off = make_world(engine, slug="no-crits")
+    rid2 = off.open(at(0, 10))
+    off.ingest([post("p1", "alice", at(1), "I attack Goblin Snag with my sword [roll]1d20+5[/roll]")],
+               now=at(1))
+    off.resolve(rid2, at(25))
+    with session_scope(engine) as s:
+        assert s.scalar(select(m.RollRecord.natural).where(
+            m.RollRecord.round_id == rid2, m.RollRecord.roll_index == first)) == 20
+        assert "table.draw" not in set(s.scalars(select(m.EventRecord.code)
+                                                 .where(m.EventRecord.round_id == rid2)))
