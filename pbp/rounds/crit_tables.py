@@ -33,14 +33,13 @@ def table_for(ev: Event) -> str | None:
     return None
 
 
-def with_table_draws(events: Iterable[Event], box: DiceBox, tables: TableSet,
-                     enabled: bool) -> list[Event]:
-    """*events* with a ``table.draw`` after each critical and fumble (when *enabled* and
-    the campaign has such a table)."""
+def with_table_draws(events: Iterable[Event], box: DiceBox, tables: TableSet) -> list[Event]:
+    """*events* with a ``table.draw`` after each critical and fumble the campaign has a
+    table for (the caller asks only when the setting is on)."""
     out: list[Event] = []
     for ev in events:
         out.append(ev)
-        key = table_for(ev) if enabled else None
+        key = table_for(ev)
         table = tables.find(key) if key else None
         if table is None:
             continue

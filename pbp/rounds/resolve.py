@@ -100,8 +100,8 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     box = (OverridingBox(rnd.seed, start, totals) if replay is None
            else ReplayingBox(rnd.seed, start, totals, replay))
     result = engine.resolve(model, decls, box)
-    events = with_table_draws(result.events, box, campaign_tables(enc),   # DICE-6
-                              bool(policy.rounds.get(CRIT_TABLES, False)))
+    events = (with_table_draws(result.events, box, campaign_tables(enc))   # DICE-6
+              if policy.rounds.get(CRIT_TABLES) is True else list(result.events))
     _store_rolls(session, rnd, box, events)
     _store_events(session, rnd, events)
     _store_state(rnd, rows, model, result.encounter, reresolve=reresolve, now=now)
