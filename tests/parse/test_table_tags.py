@@ -48,3 +48,14 @@ def test_dice6_a_table_request_naming_nothing_is_said_in_the_posts_language() ->
     assert [e.code for e in p.errors] == ["table.unnamed"]
     assert "não diz qual tabela" in p.errors[0].message
     assert [r for r in p.rolls if r.purpose == "table"] == []
+
+
+@pytest.mark.parametrize(("text", "fmt"), [
+    ("<p>I hit him <strong>hard</strong>.</p><p>.table crit</p><p>[table]loot[/table]</p>", "html"),
+    ("I hit him.\n\n.table crit\n\n[table]loot[/table]", "markdown"),
+])
+def test_dice6_table_requests_in_forum_html_and_reddit_markdown(text: str, fmt: str) -> None:
+    """DICE-6: a forum's HTML (django-machina renders paragraphs) and Reddit's Markdown."""
+    p = parse_post(text, fmt=fmt, lang="en")
+    assert [(r.syntax, r.label) for r in p.rolls if r.purpose == "table"] == [
+        (".table", "crit"), ("[table]", "loot")]

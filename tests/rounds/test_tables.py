@@ -105,6 +105,11 @@ def test_dice6_unknown_table_is_said_with_the_tables_that_exist_and_rolls_nothin
     assert ("there is no table called 'dragons'; the tables here: crit, fumble, location, loot"
             in body)
     assert report.ok, report.lines()
+    with session_scope(engine) as s:   # the rest of the post still counts: Aria's attack
+        codes = set(s.scalars(select(m.EventRecord.code).where(m.EventRecord.round_id == _rid,
+                                                               m.EventRecord.actor == "aria")))
+    assert codes & {"attack.hit", "attack.miss", "attack.auto-miss", "attack.auto-hit",
+                     "attack.miss-chance"}
 
 
 OMENS = """
