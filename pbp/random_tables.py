@@ -44,6 +44,21 @@ MAX_ENTRIES = 200
 MAX_TABLES = 50
 
 
+class Problem(str):
+    """One problem, a sentence in English that keeps its template and values, so the
+    panel says it in the narrator's language (:mod:`pbp.panel.table_words`). A value may
+    be a Problem itself (where it happened: ``table 'crit', entry 3``)."""
+
+    template: str
+    params: dict[str, Any]
+
+    def __new__(cls, template: str, **params: Any) -> Problem:
+        self = super().__new__(cls, template.format(**params))
+        self.template = template
+        self.params = params
+        return self
+
+
 class TableError(ConfigError):
     """Tables that cannot be used, with every problem found (``problems``), each a sentence."""
 
@@ -110,11 +125,12 @@ def die_range(die: str) -> tuple[int, int]:
     text = die.replace(" ", "")
     m = _DIE.match(text)
     if m is None:
-        raise DiceError(f"'{die}' is not a table die: write NdM, such as 1d20, 1d100 or 2d6")
+        raise DiceError(Problem("'{die}' is not a table die: write NdM, such as 1d20, 1d100 "
+                                "or 2d6", die=die))
     count = int(m.group(1) or 1)
     size = 100 if m.group(2) == "%" else int(m.group(2))
     if count < 1 or size < 1:
-        raise DiceError(f"'{die}' rolls no dice")
+        raise DiceError(Problem("'{die}' rolls no dice", die=die))
     check_expression(text)
     shift = int(m.group(4) or 0) * (-1 if m.group(3) == "-" else 1)
     return count + shift, count * size + shift
@@ -126,44 +142,49 @@ def parse_range(text: Any) -> tuple[int, int]:
         return text, text
     m = _RANGE.match(str(text))
     if m is None:
-        raise ValueError(f"'{text}' is not a range: write 1-5, 6 or 95-100")
+        raise ValueError(Problem("'{text}' is not a range: write 1-5, 6 or 95-100", text=text))
     if m.group(3) is not None:
         n = int(m.group(3))
         return n, n
     low, high = int(m.group(1)), int(m.group(2))
     if low > high:
-        raise ValueError(f"'{text}' runs backwards: write {high}-{low}")
+        raise ValueError(Problem("'{text}' runs backwards: write {high}-{low}", text=text,
+                                 high=high, low=low))
     return low, high
 
 
-def _texts(value: Any, where: str, problems: list[str]) -> dict[str, str]:
+def _texts(value: Any, where: Problem, problems: list[str]) -> dict[str, str]:
     """A text written plainly (any language) or per language (``{ en = ..., pt = ... }``)."""
     if isinstance(value, str) and value.strip():
         return {"en": value.strip()}
     if isinstance(value, Mapping) and value:
         bad = sorted(k for k in value if k not in LANGUAGES)
         if bad:
-            problems.append(f"{where}: languages are en, pt and ru, not {', '.join(bad)}")
+            problems.append(Problem("{where}: languages are en, pt and ru, not {bad}",
+                                    where=where, bad=", ".join(bad)))
         out = {k: str(v).strip() for k, v in value.items() if k in LANGUAGES and str(v).strip()}
         if out:
             return out
-    problems.append(f"{where}: a text is missing (a string, or {{ en = ..., pt = ..., ru = ... }})")
+    problems.append(Problem("{where}: a text is missing (a string, or {{ en = ..., pt = ..., "
+                            "ru = ... }})", where=where))
     return {}
 
 
 def coverage_problems(key: str, die: str, low: int, high: int,
                       entries: Sequence[TableEntry]) -> list[str]:
     """Every gap, overlap and out-of-range entry of a table, each naming the numbers."""
-    problems = []
+    problems: list[str] = []
     for e in entries:
         if e.low < low or e.high > high:
-            problems.append(f"table '{key}': entry {e.range} is outside {low}-{high}, "
-                            f"what {die} can roll")
+            problems.append(Problem("table '{key}': entry {range} is outside {low}-{high}, "
+                                    "what {die} can roll", key=key, range=e.range, low=low,
+                                    high=high, die=die))
     ordered = sorted(entries, key=lambda e: (e.low, e.high))
     for a, b in zip(ordered, ordered[1:], strict=False):
         if b.low <= a.high:
             both = f"{b.low}" if b.low == min(a.high, b.high) else f"{b.low}-{min(a.high, b.high)}"
-            problems.append(f"table '{key}': entries {a.range} and {b.range} overlap on {both}")
+            problems.append(Problem("table '{key}': entries {a} and {b} overlap on {both}",
+                                    key=key, a=a.range, b=b.range, both=both))
     covered = sorted((max(e.low, low), min(e.high, high)) for e in entries
                      if e.high >= low and e.low <= high)
     cursor = low
@@ -176,58 +197,75 @@ def coverage_problems(key: str, die: str, low: int, high: int,
         gaps.append((cursor, high))
     for start, stop in gaps:
         hole = str(start) if start == stop else f"{start}-{stop}"
-        problems.append(f"table '{key}': no entry covers {hole} ({die} rolls {low}-{high})")
+        problems.append(Problem("table '{key}': no entry covers {hole} ({die} rolls {low}-{high})",
+                                key=key, hole=hole, die=die, low=low, high=high))
     return problems
 
 
+def _die(die: str, where: Problem, problems: list[str]) -> tuple[int, int] | None:
+    """The die's range, or None with its problem said."""
+    if not die:
+        problems.append(Problem("{where}: 'die' is missing (such as 1d20, 1d100 or 2d6)",
+                                where=where))
+        return None
+    try:
+        return die_range(die)
+    except DiceError as exc:
+        problems.append(Problem("{where}: {problem}", where=where, problem=exc.message))
+        return None
+
+
 def _table(raw: Any, n: int, source: str, problems: list[str]) -> RandomTable | None:
-    where = f"table #{n}"
+    where = Problem("table #{n}", n=n)
     if not isinstance(raw, Mapping):
-        problems.append(f"{where}: a table is a TOML table ([[tables]])")
+        problems.append(Problem("{where}: a table is a TOML table ([[tables]])", where=where))
         return None
     before = len(problems)
     key = str(raw.get("key") or "").strip().lower()
     if not _KEY.match(key):
-        problems.append(f"{where}: 'key' must be a short name of letters, digits, - or _ "
-                        f"(such as crit), not {raw.get('key')!r}")
+        problems.append(Problem("{where}: 'key' must be a short name of letters, digits, - or _ "
+                                "(such as crit), not {value}", where=where,
+                                value=repr(raw.get("key"))))
         key = key or f"#{n}"
-    where = f"table '{key}'"
+    where = Problem("table '{key}'", key=key)
     unknown = sorted(set(raw) - {"key", "die", "name", "aliases", "entries", "kind",
                                  "generic", "note"})
     if unknown:
-        problems.append(f"{where}: unknown setting {', '.join(unknown)}")
+        problems.append(Problem("{where}: unknown setting {names}", where=where,
+                                names=", ".join(unknown)))
     die = str(raw.get("die") or "").strip()
-    low = high = 0
-    try:
-        low, high = die_range(die)
-    except DiceError as exc:
-        problems.append(f"{where}: {exc.message}" if die else f"{where}: 'die' is missing "
-                        "(such as 1d20, 1d100 or 2d6)")
-    names = _texts(raw.get("name"), f"{where}, name", problems)
+    span = _die(die, where, problems)
+    low, high = span or (0, -1)
+    names = _texts(raw.get("name"), Problem("table '{key}', name", key=key), problems)
     aliases = raw.get("aliases") or []
     if not isinstance(aliases, list) or not all(isinstance(a, str) and a.strip() for a in aliases):
-        problems.append(f"{where}: 'aliases' is a list of words, such as [\"crit\", \"crítico\"]")
+        problems.append(Problem("{where}: 'aliases' is a list of words, such as "
+                                "[\"crit\", \"crítico\"]", where=where))
         aliases = []
     raw_entries = raw.get("entries")
     entries: list[TableEntry] = []
     if not isinstance(raw_entries, list) or not raw_entries:
-        problems.append(f"{where}: 'entries' is missing: [[tables.entries]] with range and text")
+        problems.append(Problem("{where}: 'entries' is missing: [[tables.entries]] with range "
+                                "and text", where=where))
         raw_entries = []
     if len(raw_entries) > MAX_ENTRIES:
-        problems.append(f"{where}: {len(raw_entries)} entries; at most {MAX_ENTRIES}")
+        problems.append(Problem("{where}: {count} entries; at most {most}", where=where,
+                                count=len(raw_entries), most=MAX_ENTRIES))
     for i, e in enumerate(raw_entries[:MAX_ENTRIES], 1):
+        at = Problem("table '{key}', entry {n}", key=key, n=i)
         if not isinstance(e, Mapping):
-            problems.append(f"{where}, entry {i}: an entry has a range and a text")
+            problems.append(Problem("{where}: an entry has a range and a text", where=at))
             continue
         try:
             a, b = parse_range(e.get("range", ""))
         except ValueError as exc:
-            problems.append(f"{where}, entry {i}: {exc}")
+            problems.append(Problem("{where}: {problem}", where=at, problem=exc.args[0]))
             continue
-        text = _texts(e.get("text"), f"{where}, entry {a if a == b else f'{a}-{b}'}", problems)
+        text = _texts(e.get("text"), Problem("table '{key}', entry {n}", key=key,
+                                             n=a if a == b else f"{a}-{b}"), problems)
         entries.append(TableEntry(a, b, text))
-    if die and low <= high and (entries or raw_entries):
-        problems.extend(coverage_problems(key, die, low, high, entries))
+    if span is not None and entries:
+        problems.extend(coverage_problems(key, die.replace(" ", ""), low, high, entries))
     if len(problems) > before:
         return None
     return RandomTable(key=key, die=die.replace(" ", ""), names=names,
@@ -245,17 +283,19 @@ def parse_tables(text: str, *, source: str = "campaign") -> list[RandomTable]:
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise TableError([f"the text is not valid TOML: {exc}"], where=source) from None
+        raise TableError([Problem("the text is not valid TOML: {detail}", detail=str(exc))],
+                         where=source) from None
     problems: list[str] = []
     unknown = sorted(set(data) - {"tables"})
     if unknown:
-        problems.append(f"unknown section {', '.join(unknown)}: tables go in [[tables]]")
+        problems.append(Problem("unknown section {names}: tables go in [[tables]]",
+                                names=", ".join(unknown)))
     raw = data.get("tables")
     if not isinstance(raw, list) or not raw:
-        problems.append("no [[tables]] found")
+        problems.append(Problem("no [[tables]] found"))
         raw = []
     if len(raw) > MAX_TABLES:
-        problems.append(f"{len(raw)} tables; at most {MAX_TABLES}")
+        problems.append(Problem("{count} tables; at most {most}", count=len(raw), most=MAX_TABLES))
     tables = [t for n, r in enumerate(raw[:MAX_TABLES], 1)
               if (t := _table(r, n, source, problems)) is not None]
     problems.extend(name_clashes(tables))
@@ -267,12 +307,13 @@ def parse_tables(text: str, *, source: str = "campaign") -> list[RandomTable]:
 def name_clashes(tables: Iterable[RandomTable]) -> list[str]:
     """Two tables of one text answering to the same word would make a post ambiguous."""
     owner: dict[str, str] = {}
-    problems = []
+    problems: list[str] = []
     for t in tables:
         for w in t.words():
             other = owner.setdefault(w, t.key)
             if other != t.key:
-                problems.append(f"tables '{other}' and '{t.key}' are both called '{w}'")
+                problems.append(Problem("tables '{a}' and '{b}' are both called '{word}'",
+                                        a=other, b=t.key, word=w))
     return problems
 
 
@@ -307,5 +348,5 @@ class TableSet:
         return sorted(t.key for t in self.tables)
 
 
-__all__ = ["RandomTable", "TableEntry", "TableError", "TableSet", "coverage_problems",
+__all__ = ["Problem", "RandomTable", "TableEntry", "TableError", "TableSet", "coverage_problems",
            "die_range", "parse_range", "parse_tables"]

@@ -19,6 +19,7 @@ from .access import campaign_or_404
 from .audit import write as audit_write
 from .db import session as db_session
 from .forms import TablesForm
+from .table_words import say
 
 bp = Blueprint("tables", __name__, url_prefix="/campaigns")
 
@@ -62,7 +63,7 @@ def save(campaign_id: int):  # type: ignore[no-untyped-def]
             tables = parse_tables(text)
         except TableError as exc:
             form.tables.data = text
-            form.tables.errors = [*form.tables.errors, *exc.problems]
+            form.tables.errors = [*form.tables.errors, *(say(p) for p in exc.problems)]
         else:
             before = {"keys": _keys(campaign.tables)}
             campaign.tables = text if text.strip() else None

@@ -101,3 +101,37 @@ def test_dice6_saved_campaign_table_is_rolled_by_a_post(alice: Any, ids: dict[st
             assert (drawn["roll_index"], drawn["text"]["en"]) == (roll.roll_index, want)
     finally:
         engine.dispose()
+
+
+def test_dice6_every_table_problem_template_can_be_translated(app: Any) -> None:
+    """Each sentence pbp.random_tables writes is listed for the panel's catalogs
+    (pbp.panel.table_words.TEMPLATES), so none stays English by being forgotten."""
+    import ast
+    from pathlib import Path
+
+    from flask_babel import force_locale
+
+    from pbp.panel import table_words
+    from pbp.random_tables import __file__ as source
+
+    written = set()
+    for node in ast.walk(ast.parse(Path(source).read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Problem" and node.args:
+            assert isinstance(node.args[0], ast.Constant)
+            written.add(node.args[0].value)
+    with app.test_request_context(), force_locale("en"):
+        listed = {str(t) for t in table_words.TEMPLATES}
+    assert written == listed
+
+
+def test_dice6_table_problems_in_portuguese_for_a_portuguese_narrator(
+        alice: Any, ids: dict[str, Any]) -> None:
+    """DICE-6: the same gap and overlap, said in Portuguese (the narrator's language)."""
+    alice.post("/language", {"language": "pt", "next": "/"})
+    alice.get(f"/campaigns/{ids['campaign']}")
+    r = alice.post(f"/campaigns/{ids['campaign']}/tables", {"tables-tables": BROKEN})
+    page = html.unescape(r.text)
+    assert r.status_code == 400
+    assert "tabela 'omens': nenhuma entrada cobre 3 (1d6 rola 1-6)" in page
+    assert "tabela 'omens': as entradas 4-5 e 5-6 se sobrepõem em 5" in page
+    assert "tabela 'weird': '1d20kh1' não é um dado de tabela" in page
