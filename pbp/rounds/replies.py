@@ -24,6 +24,7 @@ from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
 from . import overrides
+from .tables import as_set
 
 
 def reply_platform(thread: m.Thread) -> str:
@@ -41,12 +42,11 @@ def _combatant_state(rnd: m.Round) -> dict[str, Mapping[str, Any]]:
     return {}
 
 
-def _events(session: Session, rnd: m.Round, rolls: list[m.RollRecord]
+def _events(session: Session, rnd: m.Round, rolls: list[m.RollRecord], totals: dict[int, int]
             ) -> tuple[list[EventLine], set[int]]:
     """The round's events as reply lines (a narrator's total marked), and the indexes of
     the rolls they show."""
     breakdown = {r.roll_index: r.breakdown for r in rolls}
-    totals = overrides.roll_totals(session, rnd.id)
     out = []
     used: set[int] = set()
     for e in queries.round_events(session, rnd.id):
@@ -77,6 +77,7 @@ class _Round:
     used: set[int] = field(default_factory=set)      # roll indexes some event shows
     shown: set[int] = field(default_factory=set)     # ... and those shown anywhere else
     by_post: dict[tuple[int | None, str | None], list[m.RollRecord]] = field(default_factory=dict)
+    totals: dict[int, int] = field(default_factory=dict)  # roll index -> the narrator's total
 
     @property
     def by_key(self) -> dict[str, m.Combatant]:
@@ -120,10 +121,12 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     rows = list(rnd.encounter.combatants)
     names = {c.key: c.name for c in rows}
     rolls = queries.round_rolls(session, rnd.id)
-    events, used = _events(session, rnd, rolls)
+    totals = overrides.roll_totals(session, rnd.id)
+    events, used = _events(session, rnd, rolls, totals)
     r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
                state=_combatant_state(rnd) if kind == "resolution" else {},
-               events=events, rolls=rolls, choice=queries.Choice((), ()), used=used)
+               events=events, rolls=rolls, choice=queries.Choice((), ()), used=used,
+               totals=totals)
     view = new_view(rnd, kind, marker, names)
     view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
@@ -214,7 +217,7 @@ def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
                if x.kind == "tag" and x.roll_index not in r.used]
         section.tag_rolls = [x.breakdown for x in own]
         r.shown.update(x.roll_index for x in own)
-        section.tables = list(d.tables or [])
+        section.tables = [as_set(t, r.totals.get(int(t["roll_index"]))) for t in d.tables or []]
         r.shown.update(int(t["roll_index"]) for t in section.tables)
 
 

@@ -36,7 +36,23 @@ def draw(table: RandomTable, rec: m.RollRecord, tag: TagSpec) -> dict[str, Any]:
     return {"tag_index": tag.tag_index, "roll_index": rec.roll_index, "table": table.key,
             "names": dict(table.names), "die": table.die, "total": rec.total,
             "breakdown": rec.breakdown, "range": entry.range, "text": dict(entry.text),
-            "written": tag.written}
+            "written": tag.written,
+            # the whole table as drawn on: a narrator's total (DICE-5) picks from it
+            "entries": [{"low": e.low, "high": e.high, "text": dict(e.text)}
+                        for e in table.entries]}
+
+
+def as_set(t: dict[str, Any], total: int | None) -> dict[str, Any]:
+    """A draw as the reply says it once the narrator set its roll's total: the entry that
+    total lands on, the roll marked as set (never silently: DICE-5)."""
+    if total is None:
+        return t
+    out = dict(t, breakdown=f"{t.get('breakdown', '?')} -> {int(total)} (narrator)", total=total)
+    for e in t.get("entries") or []:
+        if int(e["low"]) <= total <= int(e["high"]):
+            out["text"] = e["text"]
+            out["range"] = str(e["low"]) if e["low"] == e["high"] else f"{e['low']}-{e['high']}"
+    return out
 
 
 def unknown(tag: TagSpec, tables: TableSet) -> dict[str, Any]:

@@ -101,6 +101,8 @@ def test_dice6_saved_campaign_table_is_rolled_by_a_post(alice: Any, ids: dict[st
             assert (drawn["roll_index"], drawn["text"]["en"]) == (roll.roll_index, want)
     finally:
         engine.dispose()
+    page = html.unescape(alice.get(f"/encounters/{ids['encounter']}").text)   # the narrator sees it
+    assert f"Omens: {want}" in page
 
 
 def test_dice6_every_table_problem_template_can_be_translated(app: Any) -> None:

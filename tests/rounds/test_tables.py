@@ -214,3 +214,29 @@ def test_dice6_engine_critical_rolls_the_crit_table_when_the_campaign_turns_it_o
             m.RollRecord.round_id == rid2, m.RollRecord.roll_index == first)) == 20
         assert "table.draw" not in set(s.scalars(select(m.EventRecord.code)
                                                  .where(m.EventRecord.round_id == rid2)))
+
+
+def test_dice6_a_narrator_set_table_roll_is_marked_and_picks_its_entry(engine):  # type: ignore[no-untyped-def]
+    """DICE-6 with DICE-5: the narrator sets the crit table roll's total in the panel's
+    service; the reply marks the roll as set by the narrator and says the entry of the
+    total set (9: the head; 10 when 9 came up); the stored roll stays as rolled and
+    `pbp verify` still passes, listing the override."""
+    from pbp.rounds.overrides import set_roll
+
+    w = make_world(engine)
+    rid = w.open(at(0, 10))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag with my sword [roll]1d20+5[/roll]\n"
+                   ".table crit")], now=at(1))
+    with session_scope(engine) as s:
+        rec = s.scalar(select(m.RollRecord).where(m.RollRecord.kind == "table"))
+        rolled, breakdown = rec.total, rec.breakdown
+        wanted = 10 if rolled == 9 else 9
+        set_roll(s, rec.id, wanted, "the head, for the story", None)
+    w.resolve(rid, at(25))
+    with session_scope(engine) as s:
+        body = s.scalar(select(m.Reply.body).where(m.Reply.idempotency_key == f"{rid}:resolution"))
+        again = s.scalar(select(m.RollRecord).where(m.RollRecord.kind == "table"))
+        report = service.verify_round(s, rid)
+    assert f"Critical hit table ({breakdown} -> {wanted} (narrator)): {CRIT_EN[wanted]}" in body
+    assert again.total == rolled
+    assert report.ok and any(f"set to {wanted} by the narrator" in o for o in report.overrides)
