@@ -36,6 +36,7 @@ from . import (
     roll_ledger,
     security,
     sources,
+    tables,
     verification,
 )
 from . import config as _config
@@ -63,6 +64,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(account.bp)
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
+    app.register_blueprint(tables.bp)
     sources.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(roll_ledger.bp)

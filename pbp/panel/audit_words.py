@@ -176,6 +176,8 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
     "campaign.settings": lambda s: _("%(who)s changed the campaign's settings: %(changes)s", who=s.who,
                                      changes=_changes(s.side("before"), s.side("after"),
                                                       _campaign_fields())),
+    "campaign.tables": lambda s: _("%(who)s changed the campaign's random tables: %(keys)s", who=s.who,
+                                   keys=", ".join((s.side("after") or {}).get("keys", [])) or "—"),
     "narrator.add": lambda s: _("%(who)s added the narrator %(name)s", who=s.who,
                                 name=text((s.side("after") or {}).get("username"))),
     "encounter.create": lambda s: _("%(who)s created the encounter %(name)s", who=s.who,

@@ -19,12 +19,13 @@ from ..rounds.approval import release_held
 from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
+from ..table_files import tables_for
 from . import round_settings as rs
 from . import sources
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
-from .forms import CampaignForm, CoNarratorForm, SourceForm, choices
+from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
@@ -218,16 +219,24 @@ def show(campaign_id: int):  # type: ignore[no-untyped-def]
 
 def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
           thread_form: SourceForm | None = None, detection: sources.Detection | None = None,
-          narrator_form: CoNarratorForm | None = None) -> tuple[str, int]:
+          narrator_form: CoNarratorForm | None = None,
+          tables_form: TablesForm | None = None) -> tuple[str, int]:
     """The campaign page with the forms given (the others fresh) and its lists;
-    *detection* is what the address being added was found to be (engines to choose)."""
+    *detection* is what the address being added was found to be (engines to choose);
+    *tables_form*: the random tables as posted, with their problems (pbp.panel.tables)."""
+    if tables_form is None:
+        tables_form = TablesForm(prefix="tables", formdata=None, data={"tables": campaign.tables or ""})
     return render_template(
         "panel/campaign.html", campaign=campaign,
         form=_form(campaign, stored=True) if form is None else form,   # another form was posted
         thread_form=sources.new_form() if thread_form is None else thread_form,
         detection=detection, engines=sources.engines(),
         narrator_form=CoNarratorForm(prefix="co") if narrator_form is None else narrator_form,
+        tables_form=tables_form, table_set=tables_for(campaign.ruleset, campaign.tables),
         **_lists(campaign)), status
+
+
+page = _page
 
 
 def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]

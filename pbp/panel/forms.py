@@ -191,3 +191,12 @@ class CombatantForm(Form):
 
 class ImportForm(Form):
     file = FileField(_l("CSV or YAML file"), validators=[FileRequired()])
+
+
+class TablesForm(Form):
+    """A campaign's own random tables (DICE-6): TOML typed or pasted, or a file uploaded;
+    checked by :func:`pbp.random_tables.parse_tables` before it is saved."""
+
+    tables = TextAreaField(_l("Random tables (TOML)"), validators=[Optional(), Length(max=60000)],
+                           render_kw={"rows": 12, "spellcheck": "false"})
+    file = FileField(_l("Or upload a .toml file"))

@@ -30,7 +30,8 @@ from flask_babel import gettext as _
 from ..rounds.policy import SPEECH_OVERFLOW
 
 #: the keys of ``houserules.rounds`` (docs/rounds.md "Settings of the rounds layer")
-ROUND_KEYS = ("early_close", "reminder_hours", "round_hours", "speech_limit", "speech_overflow")
+ROUND_KEYS = ("crit_tables", "early_close", "reminder_hours", "round_hours", "speech_limit",
+              "speech_overflow")
 #: the longest round the panel takes: 90 days (a slow forum game plays a round a week)
 MAX_ROUND_HOURS = 24 * 90
 MAX_REMINDERS = 10
@@ -131,6 +132,8 @@ def rounds_table_problems(table: Any, default_hours: float) -> list[str]:
                 problems.append(_("[rounds] reminder_hours: %(problem)s", problem=problem))
     if "early_close" in table and not isinstance(table["early_close"], bool):
         problems.append(_("[rounds] early_close: true or false."))
+    if "crit_tables" in table and not isinstance(table["crit_tables"], bool):
+        problems.append(_("[rounds] crit_tables: true or false."))
     if "speech_limit" in table:
         limit = table["speech_limit"]
         if isinstance(limit, bool) or not isinstance(limit, int) or not 0 <= limit <= 100:

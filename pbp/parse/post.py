@@ -5,7 +5,8 @@ spaces, so positions never move):
 
 1. normalise the input form (:mod:`.normalise`);
 2. find quotes, spoilers, code and OOC (:mod:`.regions`) and blank them;
-3. read roll tags (:mod:`.tags`) and blank them;
+3. read table requests (:mod:`.tabletags`, DICE-6), then roll tags (:mod:`.tags`), and
+   blank them;
 4. read command lines (:mod:`.commands`) and blank them;
 5. read speech (:mod:`.speech`) and blank it;
 6. read explicit ``#`` actions and infer actions from what prose remains (:mod:`.actions`);
@@ -37,6 +38,8 @@ from .scans import CommandScan
 from .speech import EMPTY as NO_SPEECH
 from .speech import SpeechScan
 from .speech import scan as scan_speech
+from .tabletags import EMPTY as NO_TABLES
+from .tabletags import scan as scan_tables
 from .tags import EMPTY as NO_TAGS
 from .tags import TagScan
 from .tags import scan as scan_tags
@@ -121,16 +124,19 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
     if guess is not None:    # the language of what the poster wrote, asides and quotes left out
         lang = detect(masked) if guess == "auto" else choose_language(masked, guess)
         lex = get(lang)
+    tables = scan_tables(masked)
+    masked = _blank(masked, tables, tables is not NO_TABLES, issues)
     found, cmds, said, masked = _scan(text, masked, lang, lex, roster, issues)
     actions, scans = _actions(masked, cmds, lex, roster, actor, issues)
-    rolls = number_rolls(found.rolls + cmds.rolls, lex)
+    rolls = number_rolls(found.rolls + cmds.rolls + tables.rolls, lex)
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
     if reg.spans and "[" in text:
         rolls.extend(quoted_rolls(text, reg, len(rolls), lex))
     dropped = 0                   # a scanner only drops problems past its cap of 200 kept
     if len(issues) >= IssueList.cap:
-        dropped = (reg.issues.dropped + found.issues.dropped + cmds.issues.dropped
+        dropped = (reg.issues.dropped + tables.issues.dropped + found.issues.dropped
+                   + cmds.issues.dropped
                    + said.issues.dropped + sum(s.issues.dropped for s in scans))
     return ParsedPost(text, lang, fmt, tuple(rolls), tuple(cmds.commands), tuple(actions),
                       tuple(said.utterances), tuple(reg.ooc),
@@ -201,7 +207,7 @@ def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon
     owner: dict[int, list[int]] = {}
     created: list[Action] = []
     for r in rolls:
-        if r.purpose in ("initiative", "check", "defense"):
+        if r.purpose in ("initiative", "check", "defense", "table"):
             continue
         choice = layout.owner(r, actions)
         if choice is None and r.purpose == "attack":

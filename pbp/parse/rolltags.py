@@ -16,6 +16,9 @@ from .roster import WORD
 from .tags import FoundRoll
 from .tags import scan as scan_tags
 
+#: what a table request's tag says it is for (:mod:`.tabletags`): never a dice label
+TABLE_SYNTAXES = frozenset(("[table]", ".table"))
+
 _position = attrgetter("position")
 
 
@@ -28,9 +31,10 @@ def number_rolls(found: list[FoundRoll], lex: Lexicon) -> list[RollTag]:
     for i, r in enumerate(found):
         base = f"{r.syntax}|{r.expression}|{r.label or ''}"
         n = seen[base] = seen.get(base, -1) + 1
+        why = "table" if r.syntax in TABLE_SYNTAXES else (
+            purpose(r.label, lex) if r.label else None)
         rolls.append(RollTag(i, r.expression, r.label, r.syntax, r.position, r.end, r.text,
-                             r.advantage, r.hidden, purpose(r.label, lex) if r.label else None,
-                             None, False, f"{base}|{n}"))
+                             r.advantage, r.hidden, why, None, False, f"{base}|{n}"))
     return rolls
 
 

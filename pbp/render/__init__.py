@@ -124,6 +124,8 @@ def event_sentence(code: str, params: Mapping[str, Any], lang: str,
 
 def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
     """One event as a sentence in *lang*, with its rule id and its rolls."""
+    if ev.code == "table.draw":   # DICE-6: a critical's or a fumble's table, said like a post's
+        return table_text({**ev.params, "breakdown": "; ".join(ev.rolls) or "?"}, lang)
     text = event_sentence(ev.code, ev.params, lang, names, actor=ev.actor, target=ev.target,
                           message=ev.message)
     if ev.rule:
@@ -231,6 +233,9 @@ def render_reply(view: ReplyView) -> str:
     def change(c: Mapping[str, Any]) -> str:
         return change_text(c, lang, names)
 
+    def table(t: Mapping[str, Any]) -> str:
+        return table_text(t, lang)
+
     def mention(player: str | None) -> str:
         """Who to notify: ``u/name`` on Reddit (names there are [A-Za-z0-9_-]), ``@name``
         on forums; anything else is plain, escaped text."""
@@ -241,7 +246,7 @@ def render_reply(view: ReplyView) -> str:
         return f"@{player}" if view.platform in ("bbcode", "markdown") else player
 
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
-    text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, when=lambda d: when(d, view.timezone),
+    text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, table=table, when=lambda d: when(d, view.timezone),
                            marker=Raw(view.marker), marker_line=Raw(marker_line(view)),
                            proof=Raw(render_block(view.proof, view.platform)))
     lines = [line.rstrip() for line in text.strip().splitlines()]
@@ -270,7 +275,22 @@ NOTES: Mapping[str, str] = {
     "reposted-after-roll": "re-posted after roll: the deleted post's roll could not be matched, the narrator is told",
     "rolled-tag-removed": "a rolled tag was removed in an edit; its roll is kept",
     "problem": "not understood",
+    "table-unknown": "there is no table called '{name}'; the tables here: {known}",
 }
+
+#: DICE-6: one table draw, "Critical hit table (1d20 (17) = 17): Broken arm"
+TABLE_DRAW = "{name} ({roll}): {entry}"
+
+
+def table_text(t: Mapping[str, Any], lang: str) -> str:
+    """A table draw in *lang*: the table's name and the entry's text in the campaign's
+    language when the table has it (else English, else the first written), and the roll
+    as the dice box broke it down (``pbp verify`` finds that breakdown in the reply)."""
+    names = t.get("names") or {}
+    texts = t.get("text") or {}
+    name = names.get(lang) or names.get("en") or str(t.get("table", "?"))
+    entry = texts.get(lang) or texts.get("en") or next(iter(texts.values()), "?")
+    return say(TABLE_DRAW, lang, {"name": name, "roll": t.get("breakdown", "?"), "entry": entry})
 
 
 SPEECH: Mapping[str, str] = {
@@ -322,4 +342,4 @@ NOTE_RULES: Mapping[str, str] = {
 
 
 __all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "change_text", "event_sentence",
-           "event_text", "precise", "render_reply", "when"]
+           "event_text", "precise", "render_reply", "table_text", "when"]

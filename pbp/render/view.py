@@ -43,6 +43,8 @@ class ActorSection:
     notes: list[Mapping[str, Any]] = field(default_factory=list)
     speech: list[str] = field(default_factory=list)
     tag_rolls: list[str] = field(default_factory=list)   # player's own rolls not in an event
+    #: DICE-6: table draws, each {names, breakdown, range, text} (names, text: per language)
+    tables: list[Mapping[str, Any]] = field(default_factory=list)
     events: list[EventLine] = field(default_factory=list)
     others: list[Mapping[str, Any]] = field(default_factory=list)  # posts kept, not counted
 

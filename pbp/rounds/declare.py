@@ -11,6 +11,8 @@ The rules this module enforces (docs/rounds.md):
 * PBP-3: speech over the limit is flagged with the count and the limit; with the
   ``drop`` houserule (default) the extra speech, and any action inside it, is not
   part of the round; with ``warn`` it is kept.
+* DICE-6: a table request (``.table crit``) rolls the table's die once, like a tag
+  (:mod:`.tables`), and keeps the entry it drew.
 * PBP-4: each roll tag is rolled once, bound to (post, tag ordinal). An edit never
   re-rolls: a changed tag keeps its first roll, and an edit after a roll that changes
   a tag or the actions is noted ``edited-after-roll``. An edit after the deadline is
@@ -35,6 +37,7 @@ from . import codec, reposts
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post
 from .rolls import make_roll
+from .tables import roll_tables
 
 
 def live_encounter(session: Session, thread_id: int, at: datetime) -> m.Encounter | None:
@@ -160,6 +163,11 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
                                                  after_resolution=after_resolution, notes=found)
     for n in found:
         _note(decl, **n)
+    draws, problems = roll_tables(session, rnd, row, post,
+                                  [t for t in reading.tags if t.purpose == "table"], rolled,
+                                  decl.tables or [], after_resolution=after_resolution)
+    errors.extend(problems)
+    decl.tables = draws
     speech, actions = _keep_speech(decl, reading, _attach_rolls(reading.actions, tag_rolls),
                                    policy)
     new_actions = [codec.action_to_dict(a) for a in actions]
@@ -197,7 +205,7 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
     tag_rolls: dict[int, m.RollRecord] = {}
     changed_tags = False
     for tag in reading.tags:
-        if tag.purpose == "initiative":
+        if tag.purpose in ("initiative", "table"):   # tables: pbp.rounds.tables
             continue
         rec = rolled.get(tag.tag_index)
         if rec is not None:

@@ -25,6 +25,7 @@ from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
 from . import overrides, proof
+from .tables import as_set
 
 
 def reply_platform(thread: m.Thread) -> str:
@@ -42,12 +43,11 @@ def _combatant_state(rnd: m.Round) -> dict[str, Mapping[str, Any]]:
     return {}
 
 
-def _events(session: Session, rnd: m.Round, rolls: list[m.RollRecord]
+def _events(session: Session, rnd: m.Round, rolls: list[m.RollRecord], totals: dict[int, int]
             ) -> tuple[list[EventLine], set[int]]:
     """The round's events as reply lines (a narrator's total marked), and the indexes of
     the rolls they show."""
     breakdown = {r.roll_index: r.breakdown for r in rolls}
-    totals = overrides.roll_totals(session, rnd.id)
     private = bool(rnd.encounter.campaign.private_roll_values)
     out = []
     used: set[int] = set()
@@ -130,11 +130,12 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     rows = list(rnd.encounter.combatants)
     names = {c.key: c.name for c in rows}
     rolls = queries.round_rolls(session, rnd.id)
-    events, used = _events(session, rnd, rolls)
+    totals = overrides.roll_totals(session, rnd.id)
+    events, used = _events(session, rnd, rolls, totals)
     r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
                state=_combatant_state(rnd) if kind == "resolution" else {},
                events=events, rolls=rolls, choice=queries.Choice((), ()), used=used,
-               totals=overrides.roll_totals(session, rnd.id),
+               totals=totals,
                private=bool(rnd.encounter.campaign.private_roll_values))
     view = new_view(rnd, kind, marker, names)
     view.order = _order_labels(r)
@@ -218,14 +219,20 @@ def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
     section.status = {"override": "override", "narrator": "npc"}.get(
         d.source, "late" if d.late else "declared")
     section.notes.extend(n for n in d.notes or [] if n.get("code") != "superseded")
-    section.notes.extend({"code": "problem", "message": e.get("message", "")}
-                         for e in d.errors or [] if e.get("severity", "error") == "error")
+    for e in d.errors or []:
+        if e.get("code") == "table.unknown":   # DICE-6: said in the campaign's language
+            section.notes.append({"code": "table-unknown", "name": e.get("name", ""),
+                                  "known": e.get("known") or "-"})
+        elif e.get("severity", "error") == "error":
+            section.notes.append({"code": "problem", "message": e.get("message", "")})
     section.speech = list(d.speech or [])
     if d.post_id is not None:
         own = [x for x in r.by_post.get((d.post_id, section.key), [])
                if x.kind == "tag" and x.roll_index not in r.used]
         section.tag_rolls = [r.said(x) for x in own]
         r.shown.update(x.roll_index for x in own)
+        section.tables = [as_set(t, r.totals.get(int(t["roll_index"]))) for t in d.tables or []]
+        r.shown.update(int(t["roll_index"]) for t in section.tables)
 
 
 def _others(r: _Round, section: ActorSection, c: m.Combatant, d: m.Declaration | None) -> None:

@@ -31,11 +31,14 @@ from ..rules.model import Declaration, Encounter, Event
 from ..store import models as m
 from ..store import queries
 from . import codec
+from .crit_tables import SETTING as CRIT_TABLES
+from .crit_tables import with_table_draws
 from .lifecycle import open_round
 from .overrides import OverridingBox, ReplayingBox, override_roll, roll_totals
 from .policy import policy_for
 from .replies import queue_round_reply
 from .rolls import next_index
+from .tables import campaign_tables
 
 
 def choose(session: Session, rnd: m.Round) -> queries.Choice:
@@ -97,8 +100,10 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     box = (OverridingBox(rnd.seed, start, totals) if replay is None
            else ReplayingBox(rnd.seed, start, totals, replay))
     result = engine.resolve(model, decls, box)
-    _store_rolls(session, rnd, box, result.events)
-    _store_events(session, rnd, result.events)
+    events = (with_table_draws(result.events, box, campaign_tables(enc))   # DICE-6
+              if policy.rounds.get(CRIT_TABLES) is True else list(result.events))
+    _store_rolls(session, rnd, box, events)
+    _store_events(session, rnd, events)
     _store_state(rnd, rows, model, result.encounter, reresolve=reresolve, now=now)
     if reresolve and old_after:
         _keep_later_changes(session, rnd, rows, saved, old_after)
@@ -109,7 +114,7 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
                              action="round.reresolve" if reresolve else "round.resolve",
                              entity="round", entity_id=str(rnd.id),
                              before={"state": "open"}, after={"state": "resolved",
-                                                              "events": len(result.events)}))
+                                                              "events": len(events)}))
     session.flush()
     if engine.fight_over(result.encounter):
         enc.status = "finished"

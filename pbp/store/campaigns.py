@@ -53,6 +53,9 @@ class Campaign(Base):
     private_roll_values: Mapped[bool] = mapped_column(Boolean, default=False)
     #: anyone with an encounter's link may see its dice checked, logged out (DICE-4; opt-in)
     public_verification: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: DICE-6: the campaign's own random tables, the TOML text the narrator saved (checked
+    #: when saved: pbp.random_tables), on top of its ruleset's config/tables files
+    tables: Mapped[str | None] = mapped_column(Text)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)

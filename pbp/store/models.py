@@ -211,6 +211,8 @@ class Declaration(Base):
     lang: Mapped[str | None] = mapped_column(String(8))
     #: roll tags inside quotes (another's roll quoted): shown, never rolled (issue 13 item 4)
     quoted_rolls: Mapped[list[Any]] = mapped_column(default=list)
+    # DICE-6: each table request's draw (table, roll index, entry texts), kept as drawn
+    tables: Mapped[list[Any]] = mapped_column(default=list)
     late: Mapped[bool] = mapped_column(Boolean, default=False)
     edited_after_roll: Mapped[bool] = mapped_column(Boolean, default=False)
     deleted: Mapped[bool] = mapped_column(Boolean, default=False)

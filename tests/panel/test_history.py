@@ -158,6 +158,8 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "campaign.create": (None, {"name": "Keep"}, "alice created the campaign Keep"),
     "campaign.settings": ({"approval_mode": True, "round_hours": 24}, {"approval_mode": False, "round_hours": 24},
                           "alice changed the campaign's settings: approval mode: yes → no"),
+    "campaign.tables": ({"keys": []}, {"keys": ["omens", "weather"]},
+                        "alice changed the campaign's random tables: omens, weather"),
     "narrator.add": (None, {"username": "bob"}, "alice added the narrator bob"),
     "encounter.create": (None, {"name": "Bridge"}, "alice created the encounter Bridge"),
     "encounter.start": ({"status": "setup"}, {"status": "active", "round": 1, "order": ["aria"],

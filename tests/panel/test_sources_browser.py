@@ -97,14 +97,14 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     assert "The address fits phpBB 2.0 / phpBB 3.0: edit the source to choose." in keep.inner_text()
 
     page.get_by_label("Round length (hours)").fill("-2")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_load_state()
     assert page.locator("#round_hours-err").inner_text() == "Round length must be more than 0 hours."
     page.get_by_label("Round length (hours)").fill("12")
     page.get_by_label("Reminders (hours before the deadline, comma-separated)").fill("6, 1")
     page.get_by_label("Close a round early when every player has declared").check()
     page.get_by_label("Time zone").fill("America/Sao_Paulo")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_selector(".flash.ok")
     assert page.locator(".flash.ok").inner_text() == "Settings saved."
     assert page.get_by_label("Round length (hours)").input_value() == "12"
@@ -130,7 +130,7 @@ def test_sources_on_a_phone(browser: Any, live_server: str, ids: dict[str, Any],
     page.screenshot(path=str(output_dir / "sources-unknown-phone.png"), full_page=True)
     page.goto(f"{live_server}/campaigns/{ids['campaign']}")
     page.get_by_label("Round length (hours)").fill("many")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_load_state()
     assert "Round length: a number of hours" in page.locator("#round_hours-err").inner_text()
     _fits(page, PHONE["width"])

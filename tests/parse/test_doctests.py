@@ -9,7 +9,7 @@ import pytest
 
 MODULES = ["pbp.parse", "pbp.parse.post", "pbp.parse.model", "pbp.parse.tags", "pbp.parse.roster",
            "pbp.parse.explicit",
-           "pbp.parse.normalise", "pbp.parse.lexicon"]
+           "pbp.parse.normalise", "pbp.parse.lexicon", "pbp.random_tables"]
 
 
 @pytest.mark.parametrize("name", MODULES)
