@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po, write_po
 from jinja2.ext import babel_extract
 
 from ..rules import messages
-from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES, arithmetic
+from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES, arithmetic, hidden
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .overrides import OVERRIDE_TEXTS
 
@@ -36,7 +36,7 @@ def message_ids() -> list[MessageId]:
                 if isinstance(msg, str):
                     ids.append(msg)
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
-    ids += list(CHANGES.values())
+    ids += list(CHANGES.values()) + list(hidden.TEXTS.values())
     ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
     ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]

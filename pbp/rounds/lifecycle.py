@@ -32,7 +32,7 @@ from .declare import controlled_by, narrator_names
 from .policy import RoundPolicy, policy_for
 from .reading import ParseFn, read_post
 from .replies import queue_round_reply
-from .rolls import make_roll, next_index
+from .rolls import ensure_hidden_key, make_roll, next_index
 
 
 def start_encounter(session: Session, thread_id: int, combatants: Sequence[Combatant], *,
@@ -112,6 +112,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     campaign = enc.campaign
     policy = policy_for(campaign, enc)
     number, surprise = _next_number(enc, policy)
+    explicit = seed is not None
     seed = seed or (_seeds.get() or seed_source)()
     rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
                   opens_at=now, deadline=deadline or whole_minute(now + timedelta(hours=policy.round_hours),
@@ -127,6 +128,9 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
         return existing.id
     first = last is None
     enc.status = "active"
+    if first:   # DICE-2: the opening reply publishes the hidden key's commitment
+        chosen = explicit or _seeds.get() is not None or seed_source is not new_seed
+        ensure_hidden_key(enc, derive_from=seed if chosen else None)
     if first or not enc.order:
         _initiative(session, enc, rnd, policy, parse=parse, keep_fixed=first)
         rnd.order = list(enc.order or [])

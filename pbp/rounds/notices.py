@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from ..render import render_reply
 from ..store import models as m
+from . import hidden
 from .replies import new_view, store_reply
 
 
@@ -41,6 +42,7 @@ def queue_closing(session: Session, last: m.Round, closed: int | None, now: date
     def body(marker: str) -> str:
         view = new_view(last, "closing", marker, _names(last))
         view.closed_round = closed
+        hidden.ending(session, view, last.encounter, _names(last))
         return render_reply(view)
 
     return store_reply(session, last.encounter, last.id, "closing", f"{last.id}:closing", now, body)

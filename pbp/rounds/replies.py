@@ -23,7 +23,7 @@ from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
-from . import overrides
+from . import hidden, overrides
 
 
 def reply_platform(thread: m.Thread) -> str:
@@ -119,7 +119,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     count, when the caller (the resolver, in the same transaction) has chosen them."""
     rows = list(rnd.encounter.combatants)
     names = {c.key: c.name for c in rows}
-    rolls = queries.round_rolls(session, rnd.id)
+    # DICE-2: a secret roll is said only by its own sentence (pbp.rounds.hidden)
+    rolls = [x for x in queries.round_rolls(session, rnd.id) if not x.hidden]
     events, used = _events(session, rnd, rolls)
     r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
                state=_combatant_state(rnd) if kind == "resolution" else {},
@@ -128,6 +129,7 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
         view.header = [e for e in r.events if e.code != "initiative.order"]
+        hidden.opening(view, rnd.encounter)
         return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player}
@@ -171,6 +173,7 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
         view.next_round, view.next_deadline, view.next_commitment = (
             nxt.number, nxt.deadline, nxt.commitment)
     view.ended = rnd.encounter.status == "finished" and nxt is None
+    hidden.resolution(session, view, rnd, names)
 
 
 def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,

@@ -31,6 +31,7 @@ from ..rules.model import Declaration, Encounter, Event
 from ..store import models as m
 from ..store import queries
 from . import codec
+from .hidden import reveal_at_end
 from .lifecycle import open_round
 from .overrides import OverridingBox, ReplayingBox, override_roll, roll_totals
 from .policy import policy_for
@@ -113,6 +114,7 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     session.flush()
     if engine.fight_over(result.encounter):
         enc.status = "finished"
+        reveal_at_end(session, enc, now)   # DICE-2: the result reveals them and the key
     elif not reresolve and not enc.campaign.approval_mode:
         open_round(session, enc.id, now)
     if not reresolve:

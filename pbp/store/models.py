@@ -20,7 +20,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import DDL, Boolean, Float, Index, Integer, String, Text, UniqueConstraint, event
+from sqlalchemy import (DDL, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint,
+                        event, false)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import Base
@@ -51,6 +52,10 @@ class Encounter(Base):
     order: Mapped[list[Any]] = mapped_column(default=list)
     state: Mapped[dict[str, Any]] = mapped_column(default=dict)   # delayed, readied, extras
     houserules: Mapped[dict[str, Any]] = mapped_column(default=dict)  # over the campaign's
+    #: DICE-2: the secret key of the encounter's hidden rolls, published when it ends, and
+    #: its SHA-256, published in the opening reply (None: an encounter before migration 0009)
+    hidden_key: Mapped[str | None] = mapped_column(String(64))
+    hidden_commitment: Mapped[str | None] = mapped_column(String(64))
     #: the thread's posts from this moment on belong to the encounter
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -225,7 +230,31 @@ class RollRecord(Base):
     faces: Mapped[list[Any]] = mapped_column(default=list)
     breakdown: Mapped[str] = mapped_column(String(1000))
     markdown: Mapped[str] = mapped_column(String(1000), default="")
+    #: DICE-2: a secret roll, drawn from ``sha256("K:n:i")`` instead of the round seed;
+    #: ``seal`` is ``sha256("h:expression")``, the only thing a public reply shows of it
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    seal: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RollReveal(Base):
+    """DICE-2: a secret roll made public, once (``roll_id`` is unique).
+
+    Why a row of its own and not a column of the roll: a roll never changes (the trigger
+    refuses every UPDATE of ``rolls``), so revealing it adds a record instead. ``at_end``:
+    revealed because the encounter ended; ``reply_id``: the reply that publishes it."""
+
+    __tablename__ = "roll_reveals"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), unique=True)
+    encounter_id: Mapped[int] = _fk("encounters.id")
+    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    at_end: Mapped[bool] = mapped_column(Boolean, default=False)
+    reply_id: Mapped[int | None] = _fk("replies.id", nullable=True, ondelete="SET NULL")
+    revealed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    roll: Mapped[RollRecord] = relationship()
 
 
 class EventRecord(Base):
@@ -248,7 +277,7 @@ class EventRecord(Base):
 __all__ = [
     "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
     "Encounter", "EventRecord", "Narrator", "NarratorSession", "Override", "Post", "PostRevision",
-    "Reply", "RollRecord", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
+    "Reply", "RollRecord", "RollReveal", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
 ]
 
 
