@@ -17,11 +17,11 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("encounters") as batch:
-        batch.add_column(sa.Column("hidden_key", sa.String(64), nullable=True))
-        batch.add_column(sa.Column("hidden_commitment", sa.String(64), nullable=True))
-    # ADD COLUMN, not a batch copy: SQLite's batch mode rebuilds the table, and the rebuilt
-    # "rolls" would lose its immutability trigger
+    # plain ADD/DROP COLUMN, never a batch copy: SQLite's batch mode rebuilds the table, and
+    # dropping the old "encounters" would cascade to every round and roll, dropping the old
+    # "rolls" its immutability trigger
+    op.add_column("encounters", sa.Column("hidden_key", sa.String(64), nullable=True))
+    op.add_column("encounters", sa.Column("hidden_commitment", sa.String(64), nullable=True))
     op.add_column("rolls", sa.Column("hidden", sa.Boolean, nullable=False,
                                      server_default=sa.false()))
     op.add_column("rolls", sa.Column("seal", sa.String(64), nullable=True))
@@ -50,20 +50,17 @@ def upgrade() -> None:
         op.create_index(f"ix_roll_reveals_{col}", "roll_reveals", [col])
 
 
+def _drop(table: str, column: str) -> None:
+    if op.get_context().dialect.name == "sqlite":   # native since SQLite 3.35: no rebuild
+        op.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
+    else:
+        op.drop_column(table, column)
+
+
 def downgrade() -> None:
     for col in ("encounter_id", "narrator_id", "reply_id"):
         op.drop_index(f"ix_roll_reveals_{col}", table_name="roll_reveals")
     op.drop_table("roll_reveals")
-    if op.get_context().dialect.name == "sqlite":
-        # SQLite drops a column by rebuilding the table: put the trigger back after it
-        with op.batch_alter_table("rolls") as batch:
-            batch.drop_column("seal")
-            batch.drop_column("hidden")
-        op.execute("CREATE TRIGGER IF NOT EXISTS rolls_immutable BEFORE UPDATE ON rolls "
-                   "BEGIN SELECT RAISE(ABORT, 'rolls are immutable (PBP-4)'); END")
-    else:
-        op.drop_column("rolls", "seal")
-        op.drop_column("rolls", "hidden")
-    with op.batch_alter_table("encounters") as batch:
-        batch.drop_column("hidden_commitment")
-        batch.drop_column("hidden_key")
+    for table, column in (("rolls", "seal"), ("rolls", "hidden"),
+                          ("encounters", "hidden_commitment"), ("encounters", "hidden_key")):
+        _drop(table, column)
