@@ -33,6 +33,7 @@ from . import (
     encounters,
     health,
     i18n,
+    secret_rolls,
     security,
     sources,
 )
@@ -63,6 +64,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(campaigns.bp)
     sources.init_app(app)
     app.register_blueprint(encounters.bp)
+    app.register_blueprint(secret_rolls.bp)
     app.register_blueprint(combatants.bp)
     health.init_app(app)
     _freeze_long_lived(app)

@@ -20,9 +20,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..rules import messages
-from . import arithmetic
+from . import arithmetic, hidden
 from . import escape as _escape
-from . import hidden
 from .i18n import say
 from .view import ActorSection, EventLine, ReplyView
 

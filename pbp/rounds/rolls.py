@@ -14,14 +14,13 @@ seal ``sha256("h:expression")``.
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
 from collections.abc import Mapping
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
-
-import dataclasses
-import secrets
 
 from ..dice import DiceBox, Roll, commitment, hidden_seed, seal
 from ..errors import PbpError

@@ -20,8 +20,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import (DDL, Boolean, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint,
-                        event, false)
+from sqlalchemy import (
+    DDL,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+    event,
+    false,
+)
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from .base import Base
