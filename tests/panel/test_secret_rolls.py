@@ -5,6 +5,7 @@ panel; and cannot override a secret roll. Hostile input is refused in words."""
 
 from __future__ import annotations
 
+import html
 import re
 from datetime import timedelta
 from typing import Any
@@ -44,6 +45,19 @@ def secret_post(db_url: str, ids: dict[str, Any]) -> RollRecord:
     return rec
 
 
+def assert_preview(preview: str, rec: RollRecord) -> None:
+    """The reply preview is what the thread would read if the round resolved now: the roll
+    sealed; or, when that result ends the fight (round 2's seed is random here), revealed
+    with the hidden key, as the encounter's end does."""
+    preview = html.unescape(preview)
+    if "The fight is over." in preview:
+        assert f"Aria's secret roll #{rec.roll_index} of round 2 (perception), revealed: 1d20+4 = " \
+               f"{rec.total}" in preview and "hidden-key=" in preview
+    else:
+        assert f"Aria rolled in secret (sealed {rec.seal[:6]}…)" in preview and rec.seal in preview
+        assert "1d20+4" not in preview and f"= {rec.total} (dice" not in preview
+
+
 def _section(html: str) -> str:
     return html.split('id="secret-rolls"')[1].split("</section>")[0]
 
@@ -51,14 +65,12 @@ def _section(html: str) -> str:
 def test_DICE_2_the_narrator_sees_the_value_the_preview_only_the_seal(alice: Any, ids: dict[str, Any],
                                                                      db_url: str) -> None:
     rec = secret_post(db_url, ids)
-    html = _page(alice, ids)
-    section = _section(html)
+    page = _page(alice, ids)
+    section = _section(page)
     assert f'id="secret-{rec.id}"' in section and 'data-sealed="yes"' in section
     assert f">{rec.total}<" in section and rec.breakdown in section
     assert "1d20+4" in section and "perception" in section and "post by aria_p" in section
-    preview = _preview(html)
-    assert f"Aria rolled in secret (sealed {rec.seal[:6]}…)" in preview
-    assert rec.breakdown not in preview and "1d20+4" not in preview and rec.seal in preview
+    assert_preview(_preview(page), rec)
 
 
 def test_DICE_2_reveal_one_then_all_from_the_panel(alice: Any, ids: dict[str, Any], db_url: str) -> None:
