@@ -241,3 +241,33 @@ def test_DICE_2_a_forged_reveal_text_is_named(engine):
     found = problems(f"hidden-key={key}", f"hidden-key={fake}")
     assert any("does not hash to the commitment" in p for p in found), found
     assert any("not the one the hidden key gives" in p for p in found), found
+
+
+def test_DICE_2_a_roll_revealed_before_its_rounds_result_checks_against_the_key(engine):
+    """The narrator reveals Aria's secret roll while round 1 is still open: the reveal reply
+    and the round's result show it revealed (its seal was never published), and the key at
+    the end vouches for its seed."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "[roll hidden]1d20+3 stealth[/roll]")], now=at(1))
+    with session_scope(engine) as s:
+        notice = secret.reveal(s, w.encounter_id, None, None, at(2))
+        assert notice is not None
+    result = w.resolve(rid, at(25))
+    rows, key = _secret_rows(engine, rid)
+    aria = next(r for r in rows if r.hidden)
+    h = sha(f"{key}:1:{aria.roll_index}")
+    with session_scope(engine) as s:
+        body = s.get(m.Reply, result).body
+    assert f"#{aria.roll_index} revealed {h} 1d20+3 = {d20(h) + 3} [{d20(h)}]" in body
+    assert f"#{aria.roll_index} hidden" not in body and "rolled in secret" not in body
+    assert check_hidden(read_hidden(_bodies(engine))).ok
+    with session_scope(engine) as s:
+        service.end_encounter(s, w.encounter_id, at(30), None)
+    bodies = _bodies(engine)
+    report = check_hidden(read_hidden(bodies))
+    assert report.ok and report.revealed == 1, report.problems
+    forged_seed = sha("chosen later")
+    forged = [b.replace(h, forged_seed) for b in bodies]
+    assert any("not the one the hidden key gives" in p
+               for p in check_hidden(read_hidden(forged)).problems)
