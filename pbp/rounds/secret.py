@@ -4,8 +4,9 @@ Why a service and not panel code: the panel, ``pbp`` commands and tests reveal t
 way, audited, and the thread is told through the outbox (a short ``reveal`` reply, held
 in approval mode like every reply). None commits: the caller owns the transaction.
 
->>> # the flow: roll_secret(...) in an open round; the round's result shows it sealed;
->>> # reveal(...) posts "Lyra's secret roll #3 of round 1, revealed: 1d20+5 = 19 [14]"
+The flow: :func:`roll_secret` in an open round (or a player's ``[roll hidden]``); the round's
+result says "The narrator rolled in secret (sealed 3fa9c2…)"; :func:`reveal` queues "The
+narrator's secret roll #3 of round 1, revealed: 1d20+5 = 19 (dice: 14)".
 """
 
 from __future__ import annotations
