@@ -168,6 +168,21 @@ def chain_link(anchor: str, length: int, position: int) -> str:
     for _ in range(length - position):
         link = commitment(link)
     return link
+def hidden_seed(key: str, round_number: int, index: int) -> str:
+    """The seed of hidden roll *index* of round *round_number* under an encounter's hidden
+    key (DICE-2): ``sha256("<key>:<n>:<i>")`` (hex). Its faces are roll 0 of a box seeded
+    with it; once the key is published anyone can recompute every hidden roll.
+
+    >>> hidden_seed("k", 1, 0) == hashlib.sha256(b"k:1:0").hexdigest()
+    True
+    """
+    return hashlib.sha256(f"{key}:{round_number}:{index}".encode()).hexdigest()
+
+
+def seal(seed: str, expression: str) -> str:
+    """What a public reply shows of a hidden roll: ``sha256("<h>:<expression>")`` (DICE-2).
+    It binds the expression as well as the seed, so a reveal cannot swap either."""
+    return hashlib.sha256(f"{seed}:{expression}".encode()).hexdigest()
 
 
 _DICE_COUNT = re.compile(r"(\d*)\s*d\s*(\d+|%)", re.IGNORECASE)

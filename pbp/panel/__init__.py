@@ -34,6 +34,7 @@ from . import (
     health,
     i18n,
     roll_ledger,
+    secret_rolls,
     security,
     sources,
     tables,
@@ -68,6 +69,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     sources.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(roll_ledger.bp)
+    app.register_blueprint(secret_rolls.bp)
     app.register_blueprint(combatants.bp)
     app.register_blueprint(verification.bp)
     health.init_app(app)

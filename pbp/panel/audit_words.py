@@ -186,6 +186,10 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                    who=s.who, n=text((s.side("after") or {}).get("round")),
                                    deadline=_moment((s.side("after") or {}).get("deadline"), s.tz)),
     "encounter.end": lambda s: _("%(who)s ended the encounter", who=s.who),
+    "roll.secret": lambda s: _("%(who)s rolled in secret: roll #%(index)s", who=s.who,
+                               index=text((s.side("after") or {}).get("index"))),
+    "roll.reveal": lambda s: _("%(who)s revealed %(n)s secret roll(s)", who=s.who,
+                               n=len((s.side("after") or {}).get("revealed") or [])),
     "combatant.save": lambda s: (
         _("%(who)s added %(name)s (HP %(hp)s/%(max)s)", who=s.who,
           name=text((s.side("after") or {}).get("name")), hp=text((s.side("after") or {}).get("hp")),

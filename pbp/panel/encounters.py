@@ -63,10 +63,11 @@ from .overrides import (
     set_reply,
     set_roll,
 )
+from .secret_rolls import secret_context
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 
-FRAGMENTS = ("combatants", "posts", "violations", "preview", "audit", "round")
+FRAGMENTS = ("combatants", "posts", "violations", "preview", "audit", "round", "secret")
 
 
 def _forms() -> dict[str, Any]:
@@ -95,6 +96,7 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["tz"] = ZoneInfo(enc.campaign.timezone or "UTC")
     ctx.update(_forms())
     ctx["start_form"] = start_form(enc)
+    ctx.update(secret_context(s, enc))        # DICE-2: what only the narrator sees
     ctx.update(_round_flags(ctx))
     return ctx
 

@@ -3,7 +3,9 @@
 A command is a whole line that starts (after spaces) with its prefix. Forms read:
 
 * rolls: ``.r EXPR [reason]``, ``.rh EXPR [reason]`` (hidden), ``/roll EXPR``, ``/r EXPR``,
-  ``!roll EXPR``, ``!r EXPR`` -> :class:`~pbp.parse.model.RollTag` (reason = label);
+  ``!roll EXPR``, ``!r EXPR`` -> :class:`~pbp.parse.model.RollTag` (reason = label); a flag
+  ``-h`` (or ``-hidden``, ``-oculto``, ``-скрыто``: the lexicon's hidden words) before or
+  after the expression makes any of them a secret roll (DICE-2);
 * initiative, with the semantics of the SealDice/Dice! bots: ``.ri`` (1d20), ``.ri+3``,
   ``.ri +Dex``, ``.ri 12 Name`` (a value), ``.ri =1d10+3 Name`` (an expression),
   ``.ri adv Name``, batch ``.ri Ana, +2 Boris``; ``.init`` (show), ``.init clr``,
@@ -27,7 +29,7 @@ from .initiative import ri as ri_command
 from .lexicon import Lexicon, fold, get
 from .roster import Roster
 from .scans import CommandScan
-from .tags import FoundRoll, read_expression, split_advantage
+from .tags import FoundRoll, is_hidden_word, read_expression, split_advantage
 
 ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))
 LINE = re.compile(
@@ -87,7 +89,8 @@ def _dispatch(low: str, cmd: str, rest: str, line: str, pos: int, lex: Lexicon,
             return False
         if low == "/r" and not rest.strip():
             return False
-        _roll_line(low, rest, pos, lex, out, hidden=low == ".rh")
+        flagged, rest = _hidden_flag(rest, lex)
+        _roll_line(low, rest, pos, lex, out, hidden=low == ".rh" or flagged)
         return True
     if low == ".ri":
         if first.isalpha():
@@ -103,6 +106,34 @@ def _dispatch(low: str, cmd: str, rest: str, line: str, pos: int, lex: Lexicon,
         avrae_command(low[1:], rest, line, pos, lex, roster, out)
         return True
     return False
+
+
+_FLAG = re.compile(r"(?:^|(?<=\s))-(?P<word>[^\W\d_]{1,12})(?=\s|$)")
+
+
+def _hidden_flag(rest: str, lex: Lexicon) -> tuple[bool, str]:
+    """(whether *rest* carries a hidden flag, *rest* without it): ``!r -h 1d20``,
+    ``/r 1d20 -oculto``, ``!roll -скрыто 1d20`` (DICE-2). The flag is blanked, not cut, so
+    positions after it keep their place.
+
+    >>> _hidden_flag(" -h 1d20+5 stealth", get("en"))
+    (True, '    1d20+5 stealth')
+    >>> _hidden_flag(" 1d20-2", get("en"))
+    (False, ' 1d20-2')
+    """
+    if "-" not in rest:
+        return False, rest
+    flagged = False
+
+    def blank(m: re.Match[str]) -> str:
+        nonlocal flagged
+        if is_hidden_word(m.group("word"), lex):
+            flagged = True
+            return " " * len(m.group())
+        return m.group()
+
+    kept = _FLAG.sub(blank, rest)
+    return flagged, kept
 
 
 def _roll_line(syntax: str, rest: str, pos: int, lex: Lexicon, out: CommandScan,

@@ -200,14 +200,16 @@ def _attach(text: str, rolls: list[RollTag], actions: list[Action], lex: Lexicon
     A roll labelled as an attack (``[roll=Ataque]``) with no attack to belong to becomes
     an inferred attack of its own (confidence 0.6), its target read from the label.
     Actions are indexed by line and paragraph, so this stays linear in the post.
+    A secret roll (DICE-2) belongs to no action: the narrator uses it, so no event the
+    engine says can show its value.
     """
-    if not actions and all(r.purpose != "attack" for r in rolls):
+    if not actions and all(r.purpose != "attack" or r.hidden for r in rolls):
         return rolls, actions           # nothing to give a roll to, and nothing to create
     layout = _Layout(text, actions)
     owner: dict[int, list[int]] = {}
     created: list[Action] = []
     for r in rolls:
-        if r.purpose in ("initiative", "check", "defense", "table"):
+        if r.purpose in ("initiative", "check", "defense", "table") or r.hidden:
             continue
         choice = layout.owner(r, actions)
         if choice is None and r.purpose == "attack":

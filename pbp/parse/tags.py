@@ -13,6 +13,9 @@ written                    syntax      label
 ``[roll 2d6]``             ``[roll ]`` self-closing
 ``[dice 10d6>=3]``         ``[dice ]`` self-closing
 ``[[1d20+5 adv]]``         ``[[]]``    ``adv``/``dis`` (and pt/ru words) set advantage
+``[roll hidden]..[/roll]`` ``[roll h]`` a secret roll (DICE-2); ``[roll oculto]``,
+                                       ``[dice скрыто]``: the hidden words of the
+                                       post's lexicon or English
 =========================  ==========  ==========================================
 
 One regular expression with bounded repetitions finds heads, closes and inline tags;
@@ -41,7 +44,7 @@ from typing import NamedTuple
 
 from .. import dice
 from ..errors import DiceError
-from .lexicon import Lexicon
+from .lexicon import Lexicon, get
 from .model import IssueList
 
 _TAG = re.compile(
@@ -161,6 +164,7 @@ def scan(text: str, lex: Lexicon) -> TagScan:
         return EMPTY
     out = TagScan()
     open_m: re.Match[str] | None = None
+    open_hidden = False
     for m in _TAG.finditer(text):
         pos = m.start()
         inline, close, name_, _arg, short, broken = m.groups()
@@ -188,8 +192,17 @@ def scan(text: str, lex: Lexicon) -> TagScan:
                 arg = open_m.group("arg")
                 label = _arg_label(arg) if arg is not None else None
                 syntax = f"[{name}=]" if arg is not None else f"[{name}]"
-                _add(out, text, text[head_end:pos], label, syntax, open_m.start(), m.end(), lex)
+                if open_hidden:
+                    syntax = f"[{name} h]"
+                _add(out, text, text[head_end:pos], label, syntax, open_m.start(), m.end(), lex,
+                     hidden=open_hidden)
             open_m = None
+            continue
+        if short is not None and is_hidden_word(short, lex):   # [roll hidden]...[/roll]
+            out.spans.append(m.span())
+            if open_m is not None:
+                out.issues.append(("tag.unclosed", open_m.start(), {"tag": open_m.group("name")}))
+            open_m, open_hidden = m, True
             continue
         if short is not None:
             out.spans.append(m.span())
@@ -198,7 +211,7 @@ def scan(text: str, lex: Lexicon) -> TagScan:
         out.spans.append(m.span())
         if open_m is not None:
             out.issues.append(("tag.unclosed", open_m.start(), {"tag": open_m.group("name")}))
-        open_m = m
+        open_m, open_hidden = m, False
     if open_m is not None:
         out.issues.append(("tag.unclosed", open_m.start(), {"tag": open_m.group("name")}))
     out.spans.extend(map(re.Match.span, _FORMAT.finditer(text)))
@@ -209,8 +222,19 @@ _READ_CACHE: dict[tuple[str, str | None, bool, str], tuple[FoundRoll | None, str
                                                              dict[str, object]]] = {}
 
 
+def is_hidden_word(word: str, lex: Lexicon) -> bool:
+    """Whether *word* asks for a secret roll (DICE-2) in the post's language or English.
+
+    >>> from .lexicon import get
+    >>> is_hidden_word(" Oculto", get("pt")), is_hidden_word("hidden", get("ru")), is_hidden_word("2d6", get("en"))
+    (True, True, False)
+    """
+    folded = lex.fold(word.strip())
+    return folded in lex.hidden or folded in get("en").hidden
+
+
 def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, pos: int,
-         end: int, lex: Lexicon, *, inline: bool = False) -> None:
+         end: int, lex: Lexicon, *, inline: bool = False, hidden: bool = False) -> None:
     if len(content) > SCAN_LIMIT * 4:
         out.issues.append(("dice.too_long", pos, {"length": len(content), "limit": _limit("dice.too_long")}))
         return
@@ -228,7 +252,7 @@ def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, 
         return
     # the cache holds a template: each tag gets its own copy
     out.rolls.append(FoundRoll(found.expression, found.label, syntax, pos, end, found.text,
-                               found.advantage))
+                               found.advantage, hidden))
 
 
 # --- the expression at the start of a tag or a command -------------------------------------

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from ..rules import messages
-from . import arithmetic
+from . import arithmetic, hidden
 from . import escape as _escape
 from .i18n import say
 from .overrides import narrator_marks
@@ -245,10 +245,18 @@ def render_reply(view: ReplyView) -> str:
             return Raw(f"u/{player}")
         return f"@{player}" if view.platform in ("bbcode", "markdown") else player
 
+    def secret(r: hidden.HiddenRoll) -> str:
+        return hidden.sentence(r, lang)
+
+    def raw(lines: list[str]) -> list[Raw]:
+        """Proof lines (hex, numbers, dice expressions: nothing a player wrote as markup)
+        printed as they are, so a visitor's copy checks byte for byte."""
+        return [Raw(x) for x in lines]
+
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
     text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, table=table, when=lambda d: when(d, view.timezone),
                            marker=Raw(view.marker), marker_line=Raw(marker_line(view)),
-                           proof=Raw(render_block(view.proof, view.platform)))
+                           proof=Raw(render_block(view.proof, view.platform)), secret=secret, raw=raw)
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []
     for line in lines:   # at most one blank line in a row

@@ -18,7 +18,7 @@ from babel.messages.pofile import read_po, write_po
 from jinja2.ext import babel_extract
 
 from ..rules import messages
-from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic
+from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic, hidden
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
 
@@ -36,7 +36,7 @@ def message_ids() -> list[MessageId]:
                 if isinstance(msg, str):
                     ids.append(msg)
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
-    ids += list(CHANGES.values()) + [TABLE_DRAW]
+    ids += list(CHANGES.values()) + [TABLE_DRAW] + list(hidden.TEXTS.values())
     ids += list(OVERRIDE_TEXTS.values()) + [ROLL_SET, ROLL_SET_PRIVATE] + list(messages.EN.values())
     ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]

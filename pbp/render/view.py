@@ -79,6 +79,12 @@ class ReplyView:
     changes: list[Mapping[str, Any]] = field(default_factory=list)  # correction: what changed
     note: str = ""                    # correction: the narrator's reason, when made public
     closed_round: int | None = None   # closing: the round closed without a result
+    #: DICE-2: secret rolls said (sealed or revealed, pbp.render.hidden.HiddenRoll), the
+    #: hidden key's commitment (the encounter's opening), the key itself (its end), and
+    #: their proof lines (PROOF.md) until the shared proof block carries them
+    secret: list[Any] = field(default_factory=list)
+    hidden_commitment: str | None = None
+    hidden_key: str | None = None
     marker: str = ""
     #: DICE-1: the encounter's dice chain (opening) and the proof block's lines
     chain: str | None = None

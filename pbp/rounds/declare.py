@@ -226,7 +226,8 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
         try:
             rec = make_roll(session, rnd, tag.expression, kind="tag", stats=stats, actor=row.key,
                             label=tag.label, post_id=post.id, tag_index=tag.tag_index,
-                            position=tag.position, written=tag.written or tag.expression)
+                            position=tag.position, written=tag.written or tag.expression,
+                            hidden=tag.hidden)
         except DiceError as exc:
             errors.append({"code": "roll.refused", "message": str(exc), "position": tag.position})
             continue

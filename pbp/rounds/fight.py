@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from ..errors import PbpError
 from ..store import models as m
 from ..store import queries
+from .hidden import reveal_at_end
 from .lifecycle import open_round
 from .notices import queue_closing
 from .overrides import narrator_of
@@ -93,6 +94,7 @@ def end_encounter(session: Session, encounter_id: int, now: datetime,
             reply.state = "cancelled"
     before = enc.status
     enc.status = "finished"
+    reveal_at_end(session, enc, now)   # DICE-2: the closing reveals them and the key
     _audit(session, enc, "encounter.end", narrator, now, {"status": before},
            {"status": "finished", "closed_round": closed})
     session.flush()

@@ -33,7 +33,7 @@ from .declare import controlled_by, narrator_names
 from .policy import RoundPolicy, policy_for
 from .reading import ParseFn, read_post
 from .replies import queue_round_reply
-from .rolls import make_roll, next_index
+from .rolls import ensure_hidden_key, make_roll, next_index
 
 
 def start_encounter(session: Session, thread_id: int, combatants: Sequence[Combatant], *,
@@ -87,6 +87,7 @@ def draw_chain(enc: m.Encounter, length: int = CHAIN_LENGTH) -> None:
     enc.dice_anchor, enc.dice_chain_length = _secret(), int(length)
     enc.dice_chain = chain_link(enc.dice_anchor, enc.dice_chain_length, 0)
     enc.hidden_key = _secret()
+    enc.hidden_commitment = commitment(enc.hidden_key)
 
 
 def round_seed(session: Session, enc: m.Encounter) -> str:
@@ -152,6 +153,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
     campaign = enc.campaign
     policy = policy_for(campaign, enc)
     number, surprise = _next_number(enc, policy)
+    explicit = seed is not None
     if last is None and seed is None:
         draw_chain(enc)
     seed = seed or round_seed(session, enc)
@@ -170,6 +172,9 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
         return existing.id
     first = last is None
     enc.status = "active"
+    if first:   # DICE-2: the opening reply publishes the hidden key's commitment
+        chosen = explicit or _seeds.get() is not None or seed_source is not new_seed
+        ensure_hidden_key(enc, derive_from=seed if chosen else None)
     if first or not enc.order:
         _initiative(session, enc, rnd, policy, parse=parse, keep_fixed=first)
         rnd.order = list(enc.order or [])

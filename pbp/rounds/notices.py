@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from ..render import render_reply
 from ..store import models as m
-from . import proof
+from . import hidden, proof
 from .replies import new_view, store_reply
 
 
@@ -43,6 +43,7 @@ def queue_closing(session: Session, last: m.Round, closed: int | None, now: date
         view = new_view(last, "closing", marker, _names(last))
         view.closed_round = closed
         view.proof = proof.closing_lines(session, last, closed)
+        hidden.ending(session, view, last.encounter, _names(last))
         return render_reply(view)
 
     return store_reply(session, last.encounter, last.id, "closing", f"{last.id}:closing", now, body)

@@ -199,6 +199,9 @@ def set_roll(session: Session, roll_id: int, total: int, reason: str,
     """Set roll *roll_id*'s result to *total* (the stored roll stays as rolled)."""
     reason = reason_or_fail(reason)
     roll = get_row(session, RollRecord, roll_id, "roll")
+    if roll.hidden:   # DICE-2: the reply's override list would show its value
+        raise OverrideError("a secret roll is used by the narrator as it is: it cannot be "
+                            "overridden (reveal it first if the thread must know)")
     rnd = get_row(session, Round, roll.round_id, "round")
     check_changeable(session, rnd)
     before = roll_totals(session, rnd.id).get(roll.roll_index, roll.total)

@@ -13,22 +13,31 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from ..dice import commitment
+from ..dice import commitment, hidden_seed
 from ..render.proof import ProofLine
+from ..store import hidden as hidden_store
 from ..store import models as m
 from ..store import queries
 
 
-def roll_line(rec: m.RollRecord) -> ProofLine:
+def roll_line(rec: m.RollRecord, rnd: m.Round, revealed: bool = False) -> ProofLine:
     """A stored roll as its proof line: the expression rolled, the seed's total and faces
-    (a narrator's override is a separate, marked record, never in here)."""
+    (a narrator's override is a separate, marked record, never in here). A secret roll
+    (DICE-2) is its seal while sealed; once revealed, its own seed, expression and value."""
+    if rec.hidden:
+        key = rnd.encounter.hidden_key
+        if revealed and key is not None:
+            return ProofLine.revealed(rec.roll_index, hidden_seed(key, rnd.number, rec.roll_index),
+                                      rec.expression, rec.total, list(rec.faces or []))
+        return ProofLine.hidden_roll(rec.roll_index, rec.seal or "0" * 64)
     return ProofLine.roll(rec.roll_index, rec.expression, rec.total, list(rec.faces or []))
 
 
 def roll_lines(session: Session, rnd: m.Round) -> list[ProofLine]:
-    """Every roll of *rnd*, by index."""
-    return [roll_line(r) for r in sorted(queries.round_rolls(session, rnd.id),
-                                         key=lambda r: r.roll_index)]
+    """Every roll of *rnd*, by index, secret ones as their seal or their reveal."""
+    shown = {s.roll.id for s in hidden_store.round_secrets(session, rnd.id) if s.reveal is not None}
+    return [roll_line(r, rnd, r.id in shown)
+            for r in sorted(queries.round_rolls(session, rnd.id), key=lambda r: r.roll_index)]
 
 
 def encounter_line(enc: m.Encounter) -> list[ProofLine]:
@@ -36,7 +45,7 @@ def encounter_line(enc: m.Encounter) -> list[ProofLine]:
     chain (its checker then says "no chain (older encounter)")."""
     if enc.dice_chain is None:
         return []
-    hidden = commitment(enc.hidden_key) if enc.hidden_key else "0" * 64
+    hidden = enc.hidden_commitment or (commitment(enc.hidden_key) if enc.hidden_key else "0" * 64)
     return [ProofLine.encounter(enc.dice_chain, hidden)]
 
 
@@ -45,9 +54,31 @@ def opening_lines(rnd: m.Round) -> list[ProofLine]:
     return [*encounter_line(rnd.encounter), ProofLine.commit(rnd.number, rnd.commitment)]
 
 
-def end_lines(enc: m.Encounter) -> list[ProofLine]:
-    """The encounter's end publishes its hidden key (DICE-2: every hidden roll checkable)."""
-    return [ProofLine.hidden_key(enc.hidden_key)] if enc.hidden_key else []
+def reveal_lines(session: Session, enc: m.Encounter, roll_ids: set[int] | None = None, *,
+                 besides: int | None = None) -> list[ProofLine]:
+    """Secret rolls revealed (DICE-2) of rounds whose seed is out, under each round's seed
+    line: *roll_ids* (a reveal reply), or every revealed one (the encounter's end), round
+    *besides* left out (its own lines already list them). A round still open says its
+    revealed rolls in its own result, where its seed is."""
+    out: list[ProofLine] = []
+    by_round: dict[int, list[hidden_store.SecretRoll]] = {}
+    for s in hidden_store.encounter_secrets(session, enc.id):
+        if s.reveal is not None and (roll_ids is None or s.roll.id in roll_ids):
+            by_round.setdefault(s.roll.round_id, []).append(s)
+    for round_id, secrets in sorted(by_round.items()):
+        rnd = session.get(m.Round, round_id)
+        if rnd is None or round_id == besides or not rnd.seed_revealed:
+            continue
+        out.append(ProofLine.seed(rnd.number, rnd.seed))
+        out += [roll_line(s.roll, rnd, True) for s in sorted(secrets, key=lambda x: x.roll.roll_index)]
+    return out
+
+
+def end_lines(session: Session, enc: m.Encounter, besides: int | None = None) -> list[ProofLine]:
+    """The encounter's end reveals every secret roll and publishes its hidden key (DICE-2:
+    every hidden roll checkable)."""
+    key = [ProofLine.hidden_key(enc.hidden_key)] if enc.hidden_key else []
+    return [*reveal_lines(session, enc, besides=besides), *key]
 
 
 def resolution_lines(session: Session, rnd: m.Round, nxt: m.Round | None, *,
@@ -58,7 +89,7 @@ def resolution_lines(session: Session, rnd: m.Round, nxt: m.Round | None, *,
     if nxt is not None:
         out.append(ProofLine.commit(nxt.number, nxt.commitment))
     if ended:
-        out.extend(end_lines(rnd.encounter))
+        out.extend(end_lines(session, rnd.encounter, besides=rnd.id))
     return out
 
 
@@ -78,4 +109,4 @@ def closing_lines(session: Session, last: m.Round, closed: int | None) -> list[P
     if closed is not None and last.seed_revealed:
         out += [ProofLine.commit(last.number, last.commitment),
                 ProofLine.seed(last.number, last.seed), *roll_lines(session, last)]
-    return out + end_lines(last.encounter)
+    return out + end_lines(session, last.encounter, besides=last.id if out else None)

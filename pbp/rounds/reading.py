@@ -34,6 +34,7 @@ class TagSpec:
     purpose: str | None = None
     actor: str | None = None
     value: float | None = None        # initiative given outright (``.ri 12``): nothing to roll
+    hidden: bool = False              # a secret roll (DICE-2): its own seed, value sealed
 
 
 @dataclass
@@ -124,7 +125,8 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
             expr = tag.dice_expression()
             reading.tags.append(TagSpec(
                 tag_index=tag_base + tag.index, expression=expr, written=tag.text or tag.expression,
-                label=tag.label, position=offset + tag.position, purpose=tag.purpose, actor=actor))
+                label=tag.label, position=offset + tag.position, actor=actor, hidden=tag.hidden,
+                purpose=None if tag.hidden else tag.purpose))   # a secret roll is no initiative
             tag_count = max(tag_count, tag.index + 1)
         for cmd in parsed.commands:
             if cmd.name not in ("initiative.roll", "initiative.set", "initiative.add",

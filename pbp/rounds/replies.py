@@ -24,7 +24,7 @@ from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
-from . import overrides, proof
+from . import hidden, overrides, proof
 from .tables import as_set
 
 
@@ -129,7 +129,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     count, when the caller (the resolver, in the same transaction) has chosen them."""
     rows = list(rnd.encounter.combatants)
     names = {c.key: c.name for c in rows}
-    rolls = queries.round_rolls(session, rnd.id)
+    # DICE-2: a secret roll is said only by its own sentence (pbp.rounds.hidden)
+    rolls = [x for x in queries.round_rolls(session, rnd.id) if not x.hidden]
     totals = overrides.roll_totals(session, rnd.id)
     events, used = _events(session, rnd, rolls, totals)
     r = _Round(rnd=rnd, rows=rows, order=_order(rnd, rows),
@@ -143,6 +144,7 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
         view.header = [e for e in r.events if e.code != "initiative.order"]
         view.chain = rnd.encounter.dice_chain
         view.proof = proof.opening_lines(rnd)
+        hidden.opening(view, rnd.encounter)
         return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player}
@@ -188,6 +190,7 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
     view.ended = rnd.encounter.status == "finished" and nxt is None
     view.reresolved = queries.round_reresolved(session, rnd.id)
     view.proof = proof.resolution_lines(session, rnd, nxt, ended=view.ended)
+    hidden.resolution(session, view, rnd, names)
 
 
 def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,

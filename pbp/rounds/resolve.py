@@ -33,6 +33,7 @@ from ..store import queries
 from . import codec
 from .crit_tables import SETTING as CRIT_TABLES
 from .crit_tables import with_table_draws
+from .hidden import reveal_at_end
 from .lifecycle import open_round
 from .overrides import OverridingBox, ReplayingBox, override_roll, roll_totals
 from .policy import policy_for
@@ -118,6 +119,7 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
     session.flush()
     if engine.fight_over(result.encounter):
         enc.status = "finished"
+        reveal_at_end(session, enc, now)   # DICE-2: the result reveals them and the key
     elif not reresolve and not enc.campaign.approval_mode:
         open_round(session, enc.id, now)
     if not reresolve:

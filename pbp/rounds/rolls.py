@@ -5,17 +5,24 @@ Why the database decides: two workers may read the same post at the same time. B
 compute roll #7 of the round; the second insert breaks ``uq_rolls_round_index`` or
 ``uq_rolls_post_tag`` inside a savepoint, and we either take the roll the other worker
 made for that tag or try the next index. No code path can roll a tag twice.
+
+A secret roll (DICE-2) takes its index like any other (no gap in the round's sequence)
+but draws its faces from its own seed ``h = sha256("K:n:i")`` under the encounter's hidden
+key, so the revealed round seed tells nothing about it; it is stored ``hidden`` with its
+seal ``sha256("h:expression")``.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
 from collections.abc import Mapping
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..dice import DiceBox, Roll
+from ..dice import DiceBox, Roll, commitment, hidden_seed, seal
 from ..errors import PbpError
 from ..rules.stats import resolve_name
 from ..store import models as m
@@ -41,16 +48,28 @@ def _keep_post(session: Session, record: m.RollRecord) -> None:
         session.flush()
         session.add(m.RollPost(roll_id=record.id, platform_id=post.platform_id,
                                author=post.author, revision=post.revisions_seen))
+def ensure_hidden_key(enc: m.Encounter, *, derive_from: str | None = None) -> str:
+    """The encounter's hidden key (DICE-2), drawn once: 256 bits from the OS, or, with
+    *derive_from* (a test's or ``pbp simulate``'s deterministic round seed), derived from
+    it so their replies are reproducible. An encounter from before migration 0013 gets one
+    at its first secret roll; its commitment is then first published in that round's reply."""
+    if enc.hidden_key is None:
+        enc.hidden_key = (secrets.token_hex(32) if derive_from is None
+                          else commitment(f"hidden-key:{derive_from}"))
+    if enc.hidden_commitment is None:   # a key drawn with the dice chain (DICE-1)
+        enc.hidden_commitment = commitment(enc.hidden_key)
+    return enc.hidden_key
 
 
 def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
               stats: Mapping[str, int] | None = None, actor: str | None = None,
               label: str | None = None, post_id: int | None = None,
               tag_index: int | None = None, position: int | None = None,
-              written: str = "", attempts: int = 8) -> m.RollRecord:
+              written: str = "", attempts: int = 8, hidden: bool = False) -> m.RollRecord:
     """Roll *expression* once under *rnd*'s seed and store it; for a post tag, return the
     roll already stored for it instead. Raises :class:`pbp.errors.DiceError` on a bad
-    expression (the caller reports it and keeps the rest of the post)."""
+    expression (the caller reports it and keeps the rest of the post). *hidden*: a secret
+    roll (DICE-2, see the module docstring)."""
     if rnd.seed_revealed:
         raise PbpError(f"round {rnd.number} is resolved and its seed published: no more rolls")
     if post_id is not None and tag_index is not None:
@@ -59,11 +78,19 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
             return existing
     for _ in range(attempts):
         index = next_index(session, rnd.id)
-        box = DiceBox(seed=rnd.seed, start_index=index)
-        roll: Roll = box.roll(expression, label=label, stats=stats, resolve_name=resolve_name)
+        if hidden:
+            own = hidden_seed(ensure_hidden_key(rnd.encounter), rnd.number, index)
+            roll: Roll = DiceBox(seed=own).roll(expression, label=label, stats=stats,
+                                                resolve_name=resolve_name)
+            roll = dataclasses.replace(roll, index=index)
+        else:
+            box = DiceBox(seed=rnd.seed, start_index=index)
+            roll = box.roll(expression, label=label, stats=stats, resolve_name=resolve_name)
         record = record_from_roll(roll, round_id=rnd.id, kind=kind, actor=actor, post_id=post_id,
                                   tag_index=tag_index, position=position,
                                   written=written or expression)
+        if hidden:
+            record.hidden, record.seal = True, seal(own, roll.expression)
         try:
             with session.begin_nested():
                 session.add(record)

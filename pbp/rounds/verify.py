@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..dice import DiceBox, commitment
+from ..dice import DiceBox, commitment, hidden_seed, seal
 from ..errors import PbpError
 from ..store import models as m
 from ..store import queries
@@ -65,6 +65,22 @@ def _check_chain(session: Session, rnd: m.Round, report: VerifyReport) -> None:
     if commitment(rnd.seed) != link:
         report.problems.append(f"the seed does not hash to {name}: the round was rolled "
                                "with a seed outside the chain")
+def _check_hidden(rnd: m.Round, r: m.RollRecord, published: str, report: VerifyReport) -> None:
+    """A secret roll (DICE-2): replayed from its own seed ``sha256("K:n:i")``, its seal
+    recomputed; the reply shows the seal, never the breakdown."""
+    key = rnd.encounter.hidden_key
+    if key is None:
+        report.problems.append(f"{_who(r)}: a secret roll, but the encounter has no hidden key")
+        return
+    own = hidden_seed(key, rnd.number, r.roll_index)
+    again = DiceBox(seed=own).replay(r.expression, 0)
+    if again.total != r.total or list(again.faces) != list(r.faces or []):
+        report.problems.append(f"{_who(r)} (secret): stored {r.total} {list(r.faces or [])}, "
+                               f"its seed gives {again.total} {list(again.faces)}")
+    if r.seal != seal(own, r.expression):
+        report.problems.append(f"{_who(r)} (secret): the stored seal is not sha256(h:expression)")
+    elif r.seal not in published:
+        report.problems.append(f"{_who(r)} (secret): its seal is not in the published replies")
 
 
 def verify_round(session: Session, round_id: int, *, published: str | None = None) -> VerifyReport:
@@ -99,6 +115,9 @@ def verify_round(session: Session, round_id: int, *, published: str | None = Non
             gap = ", ".join(f"#{i}" for i in range(expected, r.roll_index))
             report.problems.append(f"roll {gap} missing: a roll was made and not kept")
         expected = r.roll_index + 1
+        if r.hidden:
+            _check_hidden(rnd, r, published, report)
+            continue
         try:
             again = DiceBox(seed=rnd.seed).replay(r.expression, r.roll_index)
         except PbpError as exc:

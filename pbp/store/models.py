@@ -32,6 +32,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     event,
+    false,
 )
 from sqlalchemy.orm import Mapped, mapped_column, relationship
 
@@ -67,6 +68,9 @@ class Encounter(Base):
     #: (a row written around the ORM may have none: it then has no public page)
     verify_token: Mapped[str | None] = mapped_column(String(64), unique=True, index=True,
                                                      default=lambda: secrets.token_urlsafe(24))
+    #: DICE-2: the SHA-256 of ``hidden_key``, published in the opening reply (the key itself
+    #: when the encounter ends); None for an encounter from before migration 0013
+    hidden_commitment: Mapped[str | None] = mapped_column(String(64))
     #: the thread's posts from this moment on belong to the encounter
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -251,6 +255,10 @@ class RollRecord(Base):
     faces: Mapped[list[Any]] = mapped_column(default=list)
     breakdown: Mapped[str] = mapped_column(String(1000))
     markdown: Mapped[str] = mapped_column(String(1000), default="")
+    #: DICE-2: a secret roll, drawn from ``sha256("K:n:i")`` instead of the round seed;
+    #: ``seal`` is ``sha256("h:expression")``, the only thing a public reply shows of it
+    hidden: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    seal: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
@@ -281,6 +289,24 @@ class RollReuse(Base):
     tag_index: Mapped[int] = mapped_column(Integer)
     roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+class RollReveal(Base):
+    """DICE-2: a secret roll made public, once (``roll_id`` is unique).
+
+    Why a row of its own and not a column of the roll: a roll never changes (the trigger
+    refuses every UPDATE of ``rolls``), so revealing it adds a record instead. ``at_end``:
+    revealed because the encounter ended; ``reply_id``: the reply that publishes it."""
+
+    __tablename__ = "roll_reveals"
+    id: Mapped[int] = mapped_column(primary_key=True)
+    roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), unique=True)
+    encounter_id: Mapped[int] = _fk("encounters.id")
+    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    reason: Mapped[str] = mapped_column(Text, default="")
+    at_end: Mapped[bool] = mapped_column(Boolean, default=False)
+    reply_id: Mapped[int | None] = _fk("replies.id", nullable=True, ondelete="SET NULL")
+    revealed_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    roll: Mapped[RollRecord] = relationship()
 
 
 class EventRecord(Base):
@@ -303,7 +329,7 @@ class EventRecord(Base):
 __all__ = [
     "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
     "Encounter", "EventRecord", "Narrator", "NarratorSession", "Override", "Post", "PostRevision",
-    "Reply", "RollPost", "RollRecord", "RollReuse", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
+    "Reply", "RollPost", "RollRecord", "RollReuse", "RollReveal", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
 ]
 
 

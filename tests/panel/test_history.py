@@ -166,6 +166,8 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
                                               "deadline": "2026-12-01T12:00:00+00:00"},
                         "alice started the encounter: round 1 opens, deadline 2026-12-01 12:00"),
     "encounter.end": ({"status": "active"}, {"status": "finished", "closed_round": 3}, "alice ended the encounter"),
+    "roll.secret": ({}, {"roll": 9, "index": 7, "label": "ambush"}, "alice rolled in secret: roll #7 in round 2"),   # DICE-2
+    "roll.reveal": ({}, {"roll": 9, "revealed": [9, 10], "reason": ""}, "alice revealed 2 secret roll(s) in round 2"),
     "combatant.save": ({"name": "Aria", "hp": 20, "side": "players"}, {"name": "Aria", "hp": 12, "side": "players"},
                        "alice edited Aria: HP: 20 → 12"),
     "combatant.import": (None, {"count": 2, "keys": ["aria", "goblin-2"]},

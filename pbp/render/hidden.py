@@ -1,0 +1,200 @@
+"""Secret rolls (DICE-2) as the thread reads them, and the check anyone can run on that text.
+
+Why the public reply says so little: a hidden roll's value, expression and faces, and
+anything the engine derived from them, would let the table work it out; so the reply says
+only who rolled in secret and shows the roll's seal ``c = sha256("h:expression")``, where
+``h = sha256("K:n:i")`` is the roll's own seed under the encounter's hidden key ``K``
+(published as ``sha256(K)`` in the encounter's opening reply). A reveal publishes ``h``,
+the expression and the result; the encounter's end publishes ``K``. Anyone can then check,
+with this text alone (no database):
+
+* ``sha256(h:expression) == c``: the revealed roll is the one that was sealed;
+* the faces and total are roll 0 of ``DiceBox(seed=h)``: nobody changed the value;
+* ``sha256(K) ==`` the published commitment, and every ``h == sha256("K:n:i")``: the
+  narrator could not pick a seed for a roll after the fact, and every sealed roll of
+  the encounter was revealed.
+
+The machine-readable lines follow the shared proof format (docs/verifiable-dice.md,
+PROOF.md): ``#<i> hidden <c>``, ``#<i> revealed <h> <expression> = <total> [faces]``,
+``pbp-dice v1 hidden-key=<K>``; :func:`proof_lines` makes the first two.
+
+>>> from pbp.dice import DiceBox, hidden_seed, seal
+>>> h = hidden_seed("k" * 64, 1, 2); r = DiceBox(seed=h).roll("1d20+5")
+>>> sealed = HiddenRoll(2, 1, "Lyra", seal(h, "1d20+5"))
+>>> shown = HiddenRoll(2, 1, "Lyra", sealed.seal, seed=h, expression="1d20+5",
+...                    total=r.total, faces=r.faces)
+>>> texts = [f"pbp-dice v1 round=1\\n{proof_lines([sealed])[0]}\\npbp-dice end",
+...          f"pbp-dice v1 round=1\\n{proof_lines([shown])[0]}\\npbp-dice end"]
+>>> check_hidden(read_hidden(texts)).ok
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from ..dice import DiceBox, hidden_seed, seal
+from ..errors import PbpError
+from .i18n import say
+from .proof import UnknownVersion, parse_line
+
+#: every sentence of this module, by name (the catalogs translate them)
+TEXTS: Mapping[str, str] = {
+    "sealed": "{who} rolled in secret (sealed {seal}…)",
+    "revealed": "{who}'s secret roll #{index} of round {round}, revealed: {expression} = {total} "
+                "(dice: {faces})",
+    "revealed.label": "{who}'s secret roll #{index} of round {round} ({label}), revealed: "
+                      "{expression} = {total} (dice: {faces})",
+    "narrator": "The narrator",
+}
+
+
+@dataclass(frozen=True)
+class HiddenRoll:
+    """A secret roll as a reply shows it: sealed (``seed`` None) or revealed."""
+
+    index: int
+    round_number: int
+    who: str                      # a name, or "" for the narrator's own roll
+    seal: str
+    seed: str | None = None       # h, once revealed
+    expression: str = ""
+    total: int | None = None
+    faces: tuple[int, ...] = ()
+    label: str | None = None
+
+    @property
+    def revealed(self) -> bool:
+        return self.seed is not None
+
+
+def _who(r: HiddenRoll, lang: str) -> str:
+    return r.who or say(TEXTS["narrator"], lang)
+
+
+def sentence(r: HiddenRoll, lang: str) -> str:
+    """The sentence a player reads: sealed, or the revealed value."""
+    if not r.revealed:
+        return say(TEXTS["sealed"], lang, {"who": _who(r, lang), "seal": r.seal[:6]})
+    key = "revealed.label" if r.label else "revealed"
+    return say(TEXTS[key], lang, {"who": _who(r, lang), "index": r.index, "round": r.round_number,
+                                   "label": r.label, "expression": r.expression,
+                                   "total": r.total, "faces": ", ".join(map(str, r.faces))})
+
+
+
+
+
+
+
+
+
+
+# --- the check, from the text alone ---------------------------------------------------------
+
+@dataclass
+class Revealed:
+    seed: str
+    expression: str
+    total: int
+    faces: tuple[int, ...]
+
+
+@dataclass
+class HiddenProof:
+    """What the thread published about secret rolls, read back from its text."""
+
+    commitment: str | None = None
+    key: str | None = None
+    sealed: dict[tuple[int, int], str] = field(default_factory=dict)        # (round, i) -> c
+    revealed: dict[tuple[int, int], Revealed] = field(default_factory=dict)
+    conflicts: list[str] = field(default_factory=list)
+
+
+@dataclass
+class HiddenReport:
+    sealed: int = 0
+    revealed: int = 0
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def read_hidden(texts: Iterable[str]) -> HiddenProof:
+    """The secret-roll lines of replies *texts*, in thread order, read with the proof
+    block's own line reader (:func:`pbp.render.proof.parse_line`: code tags, non-breaking
+    spaces and a visitor's copy are all one to it). A line keeps the round of the last
+    ``round=<n> seed=`` head before it; the same roll published twice with two values is a
+    conflict, named."""
+    proof = HiddenProof()
+    current: int | None = None
+    for text in texts:
+        for raw in text.splitlines():
+            try:
+                line = parse_line(raw)
+            except UnknownVersion:
+                continue
+            if line is None:
+                continue
+            if line.kind in ("seed", "commit"):
+                current = line.round
+            elif line.kind == "encounter":
+                proof.commitment = line.hidden
+            elif line.kind == "hidden-key":
+                proof.key = line.digest
+            elif line.kind == "end":
+                current = None
+            elif current is not None and line.index is not None and line.kind == "hidden":
+                at = (current, line.index)
+                if proof.sealed.setdefault(at, line.digest) != line.digest:
+                    proof.conflicts.append(f"round {at[0]} roll #{at[1]}: sealed twice, "
+                                           f"under {proof.sealed[at][:12]}… and {line.digest[:12]}…")
+            elif current is not None and line.index is not None and line.kind == "revealed":
+                at = (current, line.index)
+                shown = Revealed(line.digest, line.expression, int(line.total or 0), line.faces)
+                if proof.revealed.setdefault(at, shown) != shown:
+                    proof.conflicts.append(f"round {at[0]} roll #{at[1]}: revealed twice with "
+                                           "different values")
+    return proof
+
+
+def check_hidden(proof: HiddenProof) -> HiddenReport:
+    """Every problem with the thread's secret rolls, each named (see the module docstring)."""
+    report = HiddenReport(sealed=len(proof.sealed), revealed=len(proof.revealed),
+                          problems=list(proof.conflicts))
+    problems = report.problems
+    if proof.key is not None:
+        if proof.commitment is None:
+            problems.append("the hidden key was published, but no commitment to it was")
+        elif hashlib.sha256(proof.key.encode()).hexdigest() != proof.commitment:
+            problems.append("the published hidden key does not hash to the commitment the "
+                            "encounter opened with: the key was changed")
+    for (n, i), r in sorted(proof.revealed.items()):
+        where = f"round {n} roll #{i}"
+        c = proof.sealed.get((n, i))
+        # a roll revealed before its round's result never had its seal published: only
+        # the key, at the end, vouches for its seed (check 3)
+        if c is not None and seal(r.seed, r.expression) != c:
+            problems.append(f"{where}: the revealed seed and expression '{r.expression}' do not "
+                            f"hash to the seal {c[:12]}… published with the roll: a forged reveal")
+        try:
+            again = DiceBox(seed=r.seed).replay(r.expression, 0)
+        except PbpError as exc:
+            problems.append(f"{where}: '{r.expression}' cannot be replayed: {exc}")
+            continue
+        if again.total != r.total or again.faces != r.faces:
+            problems.append(f"{where}: revealed as {r.total} {list(r.faces)}, but its seed gives "
+                            f"{again.total} {list(again.faces)}: the value was changed")
+        if proof.key is not None and hidden_seed(proof.key, n, i) != r.seed:
+            problems.append(f"{where}: its seed is not the one the hidden key gives "
+                            "(sha256(K:n:i)): a seed chosen after the fact")
+    if proof.key is not None:
+        for (n, i) in sorted(set(proof.sealed) - set(proof.revealed)):
+            problems.append(f"round {n} roll #{i}: sealed, and never revealed although the "
+                            "encounter is over")
+    return report
+
