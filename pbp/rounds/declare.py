@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
-from . import codec
+from . import codec, standing
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post
 from .rolls import make_roll
@@ -133,10 +133,16 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     models = {c.key: c for c in roster}
     readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
                          [models[c.key] for c in controlled], parse=parse, indexed=indexed)
+    if not is_narrator or any(r.standing for r in readings):
+        standing.record_post(session, post, readings, encounter=encounter, rnd=rnd,
+                             policy=policy, now=now)
     ids: list[int] = []
     for reading in readings:
         row = by_key[reading.actor]
         found = existing.get(row.id)
+        if found is None and reading.standing and not reading.in_character() \
+                and not reading.errors:
+            continue   # STALL-1/2: standing lines only declare nothing for this round
         if found is None:
             decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
                                  source="narrator" if is_narrator else "post", created_at=now)

@@ -17,7 +17,7 @@ HEAD, PREVIOUS = REVISIONS[-1], REVISIONS[-2]
 TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
           "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats",
-          "narrator_sessions", "login_throttle"}
+          "narrator_sessions", "login_throttle", "absences", "standing_orders"}
 
 
 def _tables(url: str) -> set[str]:
