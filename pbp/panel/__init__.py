@@ -35,6 +35,7 @@ from . import (
     i18n,
     security,
     sources,
+    standing,
 )
 from . import config as _config
 
@@ -64,6 +65,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     sources.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(combatants.bp)
+    app.register_blueprint(standing.bp)
     health.init_app(app)
     _freeze_long_lived(app)
     return app

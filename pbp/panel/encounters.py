@@ -49,6 +49,7 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
+from .standing import page_context as standing_context
 from .overrides import (
     add_action,
     add_condition,
@@ -95,6 +96,7 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["tz"] = ZoneInfo(enc.campaign.timezone or "UTC")
     ctx.update(_forms())
     ctx["start_form"] = start_form(enc)
+    ctx.update(standing_context(s, enc))   # STALL-1/2: absences and standing orders
     ctx.update(_round_flags(ctx))
     return ctx
 

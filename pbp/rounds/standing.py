@@ -39,8 +39,9 @@ from .reading import Reading
 
 def _audit(session: Session, enc: m.Encounter, action: str, entity_id: str, now: datetime,
            after: Mapping[str, Any], *, round_id: int | None = None, entity: str = "combatant",
-           actor: str = "system") -> None:
-    session.add(m.AuditEntry(at=now, actor=actor, campaign_id=enc.campaign_id,
+           actor: str = "system", narrator_id: int | None = None) -> None:
+    session.add(m.AuditEntry(at=now, actor=actor, narrator_id=narrator_id,
+                             campaign_id=enc.campaign_id,
                              encounter_id=enc.id, round_id=round_id, action=action,
                              entity=entity, entity_id=entity_id, before=None, after=dict(after)))
 
@@ -103,14 +104,14 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
 
 def end_absences(session: Session, encounter: m.Encounter, player: str, at: datetime,
                  now: datetime, *, by: str, round_id: int | None = None,
-                 narrator_id: int | None = None) -> int:
+                 narrator_id: int | None = None, actor: str = "system") -> int:
     """End *player*'s absences running at *at* (begun before it); returns how many."""
     n = 0
     for a in store.absences(session, encounter.campaign_id, player=player):
         if a.active_at(at) and a.starts_at < at:
             a.ended_at, a.ended_by = at, by
             n += 1
-            session.add(m.AuditEntry(at=now, actor="system" if narrator_id is None else "narrator",
+            session.add(m.AuditEntry(at=now, actor=actor,
                                      narrator_id=narrator_id, campaign_id=encounter.campaign_id,
                                      encounter_id=encounter.id, round_id=round_id,
                                      action="absence.end", entity="player", entity_id=player,
@@ -121,7 +122,8 @@ def end_absences(session: Session, encounter: m.Encounter, player: str, at: date
 
 def set_order(session: Session, row: m.Combatant, spec: read.OrderSpec, *, now: datetime,
               post: m.Post | None = None, rnd: m.Round | None = None, source: str = "post",
-              narrator_id: int | None = None) -> store.StandingOrder | None:
+              narrator_id: int | None = None, actor: str = "system"
+              ) -> store.StandingOrder | None:
     """Store one order for *row*; a new default replaces the old one; a refused default
     (a limited resource, STALL-2) or unread words are stored ``refused`` with the reason,
     so the reply and the panel can say why. Returns the stored order (None: cleared)."""
@@ -147,7 +149,7 @@ def set_order(session: Session, row: m.Combatant, spec: read.OrderSpec, *, now: 
     session.add(order)
     _audit(session, enc, "standing.refused" if reason else f"standing.{spec.kind}", row.key, now,
            {"text": spec.text, "reason": reason}, round_id=rnd.id if rnd else None,
-           actor="system" if narrator_id is None else "narrator")
+           actor=actor, narrator_id=narrator_id)
     session.flush()
     return order
 
