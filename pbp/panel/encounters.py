@@ -49,7 +49,6 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
-from .standing import page_context as standing_context
 from .overrides import (
     add_action,
     add_condition,
@@ -64,6 +63,7 @@ from .overrides import (
     set_reply,
     set_roll,
 )
+from .standing import page_context as standing_context
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 

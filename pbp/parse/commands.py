@@ -28,8 +28,8 @@ from .avrae import command as avrae_command
 from .initiative import init as init_command
 from .initiative import ri as ri_command
 from .lexicon import Lexicon, fold, get
-from .roster import Roster
 from .model import Command
+from .roster import Roster
 from .scans import CommandScan
 from .standing_words import command_words
 from .tags import FoundRoll, read_expression, split_advantage

@@ -55,7 +55,7 @@ _ISO = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _NUMERIC = re.compile(r"\b(\d{1,2})[./](\d{1,2})(?:[./](\d{2,4}))?\b")
 _DAY_MONTH = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th|º|-?го|-?е)?\s+(?:de\s+|of\s+)?([^\W\d_]{3,12})")
 _MONTH_DAY = re.compile(r"\b([^\W\d_]{3,12})\.?\s+(\d{1,2})(?:st|nd|rd|th)?\b")
-_COUNT = re.compile(r"(?:(\d{1,3})|([^\W\d_]+))\s*([^\W\d_]+)")
+_TOKEN = re.compile(r"\d{1,3}|[^\W\d_]+")
 
 
 def _month(word: str, lang: str) -> int | None:
@@ -105,23 +105,24 @@ def _date_in(text: str, lang: str, today: date) -> date | None:
 
 
 def _duration(text: str, lang: str) -> timedelta | None:
-    """A length named in *text*: "3 days", "uma semana", "12 часов"."""
+    """A length named in *text*: "3 days", "uma semana", "12 часов", "12h"; a bare week
+    or day ("на неделю") is one."""
     w = words(lang)
     numbers = {fold(k): int(v) for k, v in w["numbers"].items()}
     units = {**{fold(x): timedelta(days=1) for x in w["day"]},
              **{fold(x): timedelta(weeks=1) for x in w["week"]},
              **{fold(x): timedelta(hours=1) for x in w["hour"]}}
-    for m in _COUNT.finditer(text):
-        unit = units.get(fold(m[3]))
+    tokens = [fold(t) for t in _TOKEN.findall(text)]
+    for i, token in enumerate(tokens):
+        unit = units.get(token)
         if unit is None:
             continue
-        n = int(m[1]) if m[1] else numbers.get(fold(m[2] or ""))
+        before = tokens[i - 1] if i else ""
+        n = int(before) if before.isdigit() else numbers.get(before)
+        if n is None and unit >= timedelta(days=1) and i <= 2:
+            n = 1
         if n is not None and 0 < n <= 365:
             return unit * n
-    bare = [fold(t) for t in re.findall(r"[^\W\d_]+", text)]
-    for token in bare[:2]:   # "for a week" read above; "неделю" alone is one week
-        if token in units and units[token] >= timedelta(days=1):
-            return units[token]
     return None
 
 
