@@ -66,7 +66,10 @@ def page_context(session: Session, enc: Encounter) -> dict[str, Any]:
     orders: dict[int, list[store.StandingOrder]] = {}
     for o in store.orders(session, [c.id for c in enc.combatants]):
         orders.setdefault(o.combatant_id, []).append(o)
+    away = {row["absence"].player.casefold(): row["absence"].until for row in rows
+            if row["state"] == "running"}
     return {"standing_players": players, "standing_absences": rows, "standing_orders": orders,
+            "standing_away": away,
             "absence_form": AbsenceForm(), "order_form": OrderForm(), "plain_form": PlainForm()}
 
 
@@ -106,7 +109,7 @@ def add_absence(encounter_id: int):  # type: ignore[no-untyped-def]
 
     def apply(s: Session) -> None:
         starts = (form.starts.data.replace(tzinfo=zone) if form.starts.data
-                  else datetime.now(UTC))
+                  else datetime.now(UTC).replace(second=0, microsecond=0))
         service.add_absence(s, enc, form.player.data or "", starts,
                             form.until.data.replace(tzinfo=zone), form.note.data or "", **_who())
 
