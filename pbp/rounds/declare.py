@@ -98,7 +98,17 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     posts of one encounter."""
     combatants = list(encounter.combatants)
     controlled = controlled_by(post.author, combatants, is_narrator)
-    if not controlled or rnd is None:
+    if not controlled:
+        return []
+    if rnd is None:   # a setup post: it declares nothing, but "away until Friday" counts
+        if not is_narrator and post.deleted_at is None:
+            setup_roster = roster if roster is not None else [codec.combatant_to_model(c)
+                                                              for c in combatants]
+            own = {c.key for c in controlled}
+            standing.record_post(session, post, read_post(
+                post.body, post.text, post.fmt, policy.language, setup_roster,
+                [c for c in setup_roster if c.key in own], parse=parse, indexed=indexed),
+                encounter=encounter, rnd=None, policy=policy, now=now)
         return []
     by_key = {c.key: c for c in combatants}
     existing = {d.combatant_id: d for d in session.scalars(

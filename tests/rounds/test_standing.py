@@ -299,3 +299,13 @@ def test_stall2_sheet_default_action_is_followed_and_kept(engine) -> None:
     with session_scope(engine) as s:
         bram = s.scalar(select(m.Combatant).where(m.Combatant.key == "bram"))
         assert bram.sheet.get("default_action") == "defend"
+
+
+def test_stall1_an_absence_in_a_setup_post_counts_for_round_one(engine) -> None:
+    """STALL-1: "away until Friday" posted before the first round opens (a setup post)."""
+    w = make_world(engine)
+    w.ingest([post("p0", "alice", at(0, 10), "Heads up: away until Friday")], now=at(0, 10))
+    rid = w.open(at(1))
+    w.resolve(rid, at(25, 1))
+    codes = _events(engine, rid)
+    assert ("standing.away", "aria") in codes and ("latency.penalty", "aria") not in codes
