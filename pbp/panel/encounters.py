@@ -96,7 +96,6 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["tz"] = ZoneInfo(enc.campaign.timezone or "UTC")
     ctx.update(_forms())
     ctx["start_form"] = start_form(enc)
-    ctx.update(standing_context(s, enc))   # STALL-1/2: absences and standing orders
     ctx.update(_round_flags(ctx))
     return ctx
 
@@ -120,7 +119,9 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
 @bp.route("/<int:encounter_id>")
 @login_required
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
-    return render_template("panel/encounter.html", **_context(encounter_id, _round_arg()))
+    ctx = _context(encounter_id, _round_arg())
+    ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
+    return render_template("panel/encounter.html", **ctx)
 
 
 @bp.route("/<int:encounter_id>/live")
