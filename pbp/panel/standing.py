@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, abort, flash, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
@@ -22,7 +22,7 @@ from ..errors import PbpError
 from ..rounds import standing_panel as service
 from ..store import standing as store
 from ..store.models import Combatant, Encounter
-from .access import encounter_or_404, in_encounter_or_404
+from .access import db_id, encounter_or_404, in_encounter_or_404
 from .db import session as db_session
 from .forms import Form, choices
 
@@ -116,10 +116,13 @@ def add_absence(encounter_id: int):  # type: ignore[no-untyped-def]
     return _apply(encounter_id, form, apply, _("Absence recorded."))
 
 
-@bp.route("/absence/<int:absence_id>/end", methods=["POST"])
+@bp.route("/absence/end", methods=["POST"])
 @login_required
-def end_absence(encounter_id: int, absence_id: int):  # type: ignore[no-untyped-def]
+def end_absence(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = encounter_or_404(db_session(), encounter_id)
+    absence_id = db_id(request.form.get("absence_id"))
+    if absence_id is None:
+        abort(404)
     return _apply(encounter_id, PlainForm(),
                   lambda s: service.end_absence(s, enc, absence_id, **_who()),
                   _("Absence ended."))
@@ -135,11 +138,14 @@ def set_order(encounter_id: int):  # type: ignore[no-untyped-def]
         s, row, form.kind.data, form.text.data or "", **_who()), _("Standing order recorded."))
 
 
-@bp.route("/order/<int:order_id>/cancel", methods=["POST"])
+@bp.route("/order/cancel", methods=["POST"])
 @login_required
-def cancel_order(encounter_id: int, order_id: int):  # type: ignore[no-untyped-def]
+def cancel_order(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = encounter_or_404(db_session(), encounter_id)
     row = in_encounter_or_404(db_session(), Combatant, request.form.get("combatant_id"), enc)
+    order_id = db_id(request.form.get("order_id"))
+    if order_id is None:
+        abort(404)
     return _apply(encounter_id, PlainForm(),
                   lambda s: service.cancel_order(s, row, order_id, **_who()),
                   _("Standing order cancelled."))

@@ -51,7 +51,7 @@ def test_stall1_narrator_marks_a_player_away_and_ends_it(alice: Client, ids: dic
     page = alice.get(f"/encounters/{eid}")
     assert "away now" in page.text and "2099-12-10 00:00" in page.text and "travelling" in page.text
     assert ("absence.set", "alice", "aria_p") in _audit(db_url)
-    r = alice.post(f"/encounters/{eid}/standing/absence/{absence.id}/end", {})
+    r = alice.post(f"/encounters/{eid}/standing/absence/end", {"absence_id": absence.id})
     assert r.status_code == 302
     [absence] = _rows(db_url, Absence)
     assert absence.ended_by == "narrator" and absence.ended_at is not None
@@ -98,7 +98,7 @@ def test_stall2_narrator_sets_default_and_conditional_orders_and_a_spell_is_refu
     audit = _audit(db_url)
     assert ("standing.default", "alice", "aria") in audit and ("standing.if", "alice", "aria") in audit
     default = next(o for o in _rows(db_url, StandingOrder) if o.kind == "default")
-    alice.post(f"/encounters/{eid}/standing/order/{default.id}/cancel", {"combatant_id": aria})
+    alice.post(f"/encounters/{eid}/standing/order/cancel", {"combatant_id": aria, "order_id": default.id})
     assert [o.state for o in _rows(db_url, StandingOrder)] == ["cancelled", "active"]
     assert ("standing.cancel", "alice", "aria") in _audit(db_url)
 
