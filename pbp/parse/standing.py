@@ -32,6 +32,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
+from functools import cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from ..rules.model import Action, ActionKind, Combatant
@@ -154,17 +155,22 @@ class AwaySpec:
     problem: str | None = None
 
 
+@cache
+def _free_pattern(lang: str) -> re.Pattern[str]:
+    """"<away word> [until/for] <up to 40 characters>", in *lang*'s words (folded)."""
+    w = words(lang)
+    heads = "|".join(re.escape(fold(x)) for x in sorted(w["free"], key=len, reverse=True))
+    links = "|".join(re.escape(fold(x)) for x in (*w["until"], *w["for"]))
+    return re.compile(rf"(?<!\w)(?:{heads})\s+(?:(?:{links})\s+)?([^.\n;!?()]{{1,40}})")
+
+
 def free_absences(text: str, lang: str, posted_at: datetime, tz: str) -> list[AwaySpec]:
     """Free-form absences in *text* ("away until Friday", "fora até sexta", "меня не
     будет до пятницы"), read in *lang* and English; only those naming a readable date."""
     out: list[AwaySpec] = []
     folded = fold(text)
     for lex in dict.fromkeys((lang, "en")):
-        w = words(lex)
-        heads = "|".join(re.escape(fold(x)) for x in sorted(w["free"], key=len, reverse=True))
-        links = "|".join(re.escape(fold(x)) for x in (*w["until"], *w["for"]))
-        pattern = re.compile(rf"(?<!\w)(?:{heads})\s+(?:(?:{links})\s+)?([^.\n;!?()]{{1,40}})")
-        for m in pattern.finditer(folded):
+        for m in _free_pattern(lex).finditer(folded):
             until = until_from(m[0], lex, posted_at, tz)
             if until is not None:
                 out.append(AwaySpec(until, text[m.start():m.end()].strip(), m.start(), "free"))

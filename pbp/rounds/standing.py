@@ -53,11 +53,12 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
                 now: datetime) -> None:
     """Store what *post* says of absences and standing orders (read again on an edit:
     what it said before is replaced)."""
-    for a in store.post_absences(session, post.id):
-        session.delete(a)
-    for o in store.post_orders(session, post.id):
-        session.delete(o)
-    session.flush()
+    if post.revisions_seen > 1 or post.deleted_at is not None:   # a new post said nothing yet
+        for a in store.post_absences(session, post.id):
+            session.delete(a)
+        for o in store.post_orders(session, post.id):
+            session.delete(o)
+        session.flush()
     if post.deleted_at is not None:
         return
     rows = {c.key: c for c in encounter.combatants}

@@ -309,3 +309,20 @@ def test_stall1_an_absence_in_a_setup_post_counts_for_round_one(engine) -> None:
     w.resolve(rid, at(25, 1))
     codes = _events(engine, rid)
     assert ("standing.away", "aria") in codes and ("latency.penalty", "aria") not in codes
+
+
+def test_stall1_stall2_an_edit_replaces_what_the_post_said_and_a_repeat_changes_nothing(engine) -> None:
+    """Nothing lost or doubled: the same post seen twice stores one absence and one order;
+    an edit before the deadline replaces them with what it says now."""
+    w = make_world(engine)
+    w.open(at(0))
+    first = post("p1", "alice", at(1), ".away until 2026-12-10\n.default defend")
+    w.ingest([first], now=at(1))
+    w.ingest([first], now=at(2))
+    assert [a.until for a in _absences(engine)] == [DEC_10]
+    w.ingest([post("p1", "alice", at(1), ".away until 2026-12-12\n.default attack Goblin Snag",
+                   change="edited", edited_at=at(3))], now=at(3))
+    assert [a.until for a in _absences(engine)] == [DEC_10 + timedelta(days=2)]
+    with session_scope(engine) as s:
+        assert [(o.text, o.state) for o in s.scalars(select(StandingOrder))] == \
+            [("attack Goblin Snag", "active")]
