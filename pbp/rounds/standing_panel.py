@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from ..errors import PbpError
 from ..parse import standing as read
+from ..rules.standing import default_problem
 from ..store import models as m
 from ..store import queries
 from ..store import standing as store
@@ -93,3 +94,15 @@ def cancel_order(session: Session, row: m.Combatant, order_id: int, *, narrator_
                              round_id=_round_id(session, enc), action="standing.cancel",
                              entity="combatant", entity_id=row.key, before={"text": order.text},
                              after=None))
+
+
+def sheet_default_problem(enc: m.Encounter, key: str, text: str) -> str | None:
+    """Why *text* cannot be a sheet's ``default_action`` (STALL-2), or None: words the post
+    parser cannot read as an action, or an action that spends a limited resource."""
+    roster = [codec.combatant_to_model(c) for c in enc.combatants]
+    spec = read.default_order(text, enc.campaign.language, roster, key, 0)
+    if spec.kind == "clear":
+        return None
+    if spec.problem:
+        return "unread"
+    return default_problem(spec.actions)

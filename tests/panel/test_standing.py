@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from pbp.store.db import make_engine, session_scope
-from pbp.store.models import AuditEntry
+from pbp.store.models import AuditEntry, Combatant
 from pbp.store.standing import Absence, StandingOrder
 from tests.panel.conftest import Client
 
@@ -112,3 +112,28 @@ def test_stall2_panel_routes_need_the_narrators_encounter(alice: Client, ids: di
     r = alice.post(f"/encounters/{ids['encounter']}/standing/order",
                    {"combatant_id": ids["other_combatant"], "kind": "default", "text": "defend"})
     assert r.status_code == 404
+
+
+def test_stall2_sheet_default_action_in_the_combatant_form(alice: Client, ids: dict[str, Any],
+                                                           db_url: str) -> None:
+    """STALL-2: the sheet field ``default_action`` set in the panel, read like ``.default``;
+    a spell is refused on its field, in words; an empty field removes it."""
+    eid, aria = ids["encounter"], ids["combatants"]["aria"]
+    base = {"key": "aria", "name": "Aria", "side": "players", "player": "aria_p", "hp": 20,
+            "max_hp": 20, "stats": "str = 3", "weapons": "longsword: 1d8+3"}
+    alice.get(f"/encounters/{eid}/combatants/{aria}")
+    r = alice.post(f"/encounters/{eid}/combatants/{aria}", {**base, "default_action": "cast fireball"})
+    assert r.status_code == 400 and "A default may not spend a limited resource (a spell)." in r.text
+    r = alice.post(f"/encounters/{eid}/combatants/{aria}", {**base, "default_action": "defend"})
+    assert r.status_code == 303
+    page = alice.get(f"/encounters/{eid}/combatants/{aria}")
+    assert 'value="defend"' in page.text
+    row = alice.get(f"/encounters/{eid}").text
+    row = row[row.index('id="orders-aria"'):]
+    assert "defend" in row[:row.index("</tr>")] and "(sheet)" in row[:row.index("</tr>")]
+    r = alice.post(f"/encounters/{eid}/combatants/{aria}", {**base, "default_action": ""})
+    assert r.status_code == 303
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        assert "default_action" not in s.get(Combatant, aria).sheet
+    engine.dispose()
