@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from pbp.rounds import service
 from pbp.rules.model import Action, ActionKind, Combatant, Weapon
 from pbp.store import models as m
 from pbp.store.db import session_scope
@@ -274,6 +275,8 @@ def test_stall2_conditional_fires_only_when_its_condition_happens(engine, lang: 
               "pt": "a condição de uma ordem permanente aconteceu, então ela é seguida",
               "ru": "условие постоянного приказа наступило, приказ выполнен"}[lang]
     assert marked in body
+    with session_scope(engine) as s:   # the trial run's rolls were thrown away: no gap
+        assert service.verify_round(s, r1).ok
     r2 = _round(engine, 2)
     w.ingest([post("p3", "GM", at(26), "Goblin Rot: attacks Bram with the dagger")], now=at(26))
     w.resolve(r2, at(49))
