@@ -164,6 +164,22 @@ def _free_pattern(lang: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w)(?:{heads})\s+(?:(?:{links})\s+)?([^.\n;!?()]{{1,40}})")
 
 
+_BOUNDARY = ".!?([:;,\n-—–"
+
+
+def _clause_start(before: str, lang: str) -> bool:
+    """Whether a free form starting after *before* speaks of the poster: at the start of
+    a clause, after a first-person lead ("I'll be", "estarei"), or anywhere in a language
+    whose forms are first person already (ru: "меня не будет", "отсутствую")."""
+    w = words(lang)
+    if w.get("anywhere"):
+        return True
+    text = before.rstrip()
+    if not text or text[-1] in _BOUNDARY:
+        return True
+    return any(re.search(rf"(?:^|[^\w']){re.escape(fold(lead))}$", text) for lead in w["lead"])
+
+
 def free_absences(text: str, lang: str, posted_at: datetime, tz: str) -> list[AwaySpec]:
     """Free-form absences in *text* ("away until Friday", "fora até sexta", "меня не
     будет до пятницы"), read in *lang* and English; only those naming a readable date."""
@@ -171,6 +187,8 @@ def free_absences(text: str, lang: str, posted_at: datetime, tz: str) -> list[Aw
     folded = fold(text)
     for lex in dict.fromkeys((lang, "en")):
         for m in _free_pattern(lex).finditer(folded):
+            if not _clause_start(folded[:m.start()], lex):
+                continue
             until = until_from(m[0], lex, posted_at, tz)
             if until is not None:
                 out.append(AwaySpec(until, text[m.start():m.end()].strip(), m.start(), "free"))

@@ -59,6 +59,11 @@ def test_stall1_a_day_already_begun_names_nothing_and_bad_zone_is_utc() -> None:
 
 def test_stall1_free_forms_need_a_date_and_ignore_prose() -> None:
     assert S.free_absences("The guard was away until dawn.", "en", TUE, SP) == []
+    # a story's "rode away for 3 days" is not the poster's absence; "I'm away" is
+    assert S.free_absences("We rode away for 3 days and then", "en", TUE, SP) == []
+    assert S.free_absences("Ficamos fora por 3 dias na floresta", "pt", TUE, SP) == []
+    assert [a.until for a in S.free_absences("I'm away for 3 days", "en", TUE, SP)] == \
+        [TUE + timedelta(days=3)]
     [spec] = S.free_absences("OOC: estarei fora até sexta, gente", "pt", TUE, SP)
     assert spec.until == local_midnight(2026, 12, 4) and spec.form == "free"
 
