@@ -131,8 +131,8 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
         view.header = [e for e in r.events if e.code != "initiative.order"]
         return view
     if kind == "reminder":
-        view.waiting = [{"name": c.name, "player": c.player}
-                        for c in queries.missing_players(session, rnd)]
+        view.waiting = [{"name": c.name, "player": c.player} for c in standing.not_away(
+            session, rnd, queries.missing_players(session, rnd))]
         return view
     r.choice = choice if choice is not None else queries.choose_declarations(session, rnd.id)
     r.acks = standing.acknowledgments(session, rnd, rows)

@@ -315,3 +315,11 @@ def stand_in_note(code: str, params: Mapping[str, Any], name: str) -> dict[str, 
     else:
         p["code"] = "standing-if" if code == "standing.if" else "standing-order"
     return p
+
+
+def not_away(session: Session, rnd: m.Round, rows: Sequence[m.Combatant]) -> list[m.Combatant]:
+    """*rows* (players who have not posted) without those away at the round's deadline:
+    a reminder does not nag a player who said they are away (STALL-1)."""
+    campaign_id = rnd.encounter.campaign_id
+    return [c for c in rows if not c.player
+            or store.active_absence(session, campaign_id, c.player, rnd.deadline) is None]

@@ -329,3 +329,18 @@ def test_stall1_stall2_an_edit_replaces_what_the_post_said_and_a_repeat_changes_
     with session_scope(engine) as s:
         assert [(o.text, o.state) for o in s.scalars(select(StandingOrder))] == \
             [("attack Goblin Snag", "active")]
+
+
+def test_stall1_a_reminder_does_not_name_a_player_who_is_away(engine) -> None:
+    """STALL-1: Bob said he is away; the 12-hour reminder names only Cyd, and with Carol
+    posted too, nobody it should nag is left: no reminder."""
+    w = make_world(engine, reminder_hours=(12, 2))
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag"),
+              post("p2", "bob", at(1), ".away for 3 days")], now=at(1))
+    with session_scope(engine) as s:
+        body = s.get(m.Reply, service.send_reminder(s, rid, at(12))).body
+    assert "Still to post:\nCyd (@carol)\n" in body and "Bram" not in body
+    w.ingest([post("p3", "carol", at(13), "#defend")], now=at(13))
+    with session_scope(engine) as s:
+        assert service.send_reminder(s, rid, at(22)) is None
