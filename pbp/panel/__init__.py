@@ -37,6 +37,7 @@ from . import (
     secret_rolls,
     security,
     sources,
+    standing,
     tables,
     verification,
 )
@@ -72,6 +73,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(secret_rolls.bp)
     app.register_blueprint(combatants.bp)
     app.register_blueprint(verification.bp)
+    app.register_blueprint(standing.bp)
     health.init_app(app)
     _freeze_long_lived(app)
     return app

@@ -169,6 +169,24 @@ def _number(s: _Say) -> Any:
     return s.round if s.round is not None else "?"
 
 
+def _after(s: _Say, key: str) -> str:
+    return text((s.side("after") or {}).get(key))
+
+
+def _applied(s: _Say) -> str:
+    """STALL-1/2: what the service had a silent player's character do."""
+    after = s.side("after") or {}
+    how = {"default": _("its standing order"), "sheet": _("the default on its sheet"),
+           "if": _("a conditional order whose condition happened"),
+           "ruleset": _("the ruleset's default for a missing character")}.get(
+        str(after.get("source")), text(after.get("source")))
+    if after.get("away"):
+        return _("%(who)s had %(name)s (away) follow %(how)s: %(text)s", who=s.who,
+                 name=s.name(s.entry.entity_id), how=how, text=text(after.get("text")))
+    return _("%(who)s had %(name)s follow %(how)s: %(text)s", who=s.who,
+             name=s.name(s.entry.entity_id), how=how, text=text(after.get("text")))
+
+
 #: action -> its sentence; ``round_named``: the sentence says the round itself
 SENTENCES: dict[str, Callable[[_Say], str]] = {
     "campaign.create": lambda s: _("%(who)s created the campaign %(name)s", who=s.who,
@@ -243,6 +261,26 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
     "override.reply.approve": lambda s: _("%(who)s approved a reply (%(kind)s): now %(state)s", who=s.who,
                                           kind=_reply_kind(s), state=state_name(str(s.side("after")))),
     "override.round.reresolve": lambda s: _("%(who)s re-resolved round %(n)s", who=s.who, n=_number(s)),
+    "absence.start": lambda s: _("%(who)s noted that %(player)s is away until %(until)s", who=s.who,
+                                 player=text(s.entry.entity_id), until=_moment(_after(s, "until"), s.tz)),
+    "absence.set": lambda s: _("%(who)s marked %(player)s away until %(until)s", who=s.who,
+                               player=text(s.entry.entity_id), until=_moment(_after(s, "until"), s.tz)),
+    "absence.unread": lambda s: _("%(who)s could not read an absence of %(player)s: %(text)s",
+                                  who=s.who, player=text(s.entry.entity_id), text=_after(s, "text")),
+    "absence.end": lambda s: _("%(who)s ended the absence of %(player)s", who=s.who,
+                               player=text(s.entry.entity_id)),
+    "standing.default": lambda s: _("%(who)s noted the default standing order of %(name)s: %(text)s",
+                                    who=s.who, name=s.name(s.entry.entity_id), text=_after(s, "text")),
+    "standing.if": lambda s: _("%(who)s noted a conditional standing order of %(name)s: %(text)s",
+                               who=s.who, name=s.name(s.entry.entity_id), text=_after(s, "text")),
+    "standing.clear": lambda s: _("%(who)s cleared the default standing order of %(name)s", who=s.who,
+                                  name=s.name(s.entry.entity_id)),
+    "standing.refused": lambda s: _("%(who)s refused a standing order of %(name)s: %(text)s", who=s.who,
+                                    name=s.name(s.entry.entity_id), text=_after(s, "text")),
+    "standing.cancel": lambda s: _("%(who)s cancelled a standing order of %(name)s: %(text)s", who=s.who,
+                                   name=s.name(s.entry.entity_id),
+                                   text=text((s.side("before") or {}).get("text"))),
+    "standing.apply": _applied,
     "override.round.correct": lambda s: _("%(who)s posted a correction of round %(n)s (%(count)s changes)",
                                           who=s.who, n=_number(s), count=len(s.side("after") or [])),
 }

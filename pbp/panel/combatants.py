@@ -10,6 +10,7 @@ from flask_login import login_required
 from sqlalchemy import select
 
 from ..errors import UnreadableInput
+from ..rounds.standing_panel import sheet_default_problem
 from ..rules.sheet_checks import SheetProblem, check_sheet, weapon_lines
 from ..rules.stats import normalise_sheet
 from ..store.models import Combatant, Encounter
@@ -54,6 +55,25 @@ def _parse_sheet(form: CombatantForm, ruleset: str, was_hp: int | None) -> dict[
     return None if problems else {"stats": stats, "weapons": weapons}
 
 
+def _default_action(form: CombatantForm, enc: Encounter, sheet: dict[str, Any] | None
+                    ) -> dict[str, Any] | None:
+    """STALL-2: the sheet's ``default_action``, read as a post's ``.default`` would be; one
+    that spends a spell, power, item or extra action is refused on its field."""
+    text = (form.default_action.data or "").strip()
+    if text:
+        problem = sheet_default_problem(enc, (form.key.data or "").strip().lower(), text)
+        if problem == "unread":
+            form.default_action.errors.append(_("Not understood as an action: %(text)s", text=text))
+            return None
+        if problem is not None:
+            spent = {"spell": _("a spell"), "power": _("a power"), "item": _("an item"),
+                     "extra action": _("an extra action")}.get(problem, problem)
+            form.default_action.errors.append(
+                _("A default may not spend a limited resource (%(resource)s).", resource=spent))
+            return None
+    return None if sheet is None else {**sheet, "default_action": text}
+
+
 def _said(p: SheetProblem) -> str:
     """A refused value in the narrator's language (the dice's own reason stays English)."""
     if p.code == "weapon.syntax":
@@ -96,8 +116,10 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
     if request.method == "GET" and c is not None:
         form.stats.data, form.weapons.data = _sheet_text(c)
         form.initiative.data = int(c.initiative) if c.initiative is not None else None
+        form.default_action.data = (c.sheet or {}).get("default_action") or ""
     if request.method == "POST" and form.validate_on_submit():
         sheet = _parse_sheet(form, enc.ruleset, c.hp if c is not None else None)
+        sheet = _default_action(form, enc, sheet)
         key = form.key.data.strip().lower()
         if not KEY.match(key):
             form.key.errors.append(_("Use lower-case letters, digits, - or _."))
@@ -113,7 +135,8 @@ def edit(encounter_id: int, combatant_id: int | None = None):  # type: ignore[no
             c.player = (form.player.data or "").strip() or None
             c.hp, c.max_hp = form.hp.data, form.max_hp.data
             c.initiative = float(form.initiative.data) if form.initiative.data is not None else None
-            c.sheet = dict(c.sheet or {}, **sheet)
+            c.sheet = {k: v for k, v in dict(c.sheet or {}, **sheet).items()
+                       if not (k == "default_action" and not v)}
             s.flush()
             audit_write(s, enc.campaign_id, "combatant.save", "combatant", c.id, before, _snapshot(c),
                         encounter_id=enc.id)

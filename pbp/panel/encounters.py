@@ -64,6 +64,7 @@ from .overrides import (
     set_roll,
 )
 from .secret_rolls import secret_context
+from .standing import page_context as standing_context
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 
@@ -120,7 +121,9 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
 @bp.route("/<int:encounter_id>")
 @login_required
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
-    return render_template("panel/encounter.html", **_context(encounter_id, _round_arg()))
+    ctx = _context(encounter_id, _round_arg())
+    ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
+    return render_template("panel/encounter.html", **ctx)
 
 
 @bp.route("/<int:encounter_id>/live")

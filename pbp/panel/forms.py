@@ -187,6 +187,8 @@ class CombatantForm(Form):
     initiative = IntegerField(_l("Initiative"), validators=[Optional()])
     stats = TextAreaField(_l("Stats (name = value, one a line)"), validators=[Optional(), Length(max=5000)])
     weapons = TextAreaField(_l("Weapons (name: damage, one a line)"), validators=[Optional(), Length(max=5000)])
+    default_action = StringField(_l("Default action when the player has not posted (optional)"),
+                                 validators=[Optional(), Length(max=300)])
 
 
 class ImportForm(Form):

@@ -29,7 +29,7 @@ from ..rules.stats import normalise_sheet
 MAX_ROWS = 500
 KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 FIXED = {"key", "name", "side", "player", "hp", "max_hp", "initiative", "count", "weapons", "stats",
-         "abilities", "aliases"}
+         "abilities", "aliases", "default_action"}
 
 
 def _int(value: Any, what: str, where: str, default: int | None = None) -> int | None:
@@ -88,7 +88,9 @@ def _row(raw: dict[str, Any], where: str) -> list[dict[str, Any]]:
         "hp": hp, "max_hp": max_hp,
         "initiative": float(init) if init not in (None, "") else None,
         "sheet": {"stats": stats, "weapons": weapons,
-                  "abilities": list(raw.get("abilities") or []), "aliases": list(raw.get("aliases") or [])},
+                  "abilities": list(raw.get("abilities") or []), "aliases": list(raw.get("aliases") or []),
+                  **({"default_action": str(raw["default_action"]).strip()}
+                     if raw.get("default_action") else {})},
     }
     if count == 1:
         return [dict(base, key=key, name=name)]

@@ -10,6 +10,9 @@ A command is a whole line that starts (after spaces) with its prefix. Forms read
   ``.ri +Dex``, ``.ri 12 Name`` (a value), ``.ri =1d10+3 Name`` (an expression),
   ``.ri adv Name``, batch ``.ri Ana, +2 Boris``; ``.init`` (show), ``.init clr``,
   ``.init ed`` / ``.init end`` (next), ``.init set Name EXPR``, ``.init del Name...``;
+* absences and standing orders (STALL-1, STALL-2): ``.away``/``.ausente``/``.отсутствую``,
+  ``.default``/``.padrão``/``.поумолчанию``, ``.if``/``.se``/``.если``, ``.back``: kept as
+  ``standing.*`` commands (:mod:`.standing` reads them) and blanked;
 * Avrae: ``!a``/``!attack``, ``!cast``, ``!c``/``!check``, ``!s``/``!save``, ``!i``/``!init``
   with its subcommands (``join``, ``begin``, ``madd``, ``a``, ``cast``, ``n``/``next``,
   ``prev``, ``goto``, ``end``...), ``!mc``/``!ms``/``!ma``/``!mcast`` (monster), with
@@ -27,13 +30,15 @@ from .avrae import command as avrae_command
 from .initiative import init as init_command
 from .initiative import ri as ri_command
 from .lexicon import Lexicon, fold, get
+from .model import Command
 from .roster import Roster
 from .scans import CommandScan
+from .standing_words import command_words
 from .tags import FoundRoll, is_hidden_word, read_expression, split_advantage
 
 ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))
 LINE = re.compile(
-    r"(?m)^[ \t]{0,16}(?P<cmd>\.rh|\.ri|\.init|\.r|/roll|/r|!roll|!r|![^\W\d_][\w-]{0,30}"
+    r"(?m)^[ \t]{0,16}(?P<cmd>\.[^\W\d_][^\W\d_-]{2,14}(?=[ \t]|$)|\.(?:if|se)(?=[ \t])|\.rh|\.ri|\.init|\.r|/roll|/r|!roll|!r|![^\W\d_][\w-]{0,30}"
     r"|#[^\W\d_][\w-]{0,30})(?P<rest>[^\n]*)")
 # a line that may be a command or a label line: matched on the first line, searched after
 # each line break (a multiline "^" would be tried at every character)
@@ -84,6 +89,10 @@ def _en() -> Lexicon:
 def _dispatch(low: str, cmd: str, rest: str, line: str, pos: int, lex: Lexicon,
               roster: Roster | None, out: CommandScan) -> bool:
     first = rest[:1]
+    standing = command_words().get(fold(low[1:])) if low[0] == "." else None
+    if standing is not None:   # STALL-1/2: read by the rounds layer; declares nothing now
+        out.commands.append(Command(standing, line, cmd, pos, args=(rest.strip(),)))
+        return True
     if low in ROLL_COMMANDS:
         if rest and not (first.isspace() or first.isdigit() or first in "dDкК(+-"):
             return False

@@ -26,6 +26,7 @@ from . import escape as _escape
 from .i18n import say
 from .overrides import narrator_marks
 from .proof import render_block
+from .standing import STANDING_NOTES, standing_note
 from .view import ActorSection, EventLine, ReplyView
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
@@ -309,6 +310,8 @@ SPEECH: Mapping[str, str] = {
 
 def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     code = n.get("code", "")
+    if code in STANDING_NOTES:   # STALL-1/2: a date and a resource word said first
+        return standing_note(n, lang, tz)
     if code == "speech-over-limit":
         text = say(SPEECH.get(n.get("policy", "drop"), SPEECH["drop"]), lang, n)
         return text + " (PBP-3)"

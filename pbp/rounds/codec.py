@@ -143,7 +143,8 @@ def combatant_to_model(row: m.Combatant) -> Combatant:
 def combatant_row_values(c: Combatant) -> dict[str, Any]:
     """Column values for a combatant row (sheet = everything without a column)."""
     data = _plain(c)
-    sheet = {k: v for k, v in data.items() if k not in _COLUMNS and k != "conditions"}
+    sheet = {k: v for k, v in data.items() if k not in _COLUMNS and k != "conditions"
+             and not (k == "default_action" and v is None)}   # STALL-2: only when given
     return {**{k: data[k] for k in _COLUMNS}, "sheet": sheet, "conditions": data["conditions"]}
 
 

@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
-from . import codec, reposts
+from . import codec, reposts, standing
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post
 from .rolls import make_roll
@@ -101,7 +101,17 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     posts of one encounter."""
     combatants = list(encounter.combatants)
     controlled = controlled_by(post.author, combatants, is_narrator)
-    if not controlled or rnd is None:
+    if not controlled:
+        return []
+    if rnd is None:   # a setup post: it declares nothing, but "away until Friday" counts
+        if not is_narrator and post.deleted_at is None:
+            setup_roster = roster if roster is not None else [codec.combatant_to_model(c)
+                                                              for c in combatants]
+            own = {c.key for c in controlled}
+            standing.record_post(session, post, read_post(
+                post.body, post.text, post.fmt, policy.language, setup_roster,
+                [c for c in setup_roster if c.key in own], parse=parse, indexed=indexed),
+                encounter=encounter, rnd=None, policy=policy, now=now)
         return []
     by_key = {c.key: c for c in combatants}
     existing = {d.combatant_id: d for d in session.scalars(
@@ -137,10 +147,16 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     models = {c.key: c for c in roster}
     readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
                          [models[c.key] for c in controlled], parse=parse, indexed=indexed)
+    if not is_narrator or any(r.standing for r in readings):
+        standing.record_post(session, post, readings, encounter=encounter, rnd=rnd,
+                             policy=policy, now=now)
     ids: list[int] = []
     for reading in readings:
         row = by_key[reading.actor]
         found = existing.get(row.id)
+        if found is None and reading.standing and not reading.in_character() \
+                and not reading.errors:
+            continue   # STALL-1/2: standing lines only declare nothing for this round
         if found is None:
             decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
                                  source="narrator" if is_narrator else "post", created_at=now)

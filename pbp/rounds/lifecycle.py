@@ -34,6 +34,7 @@ from .policy import RoundPolicy, policy_for
 from .reading import ParseFn, read_post
 from .replies import queue_round_reply
 from .rolls import ensure_hidden_key, make_roll, next_index
+from .standing import not_away
 
 
 def start_encounter(session: Session, thread_id: int, combatants: Sequence[Combatant], *,
@@ -316,8 +317,8 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
     if not due:
         return None
     rnd.reminders_sent = sorted({*(float(h) for h in rnd.reminders_sent or []), *due})
-    if not queries.missing_players(session, rnd):
-        return None
+    if not not_away(session, rnd, queries.missing_players(session, rnd)):
+        return None   # nobody owes a post, or only players who said they are away (STALL-1)
     return queue_round_reply(session, rnd, "reminder", now, suffix=f"{min(due):g}h")
 
 

@@ -50,6 +50,12 @@ class Reading:
     errors: list[dict[str, Any]] = field(default_factory=list)
     lang: str | None = None              # the language the post was read in (issue 13 item 2)
     quoted: list[dict[str, Any]] = field(default_factory=list)   # quoted tags: never rolled
+    standing: list[Any] = field(default_factory=list)  # STALL-1/2 command lines (parse.model.Command)
+
+    def in_character(self) -> bool:
+        """Whether the post says anything for the round beyond standing commands (it ends
+        an absence, STALL-1; a post of commands only declares nothing, STALL-2)."""
+        return bool(self.actions or self.tags or self.speech or self.initiative)
 
 
 ParseFn = Callable[..., ParsedPost]
@@ -129,6 +135,9 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
                 purpose=None if tag.hidden else tag.purpose))   # a secret roll is no initiative
             tag_count = max(tag_count, tag.index + 1)
         for cmd in parsed.commands:
+            if cmd.name.startswith("standing."):
+                reading.standing.append(cmd)
+                continue
             if cmd.name not in ("initiative.roll", "initiative.set", "initiative.add",
                                 "initiative.join"):
                 continue

@@ -24,7 +24,7 @@ from ..render.split import LIMITS, split_reply
 from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
-from . import hidden, overrides, proof
+from . import hidden, overrides, proof, standing
 from .tables import as_set
 
 
@@ -87,6 +87,7 @@ class _Round:
     def said(self, rec: m.RollRecord) -> str:
         """*rec* as the reply shows it (a narrator's total marked, DICE-5)."""
         return shown_roll(rec.breakdown, self.totals.get(rec.roll_index), private=self.private)
+    acks: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # STALL-1/2 notes
 
     @property
     def by_key(self) -> dict[str, m.Combatant]:
@@ -147,10 +148,11 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
         hidden.opening(view, rnd.encounter)
         return view
     if kind == "reminder":
-        view.waiting = [{"name": c.name, "player": c.player}
-                        for c in queries.missing_players(session, rnd)]
+        view.waiting = [{"name": c.name, "player": c.player} for c in standing.not_away(
+            session, rnd, queries.missing_players(session, rnd))]
         return view
     r.choice = choice if choice is not None else queries.choose_declarations(session, rnd.id)
+    r.acks = standing.acknowledgments(session, rnd, rows)
     _index_rolls(r)
     _resolution_body(session, view, r, names)
     return view
@@ -202,13 +204,19 @@ def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,
         initiative=s.get("initiative", c.initiative), hp=s.get("hp", c.hp),
         max_hp=s.get("max_hp", c.max_hp), down=s.get("down", c.down),
         conditions=[x.get("name", "?") for x in s.get("conditions", c.conditions) or []],
-        events=events)
+        events=[e for e in events if not e.code.startswith("standing.")])
+    stand_in = [standing.stand_in_note(e.code, e.params, c.name) for e in events
+                if e.code.startswith("standing.")]
     if d is None:
         section.status = "missing" if c.player else "npc"
-        if c.player and not section.down:
+        if stand_in:   # STALL-1/2: what the character did instead, never "no post" alone
+            section.status = "standing"
+            section.notes.extend(stand_in)
+        elif c.player and not section.down:
             section.notes.append({"code": "missing"})
     else:
         _declared(r, section, d)
+    section.notes.extend(r.acks.get(c.key, []))
     if c.key in set(r.rnd.waived or []) and (d is None or d.late):
         section.waived = True
         section.notes.append({"code": "waived"})

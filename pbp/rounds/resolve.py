@@ -30,7 +30,7 @@ from ..rules import engine
 from ..rules.model import Declaration, Encounter, Event
 from ..store import models as m
 from ..store import queries
-from . import codec
+from . import codec, standing
 from .crit_tables import SETTING as CRIT_TABLES
 from .crit_tables import with_table_draws
 from .hidden import reveal_at_end
@@ -98,13 +98,26 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
         model = dataclasses.replace(Encounter.from_dict(rnd.state_before),
                                     houserules=policy.houserules)
     start = next_index(session, rnd.id)
-    box = (OverridingBox(rnd.seed, start, totals) if replay is None
-           else ReplayingBox(rnd.seed, start, totals, replay))
+
+    def new_box() -> OverridingBox:
+        return (OverridingBox(rnd.seed, start, totals) if replay is None
+                else ReplayingBox(rnd.seed, start, totals, replay))
+
+    plans = standing.plan_round(session, rnd, rows, {d.actor for d in decls if not d.missing},
+                                model, policy)
+    decls = standing.declarations(decls, plans)
+    if standing.conditional(plans):   # STALL-2: the others first, then the orders that fired
+        trial = engine.resolve(model, decls, new_box())
+        if standing.fire(plans, trial.events, {c.key: c.side for c in model.combatants}):
+            decls = standing.declarations(decls, plans)
+    box = new_box()
     result = engine.resolve(model, decls, box)
-    events = (with_table_draws(result.events, box, campaign_tables(enc))   # DICE-6
-              if policy.rounds.get(CRIT_TABLES) is True else list(result.events))
-    _store_rolls(session, rnd, box, events)
-    _store_events(session, rnd, events)
+    drawn = (with_table_draws(result.events, box, campaign_tables(enc))   # DICE-6
+             if policy.rounds.get(CRIT_TABLES) is True else list(result.events))
+    said = [*drawn, *standing.events(plans)]
+    _store_rolls(session, rnd, box, said)
+    _store_events(session, rnd, said)
+    standing.audit_plans(session, rnd, plans, now)
     _store_state(rnd, rows, model, result.encounter, reresolve=reresolve, now=now)
     if reresolve and old_after:
         _keep_later_changes(session, rnd, rows, saved, old_after)
@@ -115,7 +128,7 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
                              action="round.reresolve" if reresolve else "round.resolve",
                              entity="round", entity_id=str(rnd.id),
                              before={"state": "open"}, after={"state": "resolved",
-                                                              "events": len(events)}))
+                                                              "events": len(said)}))
     session.flush()
     if engine.fight_over(result.encounter):
         enc.status = "finished"

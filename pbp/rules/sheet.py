@@ -98,6 +98,7 @@ class Combatant:
     extra_actions: Mapping[str, int] = field(default_factory=dict)  # BEY-12, from external sources
     is_object: bool = False               # FD-19
     down: bool = False
+    default_action: str | None = None     # STALL-2: the sheet's standing default ("defend")
 
     def stat(self, name: str, default: int = 0) -> int:
         return int(self.stats.get(name, default))
@@ -128,6 +129,8 @@ class Combatant:
         d["aliases"] = list(self.aliases)
         d["abilities"] = list(self.abilities)
         d["extra_actions"] = dict(self.extra_actions)
+        if self.default_action is None:   # STALL-2: said only when the sheet has one
+            del d["default_action"]
         return d
 
     @classmethod

@@ -42,6 +42,7 @@ from .campaigns import Campaign, CampaignNarrator, Narrator, Thread
 from .infra import leases_table, watch_table
 from .ledger import AuditEntry, Override, Reply
 from .logins import NarratorSession, throttle_table
+from .standing import Absence, StandingOrder
 from .types import JsonType, utcnow
 
 # --- the fight ----------------------------------------------------------------------------
@@ -327,9 +328,9 @@ class EventRecord(Base):
 
 
 __all__ = [
-    "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
+    "Absence", "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
     "Encounter", "EventRecord", "Narrator", "NarratorSession", "Override", "Post", "PostRevision",
-    "Reply", "RollPost", "RollRecord", "RollReuse", "RollReveal", "Round", "Thread", "leases_table", "throttle_table", "watch_table",
+    "Reply", "RollPost", "RollRecord", "RollReuse", "RollReveal", "Round", "StandingOrder", "Thread", "leases_table", "throttle_table", "watch_table",
 ]
 
 

@@ -205,13 +205,37 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "override.reply.approve": ("held", "pending", "alice approved a reply (result): now pending in round 2"),
     "override.round.reresolve": ("resolved", "resolved", "alice re-resolved round 2"),
     "override.round.correct": (1, [{"code": "hp", "who": "aria"}], "alice posted a correction of round 2 (1 changes)"),
+    # STALL-1 / STALL-2 (the times in UTC, the zone of this test)
+    "absence.start": (None, {"until": "2026-12-10T00:00:00+00:00", "text": "until 2026-12-10"},
+                      "alice noted that aria_p is away until 2026-12-10 00:00 in round 2"),
+    "absence.set": (None, {"until": "2026-12-10T00:00:00+00:00"},
+                    "alice marked aria_p away until 2026-12-10 00:00 in round 2"),
+    "absence.unread": (None, {"text": "until whenever"},
+                       "alice could not read an absence of aria_p: until whenever in round 2"),
+    "absence.end": ({"until": "2026-12-10T00:00:00+00:00"}, {"by": "post"},
+                    "alice ended the absence of aria_p in round 2"),
+    "standing.default": (None, {"text": "defend"},
+                         "alice noted the default standing order of Aria: defend in round 2"),
+    "standing.if": (None, {"text": "the orc charges, I shoot it"},
+                    "alice noted a conditional standing order of Aria: the orc charges, I shoot it in round 2"),
+    "standing.clear": (None, {"text": "none"}, "alice cleared the default standing order of Aria in round 2"),
+    "standing.refused": (None, {"text": "cast fireball", "reason": "limited:spell"},
+                         "alice refused a standing order of Aria: cast fireball in round 2"),
+    "standing.cancel": ({"text": "defend"}, None, "alice cancelled a standing order of Aria: defend in round 2"),
+    "standing.apply": (None, {"source": "default", "text": "defend", "away": True},
+                       "alice had Aria (away) follow its standing order: defend in round 2"),
 }
 ENTITIES = {"override.roll": ("roll", "70"), "override.action.confirm": ("declaration", "80"),
             "override.action.add": ("declaration", "80"),
             "override.action.correct": ("declaration", "80"), "override.action.reject": ("declaration", "80"),
             "override.reply.hold": ("reply", "90"), "override.reply.approve": ("reply", "90"),
             "override.hp": ("combatant", "5"), "override.condition.add": ("combatant", "5"),
-            "override.condition.remove": ("combatant", "5"), "combatant.save": ("combatant", "1")}
+            "override.condition.remove": ("combatant", "5"), "combatant.save": ("combatant", "1"),
+            **{a: ("player", "aria_p") for a in ("absence.start", "absence.set", "absence.unread",
+                                                  "absence.end")},
+            **{a: ("combatant", "aria") for a in ("standing.default", "standing.if", "standing.clear",
+                                                   "standing.refused", "standing.cancel",
+                                                   "standing.apply")}}
 
 
 def test_every_action_the_code_writes_has_its_sentence() -> None:
@@ -225,6 +249,9 @@ def test_every_action_the_code_writes_has_its_sentence() -> None:
     written = set(re.findall(r'audit_write\(s, [\w.]+, "([\w.]+)"', code))
     written |= set(re.findall(r'_audit\(session, enc, "([\w.]+)"', code))
     written |= {"round.resolve", "round.reresolve", "thread.pause", "thread.resume"}
+    # STALL-1/2: the rounds layer's entries, and those it names in an expression
+    written |= set(re.findall(r'(?:action=|_audit\(session, \w+, )"((?:absence|standing)\.[a-z]+)"', code))
+    written |= {"standing.default", "standing.if", "standing.clear", "absence.unread"}
     written |= {f"override.{k}" for k in KINDS}
     assert written <= set(audit_words.SENTENCES) and written <= set(WRITTEN)
 

@@ -17,7 +17,8 @@ HEAD, PREVIOUS = REVISIONS[-1], REVISIONS[-2]
 TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
           "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats",
-          "narrator_sessions", "login_throttle", "roll_posts", "roll_reuses", "roll_reveals"}
+          "narrator_sessions", "login_throttle", "roll_posts", "roll_reuses", "roll_reveals",
+          "absences", "standing_orders"}
 
 
 def _tables(url: str) -> set[str]:
