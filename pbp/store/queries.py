@@ -13,6 +13,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, select
@@ -168,6 +169,21 @@ def missing_players(session: Session, rnd: Round) -> list[Combatant]:
                                                      Declaration.deleted.is_(False),
                                                      Declaration.late.is_(False)))
     return missing_among(rnd.encounter.combatants, rows)
+
+
+def away_players(session: Session, campaign_id: int, at: datetime) -> set[str]:
+    """HOOK for STALL-1 absences: the players (platform names, casefolded) of *campaign_id*
+    away at *at*. Returns the empty set until the absences work is merged, which replaces
+    this body; early close (STALL-4) and the status block (STALL-8) already call it."""
+    del session, campaign_id, at
+    return set()
+
+
+def round_declarations(session: Session, round_id: int) -> list[Declaration]:
+    """A round's on-time, standing declarations (what early close counts, STALL-4)."""
+    return list(session.scalars(select(Declaration).where(Declaration.round_id == round_id,
+                                                          Declaration.deleted.is_(False),
+                                                          Declaration.late.is_(False))))
 
 
 # --- overrides ----------------------------------------------------------------------------
