@@ -23,6 +23,7 @@ from ..rules import messages
 from . import arithmetic
 from . import escape as _escape
 from .i18n import say
+from .status import status_words
 from .view import ActorSection, EventLine, ReplyView
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
@@ -222,6 +223,7 @@ def render_reply(view: ReplyView) -> str:
 
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
     text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, when=lambda d: when(d, view.timezone),
+                           status=lambda block: status_words(block, lang, lambda c: word(c, lang, names)),
                            marker=Raw(view.marker), marker_line=Raw(marker_line(view)))
     lines = [line.rstrip() for line in text.strip().splitlines()]
     out: list[str] = []

@@ -21,6 +21,7 @@ from ..rules import messages
 from . import CHANGES, LATENCY, NOTES, SPEECH, TEMPLATES, arithmetic
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .overrides import OVERRIDE_TEXTS
+from .status import WORDS as STATUS_WORDS
 
 #: a message id, or (context, message id) for words said with a gettext context
 MessageId = str | tuple[str, str]
@@ -36,7 +37,7 @@ def message_ids() -> list[MessageId]:
                 if isinstance(msg, str):
                     ids.append(msg)
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
-    ids += list(CHANGES.values())
+    ids += list(CHANGES.values()) + list(STATUS_WORDS.values())
     ids += list(OVERRIDE_TEXTS.values()) + list(messages.EN.values())
     ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]

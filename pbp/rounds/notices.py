@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 from ..render import render_reply
 from ..store import models as m
 from .replies import new_view, store_reply
+from .status import status_block
 
 
 def _names(rnd: m.Round) -> dict[str, str]:
@@ -29,6 +30,7 @@ def queue_deadline_notice(session: Session, rnd: m.Round, before: datetime, over
     def body(marker: str) -> str:
         view = new_view(rnd, "notice", marker, _names(rnd))
         view.previous_deadline = before
+        view.status = status_block(session, rnd.encounter, rnd, now)
         return render_reply(view)
 
     return store_reply(session, rnd.encounter, rnd.id, "notice",

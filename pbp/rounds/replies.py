@@ -24,6 +24,7 @@ from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
 from . import overrides
+from .status import status_block
 
 
 def reply_platform(thread: m.Thread) -> str:
@@ -128,14 +129,16 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
     view.order = _order_labels(r)
     if kind == "opening":   # the order is said once, by the template
         view.header = [e for e in r.events if e.code != "initiative.order"]
+        view.status = status_block(session, rnd.encounter, rnd, now)
         return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player}
                         for c in queries.missing_players(session, rnd)]
+        view.status = status_block(session, rnd.encounter, rnd, now)
         return view
     r.choice = choice if choice is not None else queries.choose_declarations(session, rnd.id)
     _index_rolls(r)
-    _resolution_body(session, view, r, names)
+    _resolution_body(session, view, r, names, now)
     return view
 
 
@@ -148,7 +151,7 @@ def _index_rolls(r: _Round) -> None:
 
 
 def _resolution_body(session: Session, view: ReplyView, r: _Round,
-                     names: Mapping[str, str]) -> None:
+                     names: Mapping[str, str], now: datetime) -> None:
     rnd = r.rnd
     start = next((i for i, e in enumerate(r.events) if e.code == "round.start"), 0)
     header, per, footer = group_events(r.events[start:], r.order)
@@ -171,6 +174,7 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
         view.next_round, view.next_deadline, view.next_commitment = (
             nxt.number, nxt.deadline, nxt.commitment)
     view.ended = rnd.encounter.status == "finished" and nxt is None
+    view.status = status_block(session, rnd.encounter, nxt, now, after=rnd)
 
 
 def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,

@@ -23,7 +23,9 @@ from .models import (
     AuditEntry,
     Combatant,
     Declaration,
+    Encounter,
     EventRecord,
+    ExtensionRequest,
     Override,
     Reply,
     RollRecord,
@@ -184,6 +186,28 @@ def round_declarations(session: Session, round_id: int) -> list[Declaration]:
     return list(session.scalars(select(Declaration).where(Declaration.round_id == round_id,
                                                           Declaration.deleted.is_(False),
                                                           Declaration.late.is_(False))))
+
+
+def extension_for_post(session: Session, round_id: int, post_id: int) -> ExtensionRequest | None:
+    """The extension request a post made in a round (STALL-5: one per post)."""
+    return session.scalar(select(ExtensionRequest).where(ExtensionRequest.round_id == round_id,
+                                                         ExtensionRequest.post_id == post_id))
+
+
+def granted_hours(session: Session, round_id: int) -> float:
+    """Hours of extension already granted in a round (the campaign's limit counts them)."""
+    return float(sum(session.scalars(select(ExtensionRequest.hours).where(
+        ExtensionRequest.round_id == round_id, ExtensionRequest.state == "granted"))))
+
+
+def queued_extensions(session: Session, campaign_ids: Sequence[int]) -> list[ExtensionRequest]:
+    """Requests waiting for a narrator in open rounds of *campaign_ids* (the panel's list)."""
+    return list(session.scalars(
+        select(ExtensionRequest).join(Round, Round.id == ExtensionRequest.round_id)
+        .join(Encounter, Encounter.id == Round.encounter_id)
+        .where(ExtensionRequest.state == "queued", Round.state == "open",
+               Encounter.campaign_id.in_(list(campaign_ids)))
+        .order_by(ExtensionRequest.created_at, ExtensionRequest.id)))
 
 
 # --- overrides ----------------------------------------------------------------------------
