@@ -26,6 +26,7 @@ from . import (
     access,
     account,
     auth,
+    clocks,
     campaigns,
     combatants,
     dashboard,
@@ -62,7 +63,9 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
     sources.init_app(app)
+    clocks.init_app(app)
     app.register_blueprint(encounters.bp)
+    app.register_blueprint(clocks.bp)
     app.register_blueprint(combatants.bp)
     health.init_app(app)
     _freeze_long_lived(app)

@@ -95,6 +95,7 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["tz"] = ZoneInfo(enc.campaign.timezone or "UTC")
     ctx.update(_forms())
     ctx["start_form"] = start_form(enc)
+    ctx["extensions"] = queries.round_extensions(s, ctx["round"].id) if ctx["round"] else []
     ctx.update(_round_flags(ctx))
     return ctx
 

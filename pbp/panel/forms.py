@@ -102,6 +102,14 @@ class CampaignForm(Form):
     reminder_hours = StringField(_l("Reminders (hours before the deadline, comma-separated)"),
                                  render_kw={"inputmode": "decimal"})
     early_close = BooleanField(_l("Close a round early when every player has declared"))
+    # STALL-4/5, read by pbp.panel.clock_settings (text, so a wrong value is refused in words)
+    close_grace_minutes = StringField(_l("Minutes left for edits after the last player declared"),
+                                      render_kw={"inputmode": "numeric"})
+    quiet_hours = StringField(_l("Quiet hours (no deadline falls in them)"),
+                              render_kw={"placeholder": "23:00-08:00"})
+    skip_weekends = BooleanField(_l("No deadline on Saturdays or Sundays"))
+    extension_limit_hours = StringField(_l("Extensions granted without asking me (hours per round)"),
+                                        render_kw={"inputmode": "decimal"})
 
 
 class SourceForm(Form):

@@ -200,6 +200,12 @@ def granted_hours(session: Session, round_id: int) -> float:
         ExtensionRequest.round_id == round_id, ExtensionRequest.state == "granted"))))
 
 
+def round_extensions(session: Session, round_id: int) -> list[ExtensionRequest]:
+    """Every extension request of a round, oldest first (the encounter page's list)."""
+    return list(session.scalars(select(ExtensionRequest).where(ExtensionRequest.round_id == round_id)
+                                .order_by(ExtensionRequest.created_at, ExtensionRequest.id)))
+
+
 def queued_extensions(session: Session, campaign_ids: Sequence[int]) -> list[ExtensionRequest]:
     """Requests waiting for a narrator in open rounds of *campaign_ids* (the panel's list)."""
     return list(session.scalars(
