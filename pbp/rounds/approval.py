@@ -73,12 +73,13 @@ def _approve_result(session: Session, rnd: m.Round, parts: list[m.Reply], narrat
 
 
 def _restart(rnd: m.Round, now: datetime) -> None:
-    """The round's window starts now, as long as its rounds are (its announcement was
-    held), out of quiet hours and weekends (STALL-5)."""
+    """The round's window starts now, as long as it was (its announcement was held), its
+    end out of quiet hours and weekends (STALL-5)."""
     if rnd.state != "open":
         return
+    length = rnd.deadline - rnd.opens_at
     rnd.opens_at = now
-    rnd.deadline = round_deadline(rnd.encounter, now)
+    rnd.deadline = round_deadline(rnd.encounter, now, length.total_seconds() / 3600)
     rnd.reminders_sent = []
 
 
