@@ -109,7 +109,7 @@ def _audit(session: Session, req: m.ExtensionRequest, rnd: m.Round, action: str,
     session.add(m.AuditEntry(at=now, narrator_id=narrator_id, actor=actor,
                              campaign_id=enc.campaign_id, encounter_id=enc.id, round_id=rnd.id,
                              action=action, entity="extension_request", entity_id=str(req.id),
-                             before=before, after=after, note=f"{req.player}: {req.hours:g} h"))
+                             before=before, after={"player": req.player, "hours": req.hours, **after}))
     session.flush()
 
 

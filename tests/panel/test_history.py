@@ -201,6 +201,19 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "override.reply.approve": ("held", "pending", "alice approved a reply (result): now pending in round 2"),
     "override.round.reresolve": ("resolved", "resolved", "alice re-resolved round 2"),
     "override.round.correct": (1, [{"code": "hp", "who": "aria"}], "alice posted a correction of round 2 (1 changes)"),
+    # STALL-5 (issue 15)
+    "encounter.round_hours": (None, 12.0, "alice set this encounter's rounds to 12 hours"),
+    "round.extension.granted": ({"deadline": "2026-12-01T12:00:00+00:00"},
+                                {"player": "bob", "hours": 12.0, "deadline": "2026-12-02T00:00:00+00:00",
+                                 "automatic": False},
+                                "alice granted bob 12 h more: the deadline moved from 2026-12-01 12:00 to "
+                                "2026-12-02 00:00 in round 2"),
+    "round.extension.queued": ({"deadline": "2026-12-01T12:00:00+00:00"}, {"player": "bob", "hours": 24.0,
+                                                                          "limit": 12.0},
+                               "bob asked for 24 h more, over the limit of 12 h a round: it waits for a "
+                               "narrator in round 2"),
+    "round.extension.refused": ({"state": "queued"}, {"player": "bob", "hours": 24.0, "state": "refused"},
+                                "alice refused bob's request for 24 h more in round 2"),
 }
 ENTITIES = {"override.roll": ("roll", "70"), "override.action.confirm": ("declaration", "80"),
             "override.action.add": ("declaration", "80"),
@@ -222,6 +235,7 @@ def test_every_action_the_code_writes_has_its_sentence() -> None:
     written |= set(re.findall(r'_audit\(session, enc, "([\w.]+)"', code))
     written |= {"round.resolve", "round.reresolve", "thread.pause", "thread.resume"}
     written |= {f"override.{k}" for k in KINDS}
+    written |= set(re.findall(r'"(round\.extension\.\w+)"', code))   # STALL-5, pbp/rounds/extensions.py
     assert written <= set(audit_words.SENTENCES) and written <= set(WRITTEN)
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import select
 
+from pbp.render.status import wound_word
 from pbp.rounds import clocks, extensions, service
 from pbp.store import models as m
 from pbp.store import queries
@@ -324,6 +325,4 @@ def test_STALL8_the_resolution_status_speaks_of_the_next_round_and_the_fight_end
     (9, 9, "unhurt"), (10, 9, "unhurt"), (8, 9, "wounded"), (11, 20, "wounded"),
     (10, 20, "badly wounded"), (1, 20, "badly wounded"), (0, 20, "down"), (-3, 20, "down")])
 def test_STALL8_enemy_descriptors_follow_the_documented_thresholds(hp, max_hp, word):
-    from pbp.render.status import wound_word
-
     assert wound_word(hp, max_hp) == word

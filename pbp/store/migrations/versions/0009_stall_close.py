@@ -20,17 +20,18 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("campaigns") as batch:
-        batch.add_column(sa.Column("close_grace_minutes", sa.Integer(), nullable=False,
-                                   server_default="10"))
-        batch.add_column(sa.Column("quiet_hours", sa.String(11), nullable=False,
-                                   server_default=""))
-        batch.add_column(sa.Column("skip_weekends", sa.Boolean(), nullable=False,
-                                   server_default=sa.false()))
-        batch.add_column(sa.Column("extension_limit_hours", sa.Float(), nullable=False,
-                                   server_default="12"))
-    with op.batch_alter_table("encounters") as batch:
-        batch.add_column(sa.Column("round_hours", sa.Float(), nullable=True))
+    # plain ALTER TABLE ADD COLUMN (no batch copy): on SQLite a batch copy drops and
+    # recreates the table, and with foreign keys on that deletes every encounter, combatant
+    # and round through their ON DELETE CASCADE (seen on the sample database)
+    op.add_column("campaigns", sa.Column("close_grace_minutes", sa.Integer(), nullable=False,
+                                         server_default="10"))
+    op.add_column("campaigns", sa.Column("quiet_hours", sa.String(11), nullable=False,
+                                         server_default=""))
+    op.add_column("campaigns", sa.Column("skip_weekends", sa.Boolean(), nullable=False,
+                                         server_default=sa.false()))
+    op.add_column("campaigns", sa.Column("extension_limit_hours", sa.Float(), nullable=False,
+                                         server_default="12"))
+    op.add_column("encounters", sa.Column("round_hours", sa.Float(), nullable=True))
     op.create_table(
         "extension_requests",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -60,11 +61,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    # recreate="never": SQLite (3.35+) drops a column in place; a batch copy would delete
+    # the encounters, combatants and rounds (see upgrade)
     for col in ("round_id", "post_id", "combatant_id", "narrator_id"):
         op.drop_index(f"ix_extension_requests_{col}", table_name="extension_requests")
     op.drop_table("extension_requests")
-    with op.batch_alter_table("encounters") as batch:
+    with op.batch_alter_table("encounters", recreate="never") as batch:
         batch.drop_column("round_hours")
-    with op.batch_alter_table("campaigns") as batch:
+    with op.batch_alter_table("campaigns", recreate="never") as batch:
         for col in ("extension_limit_hours", "skip_weekends", "quiet_hours", "close_grace_minutes"):
             batch.drop_column(col)
