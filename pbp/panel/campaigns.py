@@ -19,9 +19,8 @@ from ..rounds.approval import release_held
 from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
-from . import clock_settings
+from . import clock_settings, sources
 from . import round_settings as rs
-from . import sources
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
