@@ -326,3 +326,18 @@ def test_STALL8_the_resolution_status_speaks_of_the_next_round_and_the_fight_end
     (10, 20, "badly wounded"), (1, 20, "badly wounded"), (0, 20, "down"), (-3, 20, "down")])
 def test_STALL8_enemy_descriptors_follow_the_documented_thresholds(hp, max_hp, word):
     assert wound_word(hp, max_hp) == word
+
+
+def test_STALL5_the_round_service_opens_across_a_dst_change_with_the_documented_deadline(engine):
+    """The DST case above through ``open_round`` and the opening reply: America/New_York,
+    quiet 23:00-08:00, a 24 h round opened Saturday 2026-10-31 03:00 EDT (07:00 UTC): the
+    deadline is 17:00 UTC = 12:00 EST on Sunday 2026-11-01, printed in the zone as UTC-05:00."""
+    w = make_world(engine, timezone_name="America/New_York")
+    _set(engine, w, quiet_hours="23:00-08:00")
+    opened = datetime(2026, 10, 31, 7, 0, tzinfo=UTC)
+    with session_scope(engine) as s:
+        s.get(m.Encounter, w.encounter_id).started_at = opened - timedelta(minutes=1)
+    rid = w.open(opened)
+    with session_scope(engine) as s:
+        assert s.get(m.Round, rid).deadline == datetime(2026, 11, 1, 17, 0, tzinfo=UTC)
+    assert "2026-11-01 12:00 (America/New_York, UTC-05:00)" in _body(w, f"{rid}:opening")
