@@ -27,6 +27,7 @@ from . import (
     account,
     auth,
     campaigns,
+    clocks,
     combatants,
     dashboard,
     db,
@@ -68,9 +69,11 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(campaigns.bp)
     app.register_blueprint(tables.bp)
     sources.init_app(app)
+    clocks.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(roll_ledger.bp)
     app.register_blueprint(secret_rolls.bp)
+    app.register_blueprint(clocks.bp)
     app.register_blueprint(combatants.bp)
     app.register_blueprint(verification.bp)
     app.register_blueprint(standing.bp)

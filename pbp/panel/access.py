@@ -21,6 +21,7 @@ from ..store.models import (
     Combatant,
     Declaration,
     Encounter,
+    ExtensionRequest,
     Reply,
     RollRecord,
     Round,
@@ -100,7 +101,7 @@ def in_encounter_or_404(session: Session, model: Any, ident: Any, encounter: Enc
         abort(404)
     if model is Combatant or model is Round:
         ok = row.encounter_id == encounter.id
-    elif model in (Declaration, RollRecord, Reply):
+    elif model in (Declaration, RollRecord, Reply, ExtensionRequest):
         rnd = session.get(Round, row.round_id) if row.round_id is not None else None
         ok = rnd is not None and rnd.encounter_id == encounter.id
     else:

@@ -80,6 +80,11 @@ def text(value: Any) -> str:
     return str(value)
 
 
+def _hours(value: Any) -> str:
+    """Hours as the panel's fields print them: 12, 1.5."""
+    return f"{float(value):g}" if isinstance(value, int | float) and not isinstance(value, bool) else text(value)
+
+
 def _changes(before: Any, after: Any, fields: Mapping[str, str]) -> str:
     """"HP: 6 → 3; side: monsters → players" over the fields that differ."""
     old = before if isinstance(before, dict) else {}
@@ -100,7 +105,9 @@ def _campaign_fields() -> dict[str, str]:
             "timezone": _("time zone"), "houserules": _("house rules"),
             "approval_mode": _("approval mode"), "round_hours": _("round length (hours)"),
             "reminder_hours": _("reminders (hours before the deadline)"),
-            "early_close": _("early close"),
+            "early_close": _("early close"), "close_grace_minutes": _("minutes for edits"),
+            "quiet_hours": _("quiet hours"), "skip_weekends": _("no deadline at weekends"),
+            "extension_limit_hours": _("extensions granted without asking (hours)"),
             "private_roll_values": _("private values of rolls the narrator sets"),
             "public_verification": _("public dice check")}
 
@@ -253,6 +260,22 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                           who=s.who, name=s.entity_name(), action=_action(s.side("before"))),
     "override.penalty.waive": lambda s: _penalty(s, True),
     "override.penalty.apply": lambda s: _penalty(s, False),
+    "encounter.round_hours": lambda s: (
+        _("%(who)s set this encounter's rounds to %(hours)s hours", who=s.who, hours=_hours(s.side("after")))
+        if s.side("after") is not None else
+        _("%(who)s set this encounter's rounds back to the campaign's length", who=s.who)),
+    "round.extension.granted": lambda s: _(
+        "%(who)s granted %(player)s %(hours)s h more: the deadline moved from %(before)s to %(after)s",
+        who=s.who, player=text((s.entry.after or {}).get("player")), hours=_hours((s.entry.after or {}).get("hours")),
+        before=_moment((s.entry.before or {}).get("deadline"), s.tz),
+        after=_moment((s.entry.after or {}).get("deadline"), s.tz)),
+    "round.extension.queued": lambda s: _(
+        "%(player)s asked for %(hours)s h more, over the limit of %(limit)s h a round: it waits for a narrator",
+        player=text((s.entry.after or {}).get("player")), hours=_hours((s.entry.after or {}).get("hours")),
+        limit=_hours((s.entry.after or {}).get("limit"))),
+    "round.extension.refused": lambda s: _(
+        "%(who)s refused %(player)s's request for %(hours)s h more", who=s.who,
+        player=text((s.entry.after or {}).get("player")), hours=_hours((s.entry.after or {}).get("hours"))),
     "override.deadline": lambda s: _("%(who)s moved the deadline from %(before)s to %(after)s", who=s.who,
                                      before=_moment(s.side("before"), s.tz),
                                      after=_moment(s.side("after"), s.tz)),

@@ -20,8 +20,8 @@ from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from ..table_files import tables_for
+from . import clock_settings, sources
 from . import round_settings as rs
-from . import sources
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
@@ -66,8 +66,8 @@ def _value(v: object) -> str:
 
 
 def _timing(campaign: Campaign | None) -> rs.Timing:
-    if campaign is None:
-        return rs.Timing(24.0, (2.0,), False)
+    if campaign is None:   # a new campaign closes early by default (STALL-4)
+        return rs.Timing(24.0, (2.0,), True)
     return rs.Timing(float(campaign.round_hours), tuple(float(h) for h in campaign.reminder_hours or ()),
                      bool(campaign.early_close))
 
@@ -84,6 +84,7 @@ def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> Ca
         form.round_hours.data = rs.format_hours(timing.round_hours)
         form.reminder_hours.data = rs.format_hours(timing.reminder_hours)
         form.early_close.data = timing.early_close
+        clock_settings.fill(form, campaign)
     if stored and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
     if stored and campaign is None:
@@ -148,8 +149,11 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
             getattr(form, name).errors.append(_(
                 "House rules [rounds] set %(key)s = %(value)s, which is what play uses: change it there, "
                 "or remove it from the house rules to set it here.", key=name, value=value))
-    if problem or timing is None or houserules is None or form.errors:
+    clock = clock_settings.read(form)
+    if problem or timing is None or houserules is None or clock is None or form.errors:
         return False
+    for name, value in clock.items():
+        setattr(campaign, name, value)
     campaign.name = form.name.data.strip()
     campaign.ruleset = form.ruleset.data
     campaign.language = form.language.data
@@ -168,6 +172,8 @@ def _settings(c: Campaign) -> dict:  # type: ignore[type-arg]
     return {"name": c.name, "ruleset": c.ruleset, "language": c.language, "timezone": c.timezone,
             "houserules": c.houserules, "approval_mode": c.approval_mode, "round_hours": c.round_hours,
             "reminder_hours": list(c.reminder_hours or []), "early_close": c.early_close,
+            "close_grace_minutes": c.close_grace_minutes, "quiet_hours": c.quiet_hours,
+            "skip_weekends": c.skip_weekends, "extension_limit_hours": c.extension_limit_hours,
             "private_roll_values": c.private_roll_values,
             "public_verification": bool(c.public_verification)}
 

@@ -98,6 +98,7 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx.update(_forms())
     ctx["start_form"] = start_form(enc)
     ctx.update(secret_context(s, enc))        # DICE-2: what only the narrator sees
+    ctx["extensions"] = queries.round_extensions(s, ctx["round"].id) if ctx["round"] else []
     ctx.update(_round_flags(ctx))
     return ctx
 

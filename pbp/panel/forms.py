@@ -107,6 +107,14 @@ class CampaignForm(Form):
                                           "(the reply still says the narrator set it)"))
     public_verification = BooleanField(_l("Anyone with an encounter's link may check its dice, "
                                           "logged out"))
+    # STALL-4/5, read by pbp.panel.clock_settings (text, so a wrong value is refused in words)
+    close_grace_minutes = StringField(_l("Minutes left for edits after the last player declared"),
+                                      render_kw={"inputmode": "numeric"})
+    quiet_hours = StringField(_l("Quiet hours (no deadline falls in them)"),
+                              render_kw={"placeholder": "23:00-08:00"})
+    skip_weekends = BooleanField(_l("No deadline on Saturdays or Sundays"))
+    extension_limit_hours = StringField(_l("Extensions granted without asking me (hours per round)"),
+                                        render_kw={"inputmode": "decimal"})
 
 
 class SourceForm(Form):

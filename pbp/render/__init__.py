@@ -27,6 +27,7 @@ from .i18n import say
 from .overrides import narrator_marks
 from .proof import render_block
 from .standing import STANDING_NOTES, standing_note
+from .status import status_words
 from .view import ActorSection, EventLine, ReplyView
 
 TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
@@ -256,6 +257,7 @@ def render_reply(view: ReplyView) -> str:
 
     template = env.get_template(f"{view.platform}/{view.kind}.j2")
     text = template.render(v=view, _=_, ev=ev, note=note, words=words, mention=mention, change=change, table=table, when=lambda d: when(d, view.timezone),
+                           status=lambda block: status_words(block, lang, lambda c: word(c, lang, names)),
                            marker=Raw(view.marker), marker_line=Raw(marker_line(view)),
                            proof=Raw(render_block(view.proof, view.platform)), secret=secret, raw=raw)
     lines = [line.rstrip() for line in text.strip().splitlines()]

@@ -22,6 +22,7 @@ from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
 from .standing import RESOURCES, STANDING_NOTES
+from .status import WORDS as STATUS_WORDS
 
 #: a message id, or (context, message id) for words said with a gettext context
 MessageId = str | tuple[str, str]
@@ -37,7 +38,7 @@ def message_ids() -> list[MessageId]:
                 if isinstance(msg, str):
                     ids.append(msg)
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
-    ids += list(CHANGES.values()) + [TABLE_DRAW] + list(hidden.TEXTS.values())
+    ids += list(CHANGES.values()) + [TABLE_DRAW] + list(hidden.TEXTS.values()) + list(STATUS_WORDS.values())
     ids += list(STANDING_NOTES.values()) + list(RESOURCES.values())
     ids += list(OVERRIDE_TEXTS.values()) + [ROLL_SET, ROLL_SET_PRIVATE] + list(messages.EN.values())
     ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()

@@ -49,6 +49,33 @@ class ActorSection:
     others: list[Mapping[str, Any]] = field(default_factory=list)  # posts kept, not counted
 
 
+@dataclass(frozen=True)
+class StatusEntry:
+    """One combatant in the status block (STALL-8): conditions as (name, rounds left or
+    None for "until removed")."""
+
+    name: str
+    player: bool
+    hp: int
+    max_hp: int
+    down: bool = False
+    conditions: tuple[tuple[str, int | None], ...] = ()
+
+
+@dataclass
+class StatusBlock:
+    """The compact status every round reply ends with (STALL-8): the round open now (None
+    once the fight is over), its deadline, who declared, who owes a post, who is away."""
+
+    now: datetime
+    round_number: int | None = None
+    deadline: datetime | None = None
+    declared: list[str] = field(default_factory=list)
+    owed: list[str] = field(default_factory=list)
+    away: list[str] = field(default_factory=list)
+    combatants: list[StatusEntry] = field(default_factory=list)
+
+
 @dataclass
 class ReplyView:
     kind: str                         # opening | resolution | reminder | notice | correction | closing
@@ -90,6 +117,10 @@ class ReplyView:
     chain: str | None = None
     proof: list[ProofLine] = field(default_factory=list)
     reresolved: bool = False          # resolution: the narrator resolved it again, rolls kept
+    #: STALL-8: the status block at the end (opening, reminder, resolution, notice, extension)
+    status: StatusBlock | None = None
+    #: STALL-5 extension reply: {name, hours, state: granted|queued|refused|problem, limit, written}
+    extension: Mapping[str, Any] | None = None
     #: Markdown only: "reddit" (its ^(superscript) and u/ mentions) or "forum" (a forum's
     #: plain Markdown, django-machina's, where neither exists: ^(…) showed as typed)
     markdown_flavor: str = "reddit"

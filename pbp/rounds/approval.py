@@ -22,7 +22,8 @@ from sqlalchemy.orm import Session
 from ..errors import PbpError
 from ..store import models as m
 from ..store import queries
-from .lifecycle import open_round, whole_minute
+from .early import round_deadline
+from .lifecycle import open_round
 from .overrides import pending_overrides, record
 from .replies import rewrite_reply
 
@@ -72,12 +73,13 @@ def _approve_result(session: Session, rnd: m.Round, parts: list[m.Reply], narrat
 
 
 def _restart(rnd: m.Round, now: datetime) -> None:
-    """The round's window starts now, as long as it was (its announcement was held)."""
+    """The round's window starts now, as long as it was (its announcement was held), its
+    end out of quiet hours and weekends (STALL-5)."""
     if rnd.state != "open":
         return
     length = rnd.deadline - rnd.opens_at
     rnd.opens_at = now
-    rnd.deadline = whole_minute(now + length, length)
+    rnd.deadline = round_deadline(rnd.encounter, now, length.total_seconds() / 3600)
     rnd.reminders_sent = []
 
 

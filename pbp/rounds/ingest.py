@@ -21,6 +21,7 @@ from ..store import models as m
 from ..store.types import utcnow
 from .codec import combatant_to_model
 from .declare import live_encounter, narrator_names, process_post, round_at
+from .extensions import read_extensions
 from .policy import policy_for
 from .reading import ParseFn, parser_roster
 
@@ -116,8 +117,10 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
             models = [combatant_to_model(c) for c in encounter.combatants]
             cache[encounter.id] = (policy_for(campaign, encounter), models, parser_roster(models))
         policy, roster, indexed = cache[encounter.id]
+        is_narrator = post.author.casefold() in narrators
+        read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)
         process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
-                     is_narrator=post.author.casefold() in narrators,
+                     is_narrator=is_narrator,
                      edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
                      roster=roster, indexed=indexed)
     return ids

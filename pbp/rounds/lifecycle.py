@@ -30,6 +30,8 @@ from ..store import queries
 from ..store.types import utcnow
 from . import codec
 from .declare import controlled_by, narrator_names
+from .early import closes_early_at, round_deadline
+from .early import whole_minute as whole_minute  # where callers and tests have found it
 from .policy import RoundPolicy, policy_for
 from .reading import ParseFn, read_post
 from .replies import queue_round_reply
@@ -116,23 +118,6 @@ def seeded(source: Callable[[], str]) -> Iterator[None]:
         _seeds.reset(token)
 
 
-#: rounds at least this long get whole-minute deadlines; shorter ones (a demo's half-minute
-#: rounds) keep their second, and print it, since a minute would be a large share of them
-WHOLE_MINUTE_FROM = timedelta(minutes=10)
-
-
-def whole_minute(dt: datetime, length: timedelta = WHOLE_MINUTE_FROM) -> datetime:
-    """*dt* rounded *up* to a whole minute for a round of *length*: deadlines are kept at the
-    precision they are printed, so "by 07:09" is exactly the deadline and a round is never
-    shorter than its length (issue 11 item 5). A round shorter than ``WHOLE_MINUTE_FROM``
-    keeps *dt* as it is (the reply then prints its seconds: never earlier than the real one)."""
-    if length < WHOLE_MINUTE_FROM:
-        return dt
-    if dt.second or dt.microsecond:
-        return dt.replace(second=0, microsecond=0) + timedelta(minutes=1)
-    return dt
-
-
 def open_round(session: Session, encounter_id: int, now: datetime, *,
                deadline: datetime | None = None, seed: str | None = None,
                parse: ParseFn | None = None) -> int:
@@ -159,8 +144,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
         draw_chain(enc)
     seed = seed or round_seed(session, enc)
     rnd = m.Round(encounter_id=enc.id, number=number, surprise=surprise, state="open",
-                  opens_at=now, deadline=deadline or whole_minute(now + timedelta(hours=policy.round_hours),
-                                                    timedelta(hours=policy.round_hours)),
+                  opens_at=now, deadline=deadline or round_deadline(enc, now, policy.round_hours),
                   seed=seed, commitment=commitment(seed), order=list(enc.order or []))
     try:
         with session.begin_nested():
@@ -323,16 +307,16 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
 
 
 def due_rounds(session: Session, now: datetime) -> list[int]:
-    """Open rounds past their deadline, and early-close rounds where everyone declared;
-    never a round whose announcement waits for approval (its clock has not started)."""
+    """Open rounds past their deadline, and early-close rounds where every expected player
+    declared and the grace for edits is over (STALL-4, :mod:`pbp.rounds.early`); never a
+    round whose announcement waits for approval (its clock has not started)."""
     due = [rnd.id for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
                                                                    m.Round.deadline <= now)
                                              .order_by(m.Round.deadline))
            if not queries.announcement_held(session, rnd)]
     for rnd in session.scalars(select(m.Round).where(m.Round.state == "open",
                                                      m.Round.deadline > now)):
-        policy = policy_for(rnd.encounter.campaign, rnd.encounter)
-        if policy.early_close and not queries.missing_players(session, rnd) \
-                and not queries.announcement_held(session, rnd):
+        closes = closes_early_at(session, rnd, now)
+        if closes is not None and closes <= now and not queries.announcement_held(session, rnd):
             due.append(rnd.id)
     return due

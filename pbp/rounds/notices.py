@@ -18,6 +18,7 @@ from ..render import render_reply
 from ..store import models as m
 from . import hidden, proof
 from .replies import new_view, store_reply
+from .status import status_block
 
 
 def _names(rnd: m.Round) -> dict[str, str]:
@@ -30,6 +31,7 @@ def queue_deadline_notice(session: Session, rnd: m.Round, before: datetime, over
     def body(marker: str) -> str:
         view = new_view(rnd, "notice", marker, _names(rnd))
         view.previous_deadline = before
+        view.status = status_block(session, rnd.encounter, rnd, now)
         return render_reply(view)
 
     return store_reply(session, rnd.encounter, rnd.id, "notice",

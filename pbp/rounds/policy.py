@@ -34,6 +34,7 @@ class RoundPolicy:
     speech_limit: int | None = None
     speech_overflow: str = "drop"
     early_close: bool = False
+    close_grace_minutes: float = 0.0
     round_hours: float = 24.0
     reminder_hours: tuple[float, ...] = (2.0,)
     timezone: str = "UTC"
@@ -60,7 +61,7 @@ def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, A
 
 def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float = 24.0,
                 reminder_hours: tuple[float, ...] = (2.0,), early_close: bool = False,
-                timezone: str = "UTC", language: str = "en") -> RoundPolicy:
+                close_grace_minutes: float = 0.0, timezone: str = "UTC", language: str = "en") -> RoundPolicy:
     engine_over, rounds = split_houserules(houserules)
     merged = engine_houserules(ruleset, engine_over)
     rs = registry.get(ruleset, merged)
@@ -75,6 +76,7 @@ def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: flo
         ruleset=ruleset, houserules=merged, rounds=rounds, speech_limit=limit,
         speech_overflow=overflow,
         early_close=bool(rounds.get("early_close", early_close)),
+        close_grace_minutes=float(rounds.get("close_grace_minutes", close_grace_minutes)),
         round_hours=float(rounds.get("round_hours", round_hours)),
         reminder_hours=tuple(float(h) for h in rounds.get("reminder_hours", reminder_hours)),
         timezone=timezone, language=language, latency_enabled=latency_enabled,
@@ -82,10 +84,14 @@ def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: flo
 
 
 def policy_for(campaign: Any, encounter: Any) -> RoundPolicy:
-    """The policy of *encounter* (a row) in *campaign* (a row)."""
+    """The policy of *encounter* (a row) in *campaign* (a row). The round length is the
+    encounter's own when set (STALL-5: a fight's rounds), else the campaign's."""
     houserules = deep_merge(campaign.houserules or {}, encounter.houserules or {})
+    own_hours = getattr(encounter, "round_hours", None)
     return make_policy(encounter.ruleset or campaign.ruleset, houserules,
-                       round_hours=campaign.round_hours,
+                       round_hours=float(own_hours) if own_hours else campaign.round_hours,
                        reminder_hours=tuple(campaign.reminder_hours or ()),
-                       early_close=campaign.early_close, timezone=campaign.timezone,
+                       early_close=campaign.early_close,
+                       close_grace_minutes=float(getattr(campaign, "close_grace_minutes", 0) or 0),
+                       timezone=campaign.timezone,
                        language=campaign.language)

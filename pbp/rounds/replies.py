@@ -25,6 +25,7 @@ from ..render.view import ActorSection, EventLine, ReplyView, group_events
 from ..store import models as m
 from ..store import queries
 from . import hidden, overrides, proof, standing
+from .status import status_block
 from .tables import as_set
 
 
@@ -146,15 +147,17 @@ def build_view(session: Session, rnd: m.Round, kind: str, now: datetime, *,
         view.chain = rnd.encounter.dice_chain
         view.proof = proof.opening_lines(rnd)
         hidden.opening(view, rnd.encounter)
+        view.status = status_block(session, rnd.encounter, rnd, now)
         return view
     if kind == "reminder":
         view.waiting = [{"name": c.name, "player": c.player} for c in standing.not_away(
             session, rnd, queries.missing_players(session, rnd))]
+        view.status = status_block(session, rnd.encounter, rnd, now)
         return view
     r.choice = choice if choice is not None else queries.choose_declarations(session, rnd.id)
     r.acks = standing.acknowledgments(session, rnd, rows)
     _index_rolls(r)
-    _resolution_body(session, view, r, names)
+    _resolution_body(session, view, r, names, now)
     return view
 
 
@@ -167,7 +170,7 @@ def _index_rolls(r: _Round) -> None:
 
 
 def _resolution_body(session: Session, view: ReplyView, r: _Round,
-                     names: Mapping[str, str]) -> None:
+                     names: Mapping[str, str], now: datetime) -> None:
     rnd = r.rnd
     start = next((i for i, e in enumerate(r.events) if e.code == "round.start"), 0)
     header, per, footer = group_events(r.events[start:], r.order)
@@ -193,6 +196,7 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
     view.reresolved = queries.round_reresolved(session, rnd.id)
     view.proof = proof.resolution_lines(session, rnd, nxt, ended=view.ended)
     hidden.resolution(session, view, rnd, names)
+    view.status = status_block(session, rnd.encounter, nxt, now, after=rnd)
 
 
 def _section(r: _Round, c: m.Combatant, d: m.Declaration | None,

@@ -46,8 +46,9 @@ class Campaign(Base):
     round_hours: Mapped[float] = mapped_column(Float, default=24.0)
     #: hours before the deadline at which reminders go out (e.g. [12, 2])
     reminder_hours: Mapped[list[Any]] = mapped_column(default=lambda: [2.0])
-    #: resolve as soon as everyone has declared (PBP-1 early close)
-    early_close: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: resolve as soon as everyone has declared (PBP-1, STALL-4 early close): on for new
+    #: campaigns; campaigns made before migration 0015 keep what they had
+    early_close: Mapped[bool] = mapped_column(Boolean, default=True)
     #: DICE-5: a roll the narrator set is always marked in the reply; with this on, the
     #: reply says so without the value the narrator chose
     private_roll_values: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -56,6 +57,13 @@ class Campaign(Base):
     #: DICE-6: the campaign's own random tables, the TOML text the narrator saved (checked
     #: when saved: pbp.random_tables), on top of its ruleset's config/tables files
     tables: Mapped[str | None] = mapped_column(Text)
+    #: STALL-4: minutes after the last expected declaration during which edits still count
+    close_grace_minutes: Mapped[int] = mapped_column(Integer, default=10)
+    #: STALL-5: local "HH:MM-HH:MM" in which no deadline falls ("" = none), and weekends
+    quiet_hours: Mapped[str] = mapped_column(String(11), default="")
+    skip_weekends: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: STALL-5: hours of extension per round granted without the narrator (0 = always ask)
+    extension_limit_hours: Mapped[float] = mapped_column(Float, default=12.0)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)

@@ -72,6 +72,8 @@ class Encounter(Base):
     #: DICE-2: the SHA-256 of ``hidden_key``, published in the opening reply (the key itself
     #: when the encounter ends); None for an encounter from before migration 0013
     hidden_commitment: Mapped[str | None] = mapped_column(String(64))
+    #: STALL-5: this fight's round length in hours (None: the campaign's ``round_hours``)
+    round_hours: Mapped[float | None] = mapped_column(Float)
     #: the thread's posts from this moment on belong to the encounter
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -142,6 +144,29 @@ class Round(Base):
     waived: Mapped[list[Any]] = mapped_column(default=list)
 
     encounter: Mapped[Encounter] = relationship()
+
+
+class ExtensionRequest(Base):
+    """STALL-5: a player's ``.extend 12h`` for a round, once per post. ``state``: granted
+    (automatically, within the campaign's limit, or by a narrator), queued (for the
+    narrator), refused (by a narrator)."""
+
+    __tablename__ = "extension_requests"
+    __table_args__ = (UniqueConstraint("round_id", "post_id"),)
+    id: Mapped[int] = mapped_column(primary_key=True)
+    round_id: Mapped[int] = _fk("rounds.id")
+    post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
+    combatant_id: Mapped[int | None] = _fk("combatants.id", nullable=True, ondelete="SET NULL")
+    player: Mapped[str] = mapped_column(String(120))
+    hours: Mapped[float] = mapped_column(Float)
+    state: Mapped[str] = mapped_column(String(20), default="queued")  # granted | queued | refused
+    automatic: Mapped[bool] = mapped_column(Boolean, default=False)
+    narrator_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    decided_at: Mapped[datetime | None]
+
+    round: Mapped[Round] = relationship()
+    combatant: Mapped[Combatant | None] = relationship()
 
 
 # --- what players wrote ------------------------------------------------------------------
@@ -329,8 +354,9 @@ class EventRecord(Base):
 
 __all__ = [
     "Absence", "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
-    "Encounter", "EventRecord", "Narrator", "NarratorSession", "Override", "Post", "PostRevision",
-    "Reply", "RollPost", "RollRecord", "RollReuse", "RollReveal", "Round", "StandingOrder", "Thread", "leases_table", "throttle_table", "watch_table",
+    "Encounter", "EventRecord", "ExtensionRequest", "Narrator", "NarratorSession", "Override", "Post",
+    "PostRevision", "Reply", "RollPost", "RollRecord", "RollReuse", "RollReveal", "Round", "StandingOrder",
+    "Thread", "leases_table", "throttle_table", "watch_table",
 ]
 
 

@@ -13,6 +13,7 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
@@ -22,7 +23,9 @@ from .models import (
     AuditEntry,
     Combatant,
     Declaration,
+    Encounter,
     EventRecord,
+    ExtensionRequest,
     Override,
     Reply,
     RollPost,
@@ -30,6 +33,7 @@ from .models import (
     Round,
     Thread,
 )
+from .standing import absences as standing_absences
 
 # --- rounds ---------------------------------------------------------------------------
 
@@ -200,6 +204,48 @@ def missing_players(session: Session, rnd: Round) -> list[Combatant]:
                                                      Declaration.deleted.is_(False),
                                                      Declaration.late.is_(False)))
     return missing_among(rnd.encounter.combatants, rows)
+
+
+def away_players(session: Session, campaign_id: int, at: datetime) -> set[str]:
+    """The players (platform names, casefolded) of *campaign_id* away at *at* (STALL-1
+    absences): early close (STALL-4) does not wait for them, the status block (STALL-8)
+    names them."""
+    return {a.player.casefold() for a in standing_absences(session, campaign_id) if a.active_at(at)}
+
+
+def round_declarations(session: Session, round_id: int) -> list[Declaration]:
+    """A round's on-time, standing declarations (what early close counts, STALL-4)."""
+    return list(session.scalars(select(Declaration).where(Declaration.round_id == round_id,
+                                                          Declaration.deleted.is_(False),
+                                                          Declaration.late.is_(False))))
+
+
+def extension_for_post(session: Session, round_id: int, post_id: int) -> ExtensionRequest | None:
+    """The extension request a post made in a round (STALL-5: one per post)."""
+    return session.scalar(select(ExtensionRequest).where(ExtensionRequest.round_id == round_id,
+                                                         ExtensionRequest.post_id == post_id))
+
+
+def granted_hours(session: Session, round_id: int) -> float:
+    """Hours of extension already granted in a round (the campaign's limit counts them)."""
+    return float(sum(session.scalars(select(ExtensionRequest.hours).where(
+        ExtensionRequest.round_id == round_id, ExtensionRequest.state == "granted"))))
+
+
+def round_extensions(session: Session, round_id: int) -> list[ExtensionRequest]:
+    """Every extension request of a round, oldest first (the encounter page's list)."""
+    return list(session.scalars(select(ExtensionRequest).where(ExtensionRequest.round_id == round_id)
+                                .order_by(ExtensionRequest.created_at, ExtensionRequest.id)))
+
+
+def queued_extensions(session: Session, campaign_ids: Sequence[int]) -> list[ExtensionRequest]:
+    """Requests waiting for a narrator in open rounds of *campaign_ids* (the panel's list)."""
+    return list(session.scalars(
+        select(ExtensionRequest).join(Round, Round.id == ExtensionRequest.round_id)
+        .join(Encounter, Encounter.id == Round.encounter_id)
+        .where(ExtensionRequest.state == "queued", Round.state == "open",
+               Encounter.campaign_id.in_(list(campaign_ids)))
+        .order_by(ExtensionRequest.created_at, ExtensionRequest.id)))
 
 
 # --- overrides ----------------------------------------------------------------------------

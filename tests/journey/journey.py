@@ -143,7 +143,10 @@ def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
 
         # the reminder names who has not posted: Tomas, not the player who quoted the opening
         reminder = wait_until(lambda: side.bot_posts("reminder"), STEP, "the reminder", report)[0]
-        assert "Tomas" in reminder["text"] and "Brienne" not in reminder["text"], reminder["text"]
+        # (the status block at its end, STALL-8, lists both: who declared and who owes a post)
+        naming, _, status = reminder["text"].partition("Status — round 1")
+        assert "Tomas" in naming and "Brienne" not in naming, reminder["text"]
+        assert "Owes a post: Tomas" in status and "Declared: Brienne" in status, reminder["text"]
         side.reply(side.players["tomas"], "I attack the Orc with my axe [roll]1d20+3[/roll]")
 
         # the deadline passes: the result, read as a visitor reads the thread

@@ -224,6 +224,19 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "standing.cancel": ({"text": "defend"}, None, "alice cancelled a standing order of Aria: defend in round 2"),
     "standing.apply": (None, {"source": "default", "text": "defend", "away": True},
                        "alice had Aria (away) follow its standing order: defend in round 2"),
+    # STALL-5 (issue 15)
+    "encounter.round_hours": (None, 12.0, "alice set this encounter's rounds to 12 hours"),
+    "round.extension.granted": ({"deadline": "2026-12-01T12:00:00+00:00"},
+                                {"player": "bob", "hours": 12.0, "deadline": "2026-12-02T00:00:00+00:00",
+                                 "automatic": False},
+                                "alice granted bob 12 h more: the deadline moved from 2026-12-01 12:00 to "
+                                "2026-12-02 00:00 in round 2"),
+    "round.extension.queued": ({"deadline": "2026-12-01T12:00:00+00:00"}, {"player": "bob", "hours": 24.0,
+                                                                          "limit": 12.0},
+                               "bob asked for 24 h more, over the limit of 12 h a round: it waits for a "
+                               "narrator in round 2"),
+    "round.extension.refused": ({"state": "queued"}, {"player": "bob", "hours": 24.0, "state": "refused"},
+                                "alice refused bob's request for 24 h more in round 2"),
 }
 ENTITIES = {"override.roll": ("roll", "70"), "override.action.confirm": ("declaration", "80"),
             "override.action.add": ("declaration", "80"),
@@ -253,6 +266,7 @@ def test_every_action_the_code_writes_has_its_sentence() -> None:
     written |= set(re.findall(r'(?:action=|_audit\(session, \w+, )"((?:absence|standing)\.[a-z]+)"', code))
     written |= {"standing.default", "standing.if", "standing.clear", "absence.unread"}
     written |= {f"override.{k}" for k in KINDS}
+    written |= set(re.findall(r'"(round\.extension\.\w+)"', code))   # STALL-5, pbp/rounds/extensions.py
     assert written <= set(audit_words.SENTENCES) and written <= set(WRITTEN)
 
 

@@ -18,8 +18,9 @@ from .conftest import Client
 
 #: statements of one warm request (the reply preview of this page version already kept)
 #: (+1 since DICE-2: the encounter's secret rolls, one query whatever their number;
-#:  +2, issue 15: the absences and the standing orders, page only)
-PAGE_MAX = 18       # narrator, encounter (access checked), round, version, then the page's reads
+#:  +2, issue 15: the absences and the standing orders, page only;
+#:  +1, STALL-5: the round's extension requests)
+PAGE_MAX = 19       # narrator, encounter (access checked), round, version, then the page's reads
 #: a past round reads its resolution's snapshots too, in one query (issue 11 item 10)
 PAST_PAGE_MAX = PAGE_MAX + 1
 LIVE_FULL_MAX = 16  # the same: the version is computed once and handed to the page's reads

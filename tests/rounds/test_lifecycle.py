@@ -39,8 +39,9 @@ def test_early_close_when_everyone_has_declared(engine):
     with session_scope(engine) as s:
         assert service.due_rounds(s, at(2)) == []
     w.ingest([post("p3", "carol", at(2), "#defend")], now=at(2))
-    with session_scope(engine) as s:
-        assert service.due_rounds(s, at(2, 1)) == [rid]
+    with session_scope(engine) as s:   # STALL-4: the campaign's default 10-minute grace
+        assert service.due_rounds(s, at(2, 9)) == []
+        assert service.due_rounds(s, at(2, 10)) == [rid]
 
 
 def test_surprise_round_where_the_narrator_flags_it(engine):

@@ -340,7 +340,9 @@ def test_stall1_a_reminder_does_not_name_a_player_who_is_away(engine) -> None:
               post("p2", "bob", at(1), ".away for 3 days")], now=at(1))
     with session_scope(engine) as s:
         body = s.get(m.Reply, service.send_reminder(s, rid, at(12))).body
-    assert "Still to post:\nCyd (@carol)\n" in body and "Bram" not in body
+    nag, status = body.split("[b]Status", 1)      # the STALL-8 status block says who is away
+    assert "Still to post:\nCyd (@carol)\n" in nag and "Bram" not in nag
+    assert "Away: Bram" in status and "Owes a post: Cyd" in status
     w.ingest([post("p3", "carol", at(13), "#defend")], now=at(13))
     with session_scope(engine) as s:
         assert service.send_reminder(s, rid, at(22)) is None
