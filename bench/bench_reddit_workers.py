@@ -20,7 +20,6 @@ the load average (the machine is shared).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import random
 import sys
@@ -43,6 +42,9 @@ from pbp.store import db as store  # noqa: E402
 from pbp.store.models import Campaign, Post, Thread  # noqa: E402
 from workers.locks import DatabaseLease  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "bench"))
+from bench_reddit import server_module  # noqa: E402
+
 FIXTURES = ROOT.parent / "shared" / "fixtures" / "reddit"
 SUBREDDITS = ["dnd", "pathfinder", "osr", "rpg", "pbp"]
 
@@ -58,16 +60,6 @@ class Res:
 
     def backoff(self, retries: int, retry_after: float | None = None) -> float:
         return backoff(retries, retry_after, base=1, cap=60)
-
-
-def server_module() -> Any:
-    spec = importlib.util.spec_from_file_location("pbp_bench_reddit_server",
-                                                  ROOT / "tests" / "harness" / "reddit_server.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def add_threads(res: Res, watched: dict[str, list[str]], options: dict[str, Any]) -> None:

@@ -26,7 +26,6 @@ from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
 
-from ..errors import PbpError
 from ..rounds import service
 from ..rounds.overrides import RESULT_KINDS, make_public, pending_among
 from ..rules.model import ActionKind
@@ -65,6 +64,7 @@ from .overrides import (
 )
 from .secret_rolls import secret_context
 from .standing import page_context as standing_context
+from .submit import submit
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 
@@ -157,23 +157,12 @@ def _back(encounter_id: int, anchor: str = "") -> Any:
 
 
 def _done(encounter_id: int, form: FlaskForm, apply: Any, ok: str | None = None) -> Any:
-    if not form.validate_on_submit():
-        flash(_("Not changed: %(errors)s", errors="; ".join(
-            f"{getattr(form, k).label.text}: {' '.join(map(str, v))}" for k, v in form.errors.items())), "error")
-        return _back(encounter_id)
-    s = db_session()
-    try:
+    def run(s: Any) -> Any:
         result = apply(s)
         if isinstance(result, Override) and request.form.get("public"):
             make_public(result)     # issue 11 item 7: the reason is private unless ticked
-        message = ok or _recorded(s, result)
-    except PbpError as exc:
-        s.rollback()
-        flash(_("Not changed: %(error)s", error=exc.message), "error")
-        return _back(encounter_id)
-    s.commit()
-    flash(message, "ok")
-    return _back(encounter_id)
+        return result
+    return submit(form, run, lambda: _back(encounter_id), ok or _recorded)
 
 
 def _recorded(s: Any, result: Any) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, flash, redirect, request, url_for
+from flask import Blueprint, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
@@ -20,7 +20,6 @@ from wtforms import HiddenField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
 from ..dice import hidden_seed
-from ..errors import PbpError
 from ..rounds import secret
 from ..store import hidden as store
 from ..store.models import Encounter, RollRecord
@@ -28,6 +27,7 @@ from .access import encounter_or_404, in_encounter_or_404
 from .db import session as db_session
 from .forms import Form
 from .overrides import now_utc
+from .submit import submit
 
 bp = Blueprint("secret_rolls", __name__, url_prefix="/encounters")
 
@@ -73,20 +73,8 @@ def _back(encounter_id: int) -> Any:
 
 
 def _apply(encounter_id: int, form: Form, run: Any, ok: str) -> Any:
-    if not form.validate_on_submit():
-        flash(_("Not changed: %(errors)s", errors="; ".join(
-            f"{getattr(form, k).label.text}: {' '.join(map(str, v))}" for k, v in form.errors.items())), "error")
-        return _back(encounter_id)
-    s = db_session()
-    try:
-        result = run(s)
-    except PbpError as exc:
-        s.rollback()
-        flash(_("Not changed: %(error)s", error=exc.message), "error")
-        return _back(encounter_id)
-    s.commit()
-    flash(ok if result is not None else _("Nothing to reveal: every secret roll is revealed."), "ok")
-    return _back(encounter_id)
+    return submit(form, run, lambda: _back(encounter_id), lambda s, result: ok if result is not None
+                  else _("Nothing to reveal: every secret roll is revealed."))
 
 
 @bp.route("/<int:encounter_id>/secret/roll", methods=["POST"])

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from flask import Blueprint, abort, flash, redirect, request, url_for
+from flask import Blueprint, abort, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
@@ -18,13 +18,13 @@ from sqlalchemy.orm import Session
 from wtforms import DateTimeLocalField, HiddenField, SelectField, StringField
 from wtforms.validators import DataRequired, Length, Optional
 
-from ..errors import PbpError
 from ..rounds import standing_panel as service
 from ..store import standing as store
 from ..store.models import Combatant, Encounter
 from .access import db_id, encounter_or_404, in_encounter_or_404
 from .db import session as db_session
 from .forms import Form, choices
+from .submit import submit
 
 bp = Blueprint("standing", __name__, url_prefix="/encounters/<int:encounter_id>/standing")
 
@@ -78,21 +78,7 @@ def _back(encounter_id: int) -> Any:
 
 
 def _apply(encounter_id: int, form: Form, apply: Any, ok: str) -> Any:
-    if not form.validate_on_submit():
-        flash(_("Not changed: %(errors)s", errors="; ".join(
-            f"{getattr(form, k).label.text}: {' '.join(map(str, v))}" for k, v in form.errors.items())),
-            "error")
-        return _back(encounter_id)
-    s = db_session()
-    try:
-        apply(s)
-    except PbpError as exc:
-        s.rollback()
-        flash(_("Not changed: %(error)s", error=exc.message), "error")
-        return _back(encounter_id)
-    s.commit()
-    flash(ok, "ok")
-    return _back(encounter_id)
+    return submit(form, apply, lambda: _back(encounter_id), ok)
 
 
 def _who() -> dict[str, Any]:

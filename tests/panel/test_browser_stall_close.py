@@ -51,14 +51,14 @@ def test_STALL5_clock_settings_and_an_extension_granted_in_the_browser(
     page.goto(f"{live_server}/campaigns/{ids['campaign']}")
     page.locator("#quiet_hours").fill("25:00-08:00")
     page.locator("#close_grace_minutes").fill("5")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     alert = page.locator("#quiet_hours-err").inner_text()
     assert "Quiet hours: two times of day as HH:MM-HH:MM, like 23:00-08:00" in alert
     _shot(page, output_dir, "campaign-quiet-hours-refused-desktop")
     page.locator("#quiet_hours").fill("23:00-08:00")
     page.locator("#skip_weekends").check()
     page.locator("#extension_limit_hours").fill("6")
-    page.get_by_role("button", name="Save").click()
+    page.get_by_role("button", name="Save", exact=True).click()
     page.wait_for_selector(".flash.ok")
     assert page.locator("#quiet_hours").input_value() == "23:00-08:00"
     _shot(page, output_dir, "campaign-clock-saved-desktop")
