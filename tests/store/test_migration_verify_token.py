@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from sqlalchemy import inspect, text
 
 from pbp.store.db import downgrade, make_engine, upgrade
+from tests.store.raw_rows import campaign_and_thread
 
 
 def test_dice_4_existing_encounters_get_distinct_tokens_and_campaigns_stay_private(empty_url: str) -> None:
@@ -19,13 +20,7 @@ def test_dice_4_existing_encounters_get_distinct_tokens_and_campaigns_stay_priva
     now = datetime.now(UTC).replace(tzinfo=None)
     try:
         with engine.begin() as conn:
-            conn.execute(text("INSERT INTO campaigns (name, slug, ruleset, language, timezone, "
-                              "houserules, approval_mode, round_hours, reminder_hours, "
-                              "early_close, created_at, archived) VALUES ('c', 'c', 'forum-d20', "
-                              "'en', 'UTC', '{}', false, 24, '[]', false, :now, false)"), {"now": now})
-            conn.execute(text("INSERT INTO threads (campaign_id, kind, url, title, platform, "
-                              "options, active, error_count, created_at) VALUES "
-                              "(1, 'file', 'x', '', 'text', '{}', true, 0, :now)"), {"now": now})
+            campaign_and_thread(conn, now)
             for name in ("first", "second"):
                 conn.execute(text("INSERT INTO encounters (campaign_id, thread_id, name, ruleset, "
                                   "status, round_number, surprise, surprised, \"order\", state, "

@@ -9,6 +9,7 @@ from sqlalchemy import inspect
 
 from pbp.store.db import MIGRATIONS, current_revision, downgrade, make_engine, upgrade
 from pbp.store.models import Base
+from tests.store.raw_rows import campaign_and_thread
 
 #: the shipped revisions, oldest first (file names start with the revision id)
 REVISIONS = sorted(p.name[:4] for p in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
@@ -93,14 +94,7 @@ def test_the_database_refuses_to_change_a_roll_until_migrated_down(empty_url):
     now = datetime.now(UTC).replace(tzinfo=None)
     try:
         with engine.begin() as conn:
-            conn.execute(text("INSERT INTO campaigns (name, slug, ruleset, language, timezone, "
-                              "houserules, approval_mode, round_hours, reminder_hours, "
-                              "early_close, created_at, archived) VALUES ('c', 'c', 'forum-d20', "
-                              "'en', 'UTC', '{}', false, 24, '[]', false, :now, false)"),
-                         {"now": now})
-            conn.execute(text("INSERT INTO threads (campaign_id, kind, url, title, platform, "
-                              "options, active, error_count, created_at) VALUES "
-                              "(1, 'file', 'x', '', 'text', '{}', true, 0, :now)"), {"now": now})
+            campaign_and_thread(conn, now)
             conn.execute(text("INSERT INTO encounters (campaign_id, thread_id, name, ruleset, "
                               "status, round_number, surprise, surprised, \"order\", state, "
                               "houserules, started_at, created_at) VALUES (1, 1, '', 'forum-d20', "
