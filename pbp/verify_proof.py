@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .dice import DiceBox, Roll
 from .errors import PbpError
+from .render.hidden import check_hidden, hidden_from_lines
 from .render.proof import ProofLine, UnknownVersion, clean, parse_line
 
 #: how far back a seed may be hashed to meet a known link when replies are missing
@@ -168,11 +169,9 @@ class _Round:
 
 
 def _collect(blocks: Sequence[ProofBlock], report: ProofReport
-             ) -> tuple[dict[int, _Round], list[str], list[str], list[str]]:
+             ) -> tuple[dict[int, _Round], list[str]]:
     rounds: dict[int, _Round] = {}
     chains: list[str] = []
-    hiddens: list[str] = []
-    keys: list[str] = []
 
     def get(n: int) -> _Round:
         return rounds.setdefault(n, _Round(n))
@@ -182,9 +181,8 @@ def _collect(blocks: Sequence[ProofBlock], report: ProofReport
         for line in b.lines:
             if line.kind == "encounter":
                 chains.append(line.digest)
-                hiddens.append(line.hidden)
             elif line.kind == "hidden-key":
-                keys.append(line.digest)
+                pass                    # the secret rolls' checker reads it (_check_hidden)
             elif line.kind == "commit" and line.round is not None:
                 get(line.round).commits.append(line.digest)
             elif line.kind == "seed" and line.round is not None:
@@ -198,14 +196,14 @@ def _collect(blocks: Sequence[ProofBlock], report: ProofReport
                 get(seed_round).rolls.setdefault(line.index, []).append(line)
         if b.round is not None and b.text:
             get(b.round).texts.append(b.text)
-    return rounds, chains, hiddens, keys
+    return rounds, chains
 
 
 def check(blocks: Sequence[ProofBlock]) -> ProofReport:
     """Check every claim of *blocks* (see the module's docstring); never raises on a bad
     reply: each problem is a sentence in :attr:`ProofReport.problems`."""
     report = ProofReport()
-    rounds, chains, hiddens, keys = _collect(blocks, report)
+    rounds, chains = _collect(blocks, report)
     if len(set(chains)) > 1:
         report.problems.append("two different dice chains were published for the encounter: "
                                + ", ".join(sorted(set(chains))))
@@ -217,7 +215,7 @@ def check(blocks: Sequence[ProofBlock]) -> ProofReport:
     _check_links(rounds, report)
     for n in report.rounds:
         _check_rolls(rounds[n], report)
-    _check_hidden(rounds, hiddens[0] if hiddens else None, keys, report)
+    _check_hidden(blocks, report)
     for n in report.rounds:
         _check_text(rounds[n], report)
     return report
@@ -314,26 +312,12 @@ def _check_rolls(r: _Round, report: ProofReport) -> None:
                 f"{list(line.faces)}, the seed gives {again.total} {list(again.faces)}")
 
 
-def _check_hidden(rounds: dict[int, _Round], hidden: str | None, keys: list[str],
-                  report: ProofReport) -> None:
-    """DICE-2: a revealed roll opens its commitment; the hidden key gives every h."""
-    key = keys[0] if keys else None
-    if key is not None and hidden is not None and sha256(key) != hidden:
-        report.problems.append("the hidden key published at the end does not hash to the one "
-                               "committed when the encounter opened")
-    for n in sorted(rounds):
-        for i, lines in sorted(rounds[n].rolls.items()):
-            shut = [x for x in lines if x.kind == "hidden"]
-            opened = [x for x in lines if x.kind == "revealed"]
-            for o in opened:
-                if any(sha256(f"{o.digest}:{o.expression}") != s.digest for s in shut):
-                    report.problems.append(f"round {n}: hidden roll #{i} was revealed with a "
-                                           "different value than the one committed")
-                if key is not None and o.digest != sha256(f"{key}:{n}:{i}"):
-                    report.problems.append(f"round {n}: hidden roll #{i} was not rolled with the "
-                                           "seed the hidden key gives")
-            if shut and not opened:
-                report.notes.append(f"round {n}: hidden roll #{i} not revealed")
+def _check_hidden(blocks: Sequence[ProofBlock], report: ProofReport) -> None:
+    """DICE-2, by the one checker of secret rolls (:func:`pbp.render.hidden.check_hidden`):
+    a revealed roll opens its seal and replays, the hidden key gives every seed."""
+    found = check_hidden(hidden_from_lines(x for b in blocks for x in b.lines))
+    report.problems += found.problems
+    report.notes += found.notes
 
 
 def _check_text(r: _Round, report: ProofReport) -> None:

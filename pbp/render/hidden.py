@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from ..dice import DiceBox, hidden_seed, seal
 from ..errors import PbpError
 from .i18n import say
-from .proof import UnknownVersion, parse_line
+from .proof import ProofLine, UnknownVersion, parse_line
 
 #: every sentence of this module, by name (the catalogs translate them)
 TEXTS: Mapping[str, str] = {
@@ -83,15 +83,6 @@ def sentence(r: HiddenRoll, lang: str) -> str:
                                    "label": r.label, "expression": r.expression,
                                    "total": r.total, "faces": ", ".join(map(str, r.faces))})
 
-
-
-
-
-
-
-
-
-
 # --- the check, from the text alone ---------------------------------------------------------
 
 @dataclass
@@ -118,6 +109,7 @@ class HiddenReport:
     sealed: int = 0
     revealed: int = 0
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -127,43 +119,53 @@ class HiddenReport:
 def read_hidden(texts: Iterable[str]) -> HiddenProof:
     """The secret-roll lines of replies *texts*, in thread order, read with the proof
     block's own line reader (:func:`pbp.render.proof.parse_line`: code tags, non-breaking
-    spaces and a visitor's copy are all one to it). A line keeps the round of the last
+    spaces and a visitor's copy are all one to it); see :func:`hidden_from_lines`."""
+    def lines() -> Iterable[ProofLine]:
+        for text in texts:
+            for raw in text.splitlines():
+                try:
+                    line = parse_line(raw)
+                except UnknownVersion:
+                    continue
+                if line is not None:
+                    yield line
+    return hidden_from_lines(lines())
+
+
+def hidden_from_lines(lines: Iterable[ProofLine]) -> HiddenProof:
+    """What parsed proof lines say about secret rolls. A line keeps the round of the last
     ``round=<n> seed=`` head before it; the same roll published twice with two values is a
-    conflict, named."""
+    conflict, named. ``pbp verify`` hands its blocks' lines here, so the thread's secret
+    rolls have one checker whatever read them."""
     proof = HiddenProof()
     current: int | None = None
-    for text in texts:
-        for raw in text.splitlines():
-            try:
-                line = parse_line(raw)
-            except UnknownVersion:
-                continue
-            if line is None:
-                continue
-            if line.kind in ("seed", "commit"):
-                current = line.round
-            elif line.kind == "encounter":
+    for line in lines:
+        if line.kind in ("seed", "commit"):
+            current = line.round
+        elif line.kind == "encounter":
+            if proof.commitment is None:
                 proof.commitment = line.hidden
-            elif line.kind == "hidden-key":
-                proof.key = line.digest
-            elif line.kind == "end":
-                current = None
-            elif current is not None and line.index is not None and line.kind == "hidden":
-                at = (current, line.index)
-                if proof.sealed.setdefault(at, line.digest) != line.digest:
-                    proof.conflicts.append(f"round {at[0]} roll #{at[1]}: sealed twice, "
-                                           f"under {proof.sealed[at][:12]}… and {line.digest[:12]}…")
-            elif current is not None and line.index is not None and line.kind == "revealed":
-                at = (current, line.index)
-                shown = Revealed(line.digest, line.expression, int(line.total or 0), line.faces)
-                if proof.revealed.setdefault(at, shown) != shown:
-                    proof.conflicts.append(f"round {at[0]} roll #{at[1]}: revealed twice with "
-                                           "different values")
+        elif line.kind == "hidden-key":
+            proof.key = line.digest
+        elif line.kind == "end":
+            current = None
+        elif current is not None and line.index is not None and line.kind == "hidden":
+            at = (current, line.index)
+            if proof.sealed.setdefault(at, line.digest) != line.digest:
+                proof.conflicts.append(f"round {at[0]}: hidden roll #{at[1]} was sealed twice, "
+                                       f"under {proof.sealed[at][:12]}… and {line.digest[:12]}…")
+        elif current is not None and line.index is not None and line.kind == "revealed":
+            at = (current, line.index)
+            shown = Revealed(line.digest, line.expression, int(line.total or 0), line.faces)
+            if proof.revealed.setdefault(at, shown) != shown:
+                proof.conflicts.append(f"round {at[0]}: hidden roll #{at[1]} was revealed twice "
+                                       "with different values")
     return proof
 
 
 def check_hidden(proof: HiddenProof) -> HiddenReport:
-    """Every problem with the thread's secret rolls, each named (see the module docstring)."""
+    """Every problem with the thread's secret rolls, each named (see the module docstring);
+    ``notes`` say which rolls are still sealed while the encounter runs."""
     report = HiddenReport(sealed=len(proof.sealed), revealed=len(proof.revealed),
                           problems=list(proof.conflicts))
     problems = report.problems
@@ -171,30 +173,32 @@ def check_hidden(proof: HiddenProof) -> HiddenReport:
         if proof.commitment is None:
             problems.append("the hidden key was published, but no commitment to it was")
         elif hashlib.sha256(proof.key.encode()).hexdigest() != proof.commitment:
-            problems.append("the published hidden key does not hash to the commitment the "
-                            "encounter opened with: the key was changed")
+            problems.append("the hidden key published at the end does not hash to the one "
+                            "committed when the encounter opened")
     for (n, i), r in sorted(proof.revealed.items()):
-        where = f"round {n} roll #{i}"
+        where = f"round {n}: hidden roll #{i}"
         c = proof.sealed.get((n, i))
         # a roll revealed before its round's result never had its seal published: only
         # the key, at the end, vouches for its seed (check 3)
         if c is not None and seal(r.seed, r.expression) != c:
-            problems.append(f"{where}: the revealed seed and expression '{r.expression}' do not "
-                            f"hash to the seal {c[:12]}… published with the roll: a forged reveal")
+            problems.append(f"{where} was revealed with a different value than the one "
+                            f"committed: its seed and expression '{r.expression}' do not hash "
+                            f"to the seal {c[:12]}… published with the roll (a forged reveal)")
         try:
             again = DiceBox(seed=r.seed).replay(r.expression, 0)
         except PbpError as exc:
             problems.append(f"{where}: '{r.expression}' cannot be replayed: {exc}")
             continue
         if again.total != r.total or again.faces != r.faces:
-            problems.append(f"{where}: revealed as {r.total} {list(r.faces)}, but its seed gives "
-                            f"{again.total} {list(again.faces)}: the value was changed")
+            problems.append(f"{where} was revealed as {r.total} {list(r.faces)}, but its seed "
+                            f"gives {again.total} {list(again.faces)}: the value was changed")
         if proof.key is not None and hidden_seed(proof.key, n, i) != r.seed:
-            problems.append(f"{where}: its seed is not the one the hidden key gives "
+            problems.append(f"{where} was not rolled with the seed the hidden key gives "
                             "(sha256(K:n:i)): a seed chosen after the fact")
-    if proof.key is not None:
-        for (n, i) in sorted(set(proof.sealed) - set(proof.revealed)):
-            problems.append(f"round {n} roll #{i}: sealed, and never revealed although the "
-                            "encounter is over")
+    for (n, i) in sorted(set(proof.sealed) - set(proof.revealed)):
+        if proof.key is not None:
+            problems.append(f"round {n}: hidden roll #{i} is sealed, and was never revealed "
+                            "although the encounter is over")
+        else:
+            report.notes.append(f"round {n}: hidden roll #{i} not revealed")
     return report
-

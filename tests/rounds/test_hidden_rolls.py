@@ -213,7 +213,7 @@ def test_DICE_2_tampering_a_stored_value_is_named(engine):
         secret.reveal(s, w.encounter_id, None, None, at(26))
         report = service.verify_round(s, rid)
     problems = check_hidden(read_hidden(_bodies(engine))).problems
-    assert any(p.startswith(f"round 1 roll #{aria.roll_index}: revealed as 23 [20]")
+    assert any(p.startswith(f"round 1: hidden roll #{aria.roll_index} was revealed as 23 [20]")
                and "the value was changed" in p for p in problems), problems
     assert any(f"roll #{aria.roll_index}" in p and "stored 23 [20]" in p for p in report.problems)
 
@@ -241,11 +241,11 @@ def test_DICE_2_a_forged_reveal_text_is_named(engine):
     found = problems(true, true.replace(f"= {face + 3} [{face}]", f"= {other + 3} [{other}]"))
     assert any("the value was changed" in p for p in found), found
     found = problems(true, true.replace("1d20+3 =", "1d20+13 =").replace(f"= {face + 3} ", f"= {face + 13} "))
-    assert any(f"round 1 roll #{aria.roll_index}" in p and "forged reveal" in p for p in found), found
+    assert any(f"round 1: hidden roll #{aria.roll_index}" in p and "forged reveal" in p for p in found), found
     fake = sha("another key")
     found = problems(f"hidden-key={key}", f"hidden-key={fake}")
-    assert any("does not hash to the commitment" in p for p in found), found
-    assert any("not the one the hidden key gives" in p for p in found), found
+    assert any("does not hash to the one committed when the encounter opened" in p for p in found), found
+    assert any("not rolled with the seed the hidden key gives" in p for p in found), found
 
 
 def test_DICE_2_a_roll_revealed_before_its_rounds_result_checks_against_the_key(engine):
@@ -274,5 +274,5 @@ def test_DICE_2_a_roll_revealed_before_its_rounds_result_checks_against_the_key(
     assert report.ok and report.revealed == 1, report.problems
     forged_seed = sha("chosen later")
     forged = [b.replace(h, forged_seed) for b in bodies]
-    assert any("not the one the hidden key gives" in p
+    assert any("not rolled with the seed the hidden key gives" in p
                for p in check_hidden(read_hidden(forged)).problems)
