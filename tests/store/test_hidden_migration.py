@@ -11,13 +11,9 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import DBAPIError
 
 from pbp.store.db import downgrade, make_engine, upgrade
+from tests.store.raw_rows import campaign_and_thread
 
 ROWS = [
-    "INSERT INTO campaigns (name, slug, ruleset, language, timezone, houserules, approval_mode, "
-    "round_hours, reminder_hours, early_close, created_at, archived) VALUES ('c', 'c', "
-    "'forum-d20', 'en', 'UTC', '{}', false, 24, '[]', false, :now, false)",
-    "INSERT INTO threads (campaign_id, kind, url, title, platform, options, active, error_count, "
-    "created_at) VALUES (1, 'file', 'x', '', 'text', '{}', true, 0, :now)",
     "INSERT INTO encounters (campaign_id, thread_id, name, ruleset, status, round_number, "
     "surprise, surprised, \"order\", state, houserules, started_at, created_at, hidden_key, "
     "hidden_commitment) VALUES (1, 1, '', 'forum-d20', 'active', 1, false, '[]', '[]', '{}', "
@@ -39,6 +35,7 @@ def test_DICE_2_a_secret_roll_stays_immutable_after_0013_and_after_stepping_down
     now = datetime.now(UTC).replace(tzinfo=None)
     try:
         with engine.begin() as conn:
+            campaign_and_thread(conn, now)
             for row in ROWS:
                 conn.execute(text(row), {"now": now})
             conn.execute(text("INSERT INTO roll_reveals (roll_id, encounter_id, reason, at_end, "
