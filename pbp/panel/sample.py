@@ -12,12 +12,13 @@ BBCode tricks, one player silent.
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..rounds import service
+from ..rounds import lifecycle, service
 from ..rules.model import Combatant, Weapon
 from ..sources.base import PostRecord
 from ..store import models as m
@@ -90,7 +91,11 @@ def seed(session: Session, *, combatants: int = 6, posts: int = 0, now: datetime
     foes = [c for c in team if not c.player] or heroes
     enc_id = service.start_encounter(session, thread.id, team, name="Gate fight", now=t0)
     other_enc = service.start_encounter(session, other_thread.id, roster(2), name="Bob's fight", now=t0)
-    r1 = service.open_round(session, enc_id, t0, deadline=t0 + timedelta(hours=24), seed="sample-seed-1")
+    # the chain's secrets drawn from a fixed source: the same sample every time, and its
+    # dice verify like a real encounter's (DICE-1), not as "no chain"
+    draws = (f"sample-secret-{k}" for k in itertools.count(1))
+    with lifecycle.seeded(lambda: next(draws)):
+        r1 = service.open_round(session, enc_id, t0, deadline=t0 + timedelta(hours=24))
     opening = queries.reply_by_key(session, f"{r1}:opening")
     if opening is not None and opening.state == "held":
         service.approve_reply(session, opening.id, alice.id, t0)
