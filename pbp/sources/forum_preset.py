@@ -161,6 +161,23 @@ class ReplySpec:
 
 
 @dataclass(frozen=True)
+class PmSpec:
+    """STALL-3's direct channel (optional ``[pm]``): ``kind`` "api" starts a private
+    conversation through a JSON endpoint on the bot's login session (Misago's private
+    threads); "mention" says the engine has none and the ladder @mentions the player in
+    the thread instead; "none" says there is no direct channel at all."""
+
+    kind: str = "none"                 # "api" | "mention" | "none"
+    url: str = ""
+    #: the JSON body; {to} is replaced by a one-name list, {title} and {text} by strings
+    api_body: Mapping[str, str] = field(default_factory=dict)
+    api_id_field: str = "id"
+    flood_status: tuple[int, ...] = (429,)
+    flood_patterns: tuple[re.Pattern[str], ...] = ()
+    flood_default_wait: float = 60.0
+
+
+@dataclass(frozen=True)
 class ListingSpec:
     row: str
     topic_link: Selectors
@@ -184,6 +201,7 @@ class ForumPreset:
     login: LoginSpec | None = None
     reply: ReplySpec | None = None
     listing: ListingSpec | None = None
+    pm: PmSpec | None = None
     description: str = ""
     source: str = ""
     #: a thread address of this engine as a narrator would paste it (shown in the panel)
@@ -202,7 +220,7 @@ MARKUPS = ("bbcode", "markdown", "text")
 
 # -- loading ---------------------------------------------------------------------------
 _TOP = {"name", "engine", "description", "example", "markup", "format", "thread", "post", "dates", "json", "login",
-        "reply", "listing"}
+        "reply", "listing", "pm"}
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
                "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern",
@@ -271,6 +289,7 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
     login = _section(LoginSpec, data.get("login"), "login", problems)
     reply = _section(ReplySpec, data.get("reply"), "reply", problems)
     listing = _section(ListingSpec, data.get("listing"), "listing", problems)
+    pm = _section(PmSpec, data.get("pm"), "pm", problems)
 
     dates_raw = dict(data.get("dates") or {})
     for key in sorted(set(dates_raw) - _DATES):
@@ -305,13 +324,17 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
         problems.append("reply needs 'url' (a template) or 'link' (CSS of the reply link)")
+    if pm is not None and pm.kind not in ("api", "mention", "none"):
+        problems.append(f"pm.kind must be 'api', 'mention' or 'none', not {pm.kind!r}")
+    if pm is not None and pm.kind == "api" and not (pm.url and pm.api_body):
+        problems.append("pm needs 'url' and 'api_body' when its kind is 'api'")
     if problems:
         raise ConfigError("; ".join(problems), where=where)
     assert thread is not None and dates is not None
     return ForumPreset(name=data.get("name", default_name), engine=data.get("engine", ""),
                        description=data.get("description", ""), format=fmt, thread=thread,
                        post=post, dates=dates, json=json_spec, login=login, reply=reply,
-                       listing=listing, source=where, example=str(data.get("example", "")),
+                       listing=listing, pm=pm, source=where, example=str(data.get("example", "")),
                        markup=markup)
 
 
