@@ -21,6 +21,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..errors import PbpError
 from ..logs import log_context
 from ..rounds import ladder
 from ..sources.base import SourceError
@@ -89,6 +90,8 @@ def deliver_notification(res: Resources, note_id: int, now: datetime | None = No
                                           subject=subject, text=body, marker=f"pbp-reply:{key}")
             except SourceError as exc:
                 return _failed(res, note_id, exc, retries, now)
+            except PbpError as exc:       # no credentials, a bad preset: the narrator must act
+                return _failed(res, note_id, SourceError(str(exc)), res.settings.retry_max, now)
             with session_scope(res.engine) as s:
                 note = s.get_one(Notification, note_id)
                 note.state, note.platform_id = "sent", platform_id
