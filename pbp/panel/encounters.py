@@ -63,6 +63,7 @@ from .overrides import (
     set_roll,
 )
 from .secret_rolls import secret_context
+from .ladder import page_context as ladder_context
 from .standing import page_context as standing_context
 from .submit import submit
 
@@ -124,6 +125,7 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
     ctx = _context(encounter_id, _round_arg())
     ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
+    ctx.update(ladder_context(db_session(), ctx["encounter"]))     # STALL-3 (not live)
     return render_template("panel/encounter.html", **ctx)
 
 
