@@ -48,6 +48,7 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
+from .ladder import page_context as ladder_context
 from .overrides import (
     add_action,
     add_condition,
@@ -63,7 +64,6 @@ from .overrides import (
     set_roll,
 )
 from .secret_rolls import secret_context
-from .ladder import page_context as ladder_context
 from .standing import page_context as standing_context
 from .submit import submit
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..store import queries
+from ..store import ladder_reads as queries
 from ..store.models import Encounter
 
 

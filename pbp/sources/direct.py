@@ -23,6 +23,7 @@ from ..settings import Settings
 from .base import LayoutError, SourceError
 from .factory import open_source
 from .forum_preset import load_preset
+from .reddit_errors import translate
 
 #: what the ladder can do on each platform, shown in the panel
 CHANNELS = ("reddit", "forum-pm", "mention", "none")
@@ -58,7 +59,6 @@ def send_direct(kind: str, url: str, options: Mapping[str, Any], settings: Setti
 
 
 def _reddit(source: Any, to: str, subject: str, text: str) -> str:
-    from .reddit_errors import translate
     where = f"POST /api/compose (to u/{to})"
     source.backoff.check()
     try:
@@ -82,10 +82,10 @@ def _forum_pm(source: Any, to: str, subject: str, text: str) -> str:
         if not (attempt == 1 and resp.status in (401, 403) and "quickly" not in resp.text):
             break
         source.login(force=True)
-    if resp.status in pm.flood_status or any(p.search(resp.text) for p in pm.flood_patterns):
+    if resp.status == 429 or any(p.search(resp.text) for p in pm.flood_patterns):
+        wait = source.preset.reply.flood_default_wait if source.preset.reply else 60.0
         raise SourceError(f"flood control: the forum refused a private message this soon "
-                          f"(HTTP {resp.status}); retry in {pm.flood_default_wait:g} s",
-                          where=where, retry_after=pm.flood_default_wait)
+                          f"(HTTP {resp.status}); retry in {wait:g} s", where=where, retry_after=wait)
     if resp.status == 400:
         raise SourceError(f"the forum refused the private message to {to!r}: {resp.text[:200]}",
                           where=where)

@@ -162,19 +162,12 @@ class ReplySpec:
 
 @dataclass(frozen=True)
 class PmSpec:
-    """STALL-3's direct channel (optional ``[pm]``): ``kind`` "api" starts a private
-    conversation through a JSON endpoint on the bot's login session (Misago's private
-    threads); "mention" says the engine has none and the ladder @mentions the player in
-    the thread instead; "none" says there is no direct channel at all."""
-
-    kind: str = "none"                 # "api" | "mention" | "none"
+    """STALL-3's ``[pm]`` (docs/forum-presets.md): kind "api" (Misago), "mention" or "none"."""
+    kind: str = "none"
     url: str = ""
-    #: the JSON body; {to} is replaced by a one-name list, {title} and {text} by strings
     api_body: Mapping[str, str] = field(default_factory=dict)
     api_id_field: str = "id"
-    flood_status: tuple[int, ...] = (429,)
     flood_patterns: tuple[re.Pattern[str], ...] = ()
-    flood_default_wait: float = 60.0
 
 
 @dataclass(frozen=True)
@@ -324,10 +317,9 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
         problems.append("reply needs 'url' (a template) or 'link' (CSS of the reply link)")
-    if pm is not None and pm.kind not in ("api", "mention", "none"):
-        problems.append(f"pm.kind must be 'api', 'mention' or 'none', not {pm.kind!r}")
-    if pm is not None and pm.kind == "api" and not (pm.url and pm.api_body):
-        problems.append("pm needs 'url' and 'api_body' when its kind is 'api'")
+    if pm is not None and (pm.kind not in ("api", "mention", "none") or
+                           (pm.kind == "api" and not (pm.url and pm.api_body))):
+        problems.append(f"pm.kind must be 'mention', 'none' or 'api' (with 'url' and 'api_body'), not {pm.kind!r}")
     if problems:
         raise ConfigError("; ".join(problems), where=where)
     assert thread is not None and dates is not None

@@ -388,22 +388,3 @@ def post_tag_rolls(session: Session, post_id: int, actor: str) -> list[RollRecor
         RollRecord.post_id == post_id, RollRecord.actor == actor, RollRecord.kind == "tag")
         .order_by(RollRecord.tag_index)))
 
-
-def ladder_players(session: Session, campaign_id: int) -> list[Any]:
-    """STALL-3: each player's place on the campaign's ladder (missed in a row, narrator-run)."""
-    from .ladder import LadderPlayer
-    return list(session.scalars(select(LadderPlayer).where(LadderPlayer.campaign_id == campaign_id)))
-
-
-def ladder_notifications(session: Session, encounter_id: int) -> list[Any]:
-    """STALL-3: the direct notifications of an encounter's rounds, oldest first."""
-    from .ladder import Notification
-    return list(session.scalars(select(Notification).join(Round, Round.id == Notification.round_id)
-                                .where(Round.encounter_id == encounter_id).order_by(Notification.id)))
-
-
-def ladder_reminders(session: Session, encounter_id: int) -> list[AuditEntry]:
-    """STALL-3: the encounter's ``ladder.remind`` audit rows, oldest first."""
-    return list(session.scalars(select(AuditEntry).where(
-        AuditEntry.encounter_id == encounter_id, AuditEntry.action == "ladder.remind")
-        .order_by(AuditEntry.id)))
