@@ -61,8 +61,8 @@ def run_ladder_steps(db_url: str, ids: dict[str, Any]) -> list[str]:
     with session_scope(engine) as s:
         rnd = s.get_one(Round, ids["round"])
         c = rnd.encounter.campaign
-        half = (rnd.deadline - rnd.opens_at) / 2
-        c.notify_hours, c.missed_limit, c.auto_narrator_run = half.total_seconds() / 3600, 1, True
+        c.notify_hours, c.missed_limit, c.auto_narrator_run = 12.0, 1, True
+        half = rnd.deadline - timedelta(hours=12) - rnd.opens_at     # T−12 h
         held = queries.announcement(s, rnd)
         if held is not None and held.state == "held":
             held.state = "sent"       # the sample holds round 2's announcement: its clock waits
