@@ -48,7 +48,6 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
-from .ladder import page_context as ladder_context
 from .overrides import (
     add_action,
     add_condition,
@@ -125,7 +124,6 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
     ctx = _context(encounter_id, _round_arg())
     ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
-    ctx.update(ladder_context(db_session(), ctx["encounter"]))     # STALL-3 (not live)
     return render_template("panel/encounter.html", **ctx)
 
 

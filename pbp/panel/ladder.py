@@ -9,10 +9,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from flask import Blueprint, render_template
+from flask_login import login_required
 from sqlalchemy.orm import Session
 
 from ..store import ladder_reads as queries
 from ..store.models import Encounter
+from .access import encounter_or_404
+from .db import session as db_session
+
+#: its own page, linked from the encounter page's toolbar: the encounter page's query budget
+#: (tests/panel/test_queries.py) stays as it was
+bp = Blueprint("ladder", __name__, url_prefix="/encounters/<int:encounter_id>/ladder")
 
 
 @dataclass
@@ -53,3 +61,13 @@ def page_context(session: Session, encounter: Encounter) -> dict[str, Any]:
     return {"ladder_rows": list(players.values()),
             "ladder_settings": {"notify_hours": campaign.notify_hours, "missed_limit": campaign.missed_limit,
                                 "auto": campaign.auto_narrator_run}}
+
+
+@bp.route("")
+@login_required
+def page(encounter_id: int):  # type: ignore[no-untyped-def]
+    """The escalation ladder of one encounter's players."""
+    s = db_session()
+    encounter = encounter_or_404(s, encounter_id)
+    return render_template("panel/ladder.html", encounter=encounter, campaign=encounter.campaign,
+                           **page_context(s, encounter))

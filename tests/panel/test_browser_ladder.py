@@ -47,6 +47,7 @@ def test_STALL3_ladder_settings_and_state_in_the_browser(
         assert (c.notify_hours, c.missed_limit, c.auto_narrator_run, c.narrator_account) == (4.0, 2, True, "the_gm")
     players = run_ladder_steps(db_url, ids)
     page.goto(f"{live_server}/encounters/{ids['encounter']}")
+    page.locator("#ladder-link").click()
     table = page.locator("#ladder")
     text = table.inner_text()
     for p in players:

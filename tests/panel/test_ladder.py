@@ -79,7 +79,7 @@ def test_STALL3_the_encounter_page_shows_each_players_ladder_state(
         alice: Any, ids: dict[str, Any], db_url: str) -> None:
     players = run_ladder_steps(db_url, ids)
     assert players
-    page = html.unescape(alice.get(f"/encounters/{ids['encounter']}").text)
+    page = html.unescape(alice.get(f"/encounters/{ids['encounter']}/ladder").text)
     table = page[page.index('id="ladder"'):]
     table = table[:table.index("</table>")]
     for p in players:
@@ -88,3 +88,10 @@ def test_STALL3_the_encounter_page_shows_each_players_ladder_state(
     assert table.count("@mention in the thread · waiting to be sent") == len(players)
     assert table.count("narrator told") == len(players)
     assert "The narrator is told after 1 missed rounds in a row." in page
+
+
+def test_STALL3_the_ladder_page_is_linked_and_only_for_the_campaigns_narrators(
+        alice: Any, ids: dict[str, Any]) -> None:
+    page = alice.get(f"/encounters/{ids['encounter']}").text
+    assert f'href="/encounters/{ids["encounter"]}/ladder" id="ladder-link"' in page
+    assert alice.get(f"/encounters/{ids['other_encounter']}/ladder").status_code == 404
