@@ -95,3 +95,16 @@ def test_STALL3_the_ladder_page_is_linked_and_only_for_the_campaigns_narrators(
     page = alice.get(f"/encounters/{ids['encounter']}").text
     assert f'href="/encounters/{ids["encounter"]}/ladder" id="ladder-link"' in page
     assert alice.get(f"/encounters/{ids['other_encounter']}/ladder").status_code == 404
+
+
+def test_STALL3_each_ladder_step_reads_as_a_sentence_in_the_encounters_audit_log(
+        alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    players = run_ladder_steps(db_url, ids)
+    page = html.unescape(alice.get(f"/encounters/{ids['encounter']}").text)
+    p = players[0]
+    for words in (f"pbp reminded {p} in the thread, 2 h before the deadline",
+                  f"pbp queued a direct notification to {p} (mention, pending)",
+                  f"{p} missed the round: 1 in a row",
+                  f"{p} missed 1 rounds in a row: the narrator is told",
+                  f"the characters of {p} are run by the narrator now"):
+        assert words in page, words
