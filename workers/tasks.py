@@ -16,6 +16,9 @@ poll_thread         yes        harmless: the thread lease serialises polls, post
                                per (thread, platform id), the cursor is saved with the posts
 ingest_posts        yes        harmless: same uniqueness
 send_reminder       yes        harmless: the reminder reply's idempotency key is unique
+queue_notifications yes        harmless: a notification's key (round:player:step) is unique
+deliver_notif...    no         leased, ``sending`` committed first; a retry after a 429 or an
+                               outage comes from the row's ``not_before`` (the next sweep)
 resolve_round       yes        harmless: a resolved round is not resolved again, and its
                                reply's idempotency key is unique
 deliver_reply       no         NOT harmless if the platform is slow to show the post; a lost
@@ -39,7 +42,7 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import OperationalError
 
-from pbp.jobs import deadlines, delivery, dispatch, health, listings, subreddits, threads
+from pbp.jobs import deadlines, delivery, dispatch, health, listings, notify, subreddits, threads
 from pbp.jobs.resources import utcnow
 from pbp.logs import log_context
 from pbp.rounds import service
@@ -112,9 +115,12 @@ def sweep_deadlines(self: Any) -> dict[str, int]:
         due = delivery.due_work(s, utcnow())
         for sig in ([send_reminder.si(rid) for rid in due.reminders]
                     + [resolve_round.si(rid) for rid in due.rounds]
-                    + [deliver_reply.si(rid) for rid in due.replies]):
+                    + [deliver_reply.si(rid) for rid in due.replies]
+                    + [queue_notifications.si(rid) for rid in due.notify_rounds]
+                    + [deliver_notification.si(nid) for nid in due.notes]):
             enqueue_after_commit(s, sig.set(expires=expires))
-    counts = {"reminders": len(due.reminders), "rounds": len(due.rounds), "replies": len(due.replies)}
+    counts = {"reminders": len(due.reminders), "rounds": len(due.rounds), "replies": len(due.replies),
+              "notify_rounds": len(due.notify_rounds), "notifications": len(due.notes)}
     if any(counts.values()):
         log.info("sweep sent due work", extra=counts)
     return counts
@@ -183,3 +189,21 @@ def deliver_reply(self: Any, reply_id: int) -> str | None:
     if outcome.retry_in is not None:
         raise self.retry(countdown=outcome.retry_in, exc=outcome.error, max_retries=rt.settings.retry_max)
     return outcome.platform_id
+
+
+# --- STALL-3: direct notifications ----------------------------------------------------------
+
+
+@shared_task(name="pbp.queue_notifications", bind=True, acks_late=True, ignore_result=True)
+def queue_notifications(self: Any, round_id: int) -> None:
+    """Queue a round's T−y direct notifications (once); then send them."""
+    with log_context(round_id=round_id, task=self.request.id):
+        for nid in notify.queue_notifications(_rt(self), round_id):
+            deliver_notification.delay(nid)
+
+
+@shared_task(name="pbp.deliver_notification", bind=True, acks_late=False, ignore_result=True)
+def deliver_notification(self: Any, notification_id: int) -> str | None:
+    """Send one notification once; a failed try waits in the row for the next sweep."""
+    with log_context(notification_id=notification_id, task=self.request.id):
+        return notify.deliver_notification(_rt(self), notification_id).platform_id

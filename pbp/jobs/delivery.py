@@ -20,11 +20,12 @@ from sqlalchemy.orm import Session
 
 from ..errors import PbpError
 from ..logs import log_context
-from ..rounds import service
+from ..rounds import ladder, service
 from ..sources.base import SentUnconfirmed, SourceError
 from ..sources.factory import open_source
 from ..store.db import session_scope
 from ..store.models import Reply, Thread
+from . import notify
 from .resources import Resources, error_note, utcnow
 
 log = logging.getLogger("pbp.jobs.delivery")
@@ -41,6 +42,9 @@ class DueWork:
     rounds: list[int]
     replies: list[int]
     waiting: int = 0  # pending replies whose next try (``not_before``) has not come
+    #: STALL-3: rounds whose T−y notifications are due, and notifications to send
+    notify_rounds: tuple[int, ...] = ()
+    notes: tuple[int, ...] = ()
 
 
 def due_work(session: Session, now: datetime) -> DueWork:
@@ -51,7 +55,9 @@ def due_work(session: Session, now: datetime) -> DueWork:
                                                          Reply.not_before > now))) if pending else set()
     return DueWork(reminders=list(service.due_reminders(session, now)),
                    rounds=list(service.due_rounds(session, now)),
-                   replies=[rid for rid in pending if rid not in waiting], waiting=len(waiting))
+                   replies=[rid for rid in pending if rid not in waiting], waiting=len(waiting),
+                   notify_rounds=tuple(ladder.due_notifications(session, now)),
+                   notes=tuple(notify.due_notes(session, now)))
 
 
 def pending_round_replies(session: Session, round_id: int) -> list[int]:

@@ -180,6 +180,11 @@ def _after(s: _Say, key: str) -> str:
     return text((s.side("after") or {}).get(key))
 
 
+def _after_list(s: _Say, key: str) -> list[object]:
+    value = (s.side("after") or {}).get(key)
+    return list(value) if isinstance(value, list) else []
+
+
 def _applied(s: _Say) -> str:
     """STALL-1/2: what the service had a silent player's character do."""
     after = s.side("after") or {}
@@ -304,6 +309,22 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                    name=s.name(s.entry.entity_id),
                                    text=text((s.side("before") or {}).get("text"))),
     "standing.apply": _applied,
+    # STALL-3, the escalation ladder (pbp.rounds.ladder)
+    "ladder.remind": lambda s: _("pbp reminded %(player)s in the thread, %(hours)s h before the deadline",
+                                 player=_after(s, "player"), hours=_hours((s.entry.after or {}).get("hours"))),
+    "ladder.notify.round": lambda s: _("pbp's direct notifications are due; players who owe a post: %(players)s",
+                                       players=", ".join(map(str, _after_list(s, "players"))) or "—"),
+    "ladder.notify": lambda s: _("pbp queued a direct notification to %(player)s (%(channel)s, %(state)s)",
+                                 player=_after(s, "player"), channel=_after(s, "channel"),
+                                 state=_after(s, "state")),
+    "ladder.missed": lambda s: _("%(player)s missed the round: %(count)s in a row",
+                                 player=_after(s, "player"), count=_after(s, "missed_in_row")),
+    "ladder.narrator": lambda s: _("%(player)s missed %(count)s rounds in a row: the narrator is told",
+                                   player=_after(s, "player"), count=_after(s, "missed_in_row")),
+    "ladder.narrator_run": lambda s: _("the characters of %(player)s are run by the narrator now",
+                                       player=_after(s, "player")),
+    "ladder.player_back": lambda s: _("%(player)s posted again: the missed rounds count ends (it was %(count)s)",
+                                      player=_after(s, "player"), count=_after(s, "missed_before")),
     "override.round.correct": lambda s: _("%(who)s posted a correction of round %(n)s (%(count)s changes)",
                                           who=s.who, n=_number(s), count=len(s.side("after") or [])),
 }

@@ -20,7 +20,7 @@ from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from ..table_files import tables_for
-from . import clock_settings, sources
+from . import clock_settings, ladder_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
@@ -85,6 +85,7 @@ def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> Ca
         form.reminder_hours.data = rs.format_hours(timing.reminder_hours)
         form.early_close.data = timing.early_close
         clock_settings.fill(form, campaign)
+        ladder_settings.fill(form, campaign)
     if stored and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
     if stored and campaign is None:
@@ -150,9 +151,11 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
                 "House rules [rounds] set %(key)s = %(value)s, which is what play uses: change it there, "
                 "or remove it from the house rules to set it here.", key=name, value=value))
     clock = clock_settings.read(form)
-    if problem or timing is None or houserules is None or clock is None or form.errors:
+    ladder = ladder_settings.read(form)
+    if problem or timing is None or houserules is None or clock is None or ladder is None \
+            or form.errors:
         return False
-    for name, value in clock.items():
+    for name, value in {**clock, **ladder}.items():
         setattr(campaign, name, value)
     campaign.name = form.name.data.strip()
     campaign.ruleset = form.ruleset.data
@@ -174,7 +177,9 @@ def _settings(c: Campaign) -> dict:  # type: ignore[type-arg]
             "reminder_hours": list(c.reminder_hours or []), "early_close": c.early_close,
             "close_grace_minutes": c.close_grace_minutes, "quiet_hours": c.quiet_hours,
             "skip_weekends": c.skip_weekends, "extension_limit_hours": c.extension_limit_hours,
-            "private_roll_values": c.private_roll_values,
+            "private_roll_values": c.private_roll_values, "notify_hours": c.notify_hours,
+            "missed_limit": c.missed_limit, "auto_narrator_run": c.auto_narrator_run,
+            "narrator_account": c.narrator_account,
             "public_verification": bool(c.public_verification)}
 
 

@@ -115,6 +115,13 @@ class CampaignForm(Form):
     skip_weekends = BooleanField(_l("No deadline on Saturdays or Sundays"))
     extension_limit_hours = StringField(_l("Extensions granted without asking me (hours per round)"),
                                         render_kw={"inputmode": "decimal"})
+    # STALL-3, read by pbp.panel.ladder_settings (text, so a wrong value is refused in words)
+    notify_hours = StringField(_l("Direct notification (hours before the deadline)"),
+                               render_kw={"inputmode": "decimal"})
+    missed_limit = StringField(_l("Tell me after this many missed rounds in a row"),
+                               render_kw={"inputmode": "numeric"})
+    auto_narrator_run = BooleanField(_l("Then I run the character (narrator-run) until the player posts"))
+    narrator_account = StringField(_l("My account on the thread's platform (for a private message)"))
 
 
 class SourceForm(Form):

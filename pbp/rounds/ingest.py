@@ -22,6 +22,7 @@ from ..store.types import utcnow
 from .codec import combatant_to_model
 from .declare import live_encounter, narrator_names, process_post, round_at
 from .extensions import read_extensions
+from .ladder import player_posted
 from .policy import policy_for
 from .reading import ParseFn, parser_roster
 
@@ -123,6 +124,8 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
                      is_narrator=is_narrator,
                      edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
                      roster=roster, indexed=indexed)
+        if not is_narrator:
+            player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
     return ids
 
 

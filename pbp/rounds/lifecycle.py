@@ -32,6 +32,7 @@ from . import codec
 from .declare import controlled_by, narrator_names
 from .early import closes_early_at, round_deadline
 from .early import whole_minute as whole_minute  # where callers and tests have found it
+from .ladder import audit_reminded
 from .policy import RoundPolicy, policy_for
 from .reading import ParseFn, read_post
 from .replies import queue_round_reply
@@ -301,8 +302,10 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
     if not due:
         return None
     rnd.reminders_sent = sorted({*(float(h) for h in rnd.reminders_sent or []), *due})
-    if not not_away(session, rnd, queries.missing_players(session, rnd)):
+    owing = not_away(session, rnd, queries.missing_players(session, rnd))
+    if not owing:
         return None   # nobody owes a post, or only players who said they are away (STALL-1)
+    audit_reminded(session, rnd, owing, now, min(due))          # STALL-3 step 1
     return queue_round_reply(session, rnd, "reminder", now, suffix=f"{min(due):g}h")
 
 

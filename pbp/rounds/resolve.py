@@ -34,6 +34,7 @@ from . import codec, standing
 from .crit_tables import SETTING as CRIT_TABLES
 from .crit_tables import with_table_draws
 from .hidden import reveal_at_end
+from .ladder import count_misses, missing_at_deadline
 from .lifecycle import open_round
 from .overrides import OverridingBox, ReplayingBox, override_roll, roll_totals
 from .policy import policy_for
@@ -67,7 +68,9 @@ def resolve_round(session: Session, round_id: int, now: datetime) -> int | None:
     session.refresh(rnd)
     if not won:
         return _existing_reply(session, rnd)
+    missed = missing_at_deadline(session, rnd, now)     # STALL-3, before anyone goes down
     choice = run_resolution(session, rnd, now)
+    count_misses(session, rnd, missed, now)
     return queue_round_reply(session, rnd, "resolution", now, choice=choice)
 
 

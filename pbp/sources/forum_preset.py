@@ -161,6 +161,16 @@ class ReplySpec:
 
 
 @dataclass(frozen=True)
+class PmSpec:
+    """STALL-3's ``[pm]`` (docs/forum-presets.md): kind "api" (Misago), "mention" or "none"."""
+    kind: str = "none"
+    url: str = ""
+    api_body: Mapping[str, str] = field(default_factory=dict)
+    api_id_field: str = "id"
+    flood_patterns: tuple[re.Pattern[str], ...] = ()
+
+
+@dataclass(frozen=True)
 class ListingSpec:
     row: str
     topic_link: Selectors
@@ -184,6 +194,7 @@ class ForumPreset:
     login: LoginSpec | None = None
     reply: ReplySpec | None = None
     listing: ListingSpec | None = None
+    pm: PmSpec | None = None
     description: str = ""
     source: str = ""
     #: a thread address of this engine as a narrator would paste it (shown in the panel)
@@ -202,7 +213,7 @@ MARKUPS = ("bbcode", "markdown", "text")
 
 # -- loading ---------------------------------------------------------------------------
 _TOP = {"name", "engine", "description", "example", "markup", "format", "thread", "post", "dates", "json", "login",
-        "reply", "listing"}
+        "reply", "listing", "pm"}
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
                "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern",
@@ -271,6 +282,7 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
     login = _section(LoginSpec, data.get("login"), "login", problems)
     reply = _section(ReplySpec, data.get("reply"), "reply", problems)
     listing = _section(ListingSpec, data.get("listing"), "listing", problems)
+    pm = _section(PmSpec, data.get("pm"), "pm", problems)
 
     dates_raw = dict(data.get("dates") or {})
     for key in sorted(set(dates_raw) - _DATES):
@@ -305,13 +317,16 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
         problems.append("reply needs 'url' (a template) or 'link' (CSS of the reply link)")
+    if pm is not None and (pm.kind not in ("api", "mention", "none") or
+                           (pm.kind == "api" and not (pm.url and pm.api_body))):
+        problems.append(f"pm.kind must be 'mention', 'none' or 'api' (with 'url' and 'api_body'), not {pm.kind!r}")
     if problems:
         raise ConfigError("; ".join(problems), where=where)
     assert thread is not None and dates is not None
     return ForumPreset(name=data.get("name", default_name), engine=data.get("engine", ""),
                        description=data.get("description", ""), format=fmt, thread=thread,
                        post=post, dates=dates, json=json_spec, login=login, reply=reply,
-                       listing=listing, source=where, example=str(data.get("example", "")),
+                       listing=listing, pm=pm, source=where, example=str(data.get("example", "")),
                        markup=markup)
 
 

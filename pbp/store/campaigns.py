@@ -64,6 +64,15 @@ class Campaign(Base):
     skip_weekends: Mapped[bool] = mapped_column(Boolean, default=False)
     #: STALL-5: hours of extension per round granted without the narrator (0 = always ask)
     extension_limit_hours: Mapped[float] = mapped_column(Float, default=12.0)
+    #: STALL-3: hours before the deadline at which each player who still owes a post gets a
+    #: direct notification (None: none)
+    notify_hours: Mapped[float | None] = mapped_column(Float)
+    #: STALL-3: missed rounds in a row after which the narrator is told (0: never)
+    missed_limit: Mapped[int] = mapped_column(Integer, default=0)
+    #: STALL-3: at that point the narrator also runs the character, automatically
+    auto_narrator_run: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: STALL-3: the narrator's account on the thread's platform, for a private message
+    narrator_account: Mapped[str] = mapped_column(String(120), default="")
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)

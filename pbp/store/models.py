@@ -40,6 +40,7 @@ from .base import Base
 from .base import fk as _fk
 from .campaigns import Campaign, CampaignNarrator, Narrator, Thread
 from .infra import leases_table, watch_table
+from .ladder import LadderPlayer, Notification
 from .ledger import AuditEntry, Override, Reply
 from .logins import NarratorSession, throttle_table
 from .standing import Absence, StandingOrder
@@ -354,7 +355,7 @@ class EventRecord(Base):
 
 __all__ = [
     "Absence", "AuditEntry", "Base", "Campaign", "CampaignNarrator", "Combatant", "Declaration",
-    "Encounter", "EventRecord", "ExtensionRequest", "Narrator", "NarratorSession", "Override", "Post",
+    "Encounter", "EventRecord", "ExtensionRequest", "LadderPlayer", "Narrator", "NarratorSession", "Notification", "Override", "Post",
     "PostRevision", "Reply", "RollPost", "RollRecord", "RollReuse", "RollReveal", "Round", "StandingOrder",
     "Thread", "leases_table", "throttle_table", "watch_table",
 ]

@@ -387,3 +387,4 @@ def post_tag_rolls(session: Session, post_id: int, actor: str) -> list[RollRecor
     return list(session.scalars(select(RollRecord).where(
         RollRecord.post_id == post_id, RollRecord.actor == actor, RollRecord.kind == "tag")
         .order_by(RollRecord.tag_index)))
+

@@ -225,6 +225,9 @@ class RedditServer:
         self._ids = itertools.count(int("k3v00000", 36))
         self._sub_ids = itertools.count(int("17a000", 36))
         self._token_ids = itertools.count(1)
+        #: private messages sent through /api/compose (STALL-3), oldest first
+        self.messages: list[dict[str, Any]] = []
+        self._message_ids = itertools.count(int("1q0000", 36))
         self.used = 0
         self.httpd = ThreadingHTTPServer((host, port), _handler_for(self))
         self.httpd.daemon_threads = True
@@ -513,6 +516,38 @@ class RedditServer:
         return {}
 
 
+    # -- private messages (STALL-3): shaped like Reddit's /api/compose and t4 listings
+    def compose(self, form: dict[str, str], user: str) -> Any:
+        """``POST /api/compose`` (subject, text, to): Reddit answers ``{"json": {"errors":
+        []}}``; an unknown user or an empty field is an API error, as on Reddit."""
+        to = form.get("to", "").removeprefix("u/").removeprefix("/u/")
+        missing = [k for k in ("subject", "text", "to") if not form.get(k)]
+        if not user:
+            raise _Status(403)
+        if missing:
+            return {"json": {"errors": [["NO_TEXT", "we need something here", missing[0]]]}}
+        mid = base36(next(self._message_ids))
+        self.messages.append({"id": mid, "name": f"t4_{mid}", "author": user, "dest": to,
+                              "subject": form["subject"], "body": form["text"],
+                              "body_html": form["text"], "created_utc": self.now(),
+                              "created": self.now(), "new": True, "was_comment": False,
+                              "first_message": None, "first_message_name": None,
+                              "parent_id": None, "replies": "", "context": "", "subreddit": None,
+                              "distinguished": None, "num_comments": None})
+        return {"json": {"errors": []}}
+
+    def mailbox(self, user: str, *, sent: bool) -> Any:
+        """``GET /message/inbox/`` (or ``/message/sent/``): the user's messages, newest
+        first, as a Listing of t4 things."""
+        if not user:
+            raise _Status(403)
+        mine = [msg for msg in reversed(self.messages)
+                if (msg["author"] if sent else msg["dest"]).casefold() == user.casefold()]
+        return {"kind": "Listing", "data": {"after": None, "before": None, "dist": len(mine),
+                                            "modhash": None, "geo_filter": "",
+                                            "children": [{"kind": "t4", "data": dict(msg)} for msg in mine]}}
+
+
 class _Status(Exception):
     def __init__(self, status: int) -> None:
         self.status = status
@@ -532,6 +567,9 @@ _ROUTES: list[tuple[str, re.Pattern[str], str]] = [
     ("POST", re.compile(r"^/api/editusertext/?$"), "edit"),
     ("GET", re.compile(r"^/api/info/?$"), "info"),
     ("POST", re.compile(r"^/api/del/?$"), "delete"),
+    ("POST", re.compile(r"^/api/compose/?$"), "compose"),
+    ("GET", re.compile(r"^/message/inbox/?$"), "inbox"),
+    ("GET", re.compile(r"^/message/sent/?$"), "sent"),
 ]
 
 
@@ -640,6 +678,10 @@ def _handler_for(server: RedditServer) -> type[BaseHTTPRequestHandler]:
                         out = server.edit(form, user)
                     elif name == "info":
                         out = server.info(q)
+                    elif name == "compose":
+                        out = server.compose(form, user)
+                    elif name in ("inbox", "sent"):
+                        out = server.mailbox(user, sent=name == "sent")
                     else:
                         out = server.delete(form, user)
             except _DropConnection:

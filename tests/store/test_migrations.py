@@ -19,7 +19,7 @@ TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
           "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats",
           "narrator_sessions", "login_throttle", "roll_posts", "roll_reuses", "roll_reveals",
-          "absences", "standing_orders"}
+          "absences", "standing_orders", "notifications", "ladder_players"}
 
 
 def _tables(url: str) -> set[str]:
