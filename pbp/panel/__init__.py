@@ -34,6 +34,7 @@ from . import (
     encounters,
     health,
     i18n,
+    owes,
     roll_ledger,
     secret_rolls,
     security,
@@ -77,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(combatants.bp)
     app.register_blueprint(verification.bp)
     app.register_blueprint(standing.bp)
+    app.register_blueprint(owes.bp)
     health.init_app(app)
     _freeze_long_lived(app)
     return app
