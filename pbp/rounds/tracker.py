@@ -1,0 +1,69 @@
+"""STALL-8: one tracker post per encounter, kept edited in place with the status block.
+
+Where the bot can edit its post (checked in the sources): Reddit (``comment.edit``, praw's
+``POST /api/editusertext``; :meth:`pbp.sources.reddit.RedditSource.edit`). The forum
+presets have no edit form and the Misago source no edit call, so a campaign with the
+option on gets no tracker in a forum thread (nothing is queued there: the status block
+at the end of every round reply still says it all).
+
+Each round that opens queues the tracker's new text: the first time as the tracker
+post itself, afterwards as an ``edit`` reply (:mod:`pbp.store.tracker`), delivered by
+the outbox like any reply, retried, never posted twice.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from ..render import render_reply
+from ..store import models as m
+from ..store.queries import reply_by_key
+from ..store.tracker import tracker_key
+from .replies import marker_for, new_view, reply_platform
+from .status import status_block
+
+#: thread kinds whose sources can edit the bot's post
+EDITABLE = frozenset({"reddit"})
+
+
+def tracker_text(session: Session, rnd: m.Round, now: datetime) -> str:
+    """The tracker's text for the state of *rnd*'s encounter at *now*."""
+    enc = rnd.encounter
+    view = new_view(rnd, "tracker", marker_for(tracker_key(enc.id)), {})
+    view.status = status_block(session, enc, rnd if rnd.state == "open" else None, now)
+    return render_reply(view)
+
+
+def queue_tracker(session: Session, rnd: m.Round, now: datetime) -> int | None:
+    """Queue the tracker of *rnd*'s encounter (post or edit) when the campaign asks for
+    it and the platform can edit; the reply's id, or None."""
+    enc = rnd.encounter
+    if not enc.campaign.tracker_post or enc.thread.kind not in EDITABLE:
+        return None
+    base_key = tracker_key(enc.id)
+    body = tracker_text(session, rnd, now)
+    base = reply_by_key(session, base_key)
+    if base is not None and base.state in ("pending", "held") and base.platform_id is None:
+        base.body = body            # not out yet: post the newest text in the first place
+        return base.id
+    if base is None:
+        key, kind, into = base_key, "tracker", None
+    else:
+        key, kind, into = f"{base_key}:edit:{rnd.id}", "edit", base_key
+    reply = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=key,
+                    marker=marker_for(base_key), platform=reply_platform(enc.thread),
+                    language=enc.campaign.language, body=body, in_reply_to=into, state="pending",
+                    created_at=now)
+    try:
+        with session.begin_nested():
+            session.add(reply)
+    except IntegrityError:          # this round's text is queued already
+        found = reply_by_key(session, key)
+        return found.id if found is not None else None
+    return reply.id
+
+
+__all__ = ["EDITABLE", "queue_tracker", "tracker_text"]
