@@ -20,8 +20,8 @@ from jinja2.ext import babel_extract
 from ..rules import messages
 from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic, hidden
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
-from .owes import WORDS as OWES_WORDS
 from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
+from .owes import WORDS as OWES_WORDS
 from .standing import RESOURCES, STANDING_NOTES
 from .status import WORDS as STATUS_WORDS
 

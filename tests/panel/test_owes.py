@@ -20,11 +20,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bs4 import BeautifulSoup
+from sqlalchemy import select
 
 from pbp.panel.owes import Relative, relative
+from pbp.store import models as m
 from pbp.store.db import make_engine, session_scope
 from tests.panel.conftest import Client
-from tests.panel.owes_data import seed_owes
+from tests.panel.owes_data import _fight, _round, seed_owes
 from tests.panel.test_queries import counting
 
 
@@ -69,8 +71,7 @@ def test_stall9_owes_page_lists_owed_posts_across_campaigns(alice: Client, db_ur
     # the deadline in the campaign's zone: Moscow is UTC+3 all year
     engine = make_engine(db_url)
     with session_scope(engine) as s:
-        from pbp.store.models import Round
-        deadline = s.get(Round, ids["frost_round"]).deadline  # type: ignore[union-attr]
+        deadline = s.get(m.Round, ids["frost_round"]).deadline  # type: ignore[union-attr]
     engine.dispose()
     assert (deadline + timedelta(hours=3)).strftime("%Y-%m-%d %H:%M") in kira[5]
     records = _records(page.text)
@@ -97,12 +98,10 @@ def test_stall9_dashboard_links_the_page_and_bob_sees_only_his(client: Client, d
 def test_stall9_owes_page_in_portuguese_and_russian(alice: Client, db_url: str, app: Any) -> None:
     """STALL-9: the page's words in pt and ru (the narrator's language)."""
     _seed(db_url)
-    from pbp.store.models import Narrator
     engine = make_engine(db_url)
     for lang, words in (("pt", ("Quem deve um post", "atrasado")), ("ru", ("Кто должен пост", "просрочено"))):
         with session_scope(engine) as s:
-            from sqlalchemy import select
-            s.scalars(select(Narrator).where(Narrator.username == "alice")).one().language = lang
+            s.scalars(select(m.Narrator).where(m.Narrator.username == "alice")).one().language = lang
         text = alice.get("/owes").text
         for w in words:
             assert w in text, (lang, w)
@@ -117,9 +116,6 @@ def test_stall9_owes_page_query_count_is_fixed(alice: Client, db_url: str, app: 
         alice.get("/owes")
     engine = make_engine(db_url)
     with session_scope(engine) as s:        # a fourth campaign with three more rounds
-        from pbp.store import models as m
-        from sqlalchemy import select
-        from tests.panel.owes_data import _fight, _round
         a = s.scalars(select(m.Narrator).where(m.Narrator.username == "alice")).one()
         now = datetime.now(UTC)
         _t, enc, _c = _fight(s, a, "More", "more", "UTC", "forum", "http://127.0.0.1:9/t=5",
