@@ -20,7 +20,7 @@ from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from ..table_files import tables_for
-from . import clock_settings, sources
+from . import clock_settings, owes_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
@@ -85,6 +85,7 @@ def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> Ca
         form.reminder_hours.data = rs.format_hours(timing.reminder_hours)
         form.early_close.data = timing.early_close
         clock_settings.fill(form, campaign)
+    owes_settings.fill(form, campaign, stored=stored)
     if stored and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
     if stored and campaign is None:
@@ -150,9 +151,10 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
                 "House rules [rounds] set %(key)s = %(value)s, which is what play uses: change it there, "
                 "or remove it from the house rules to set it here.", key=name, value=value))
     clock = clock_settings.read(form)
-    if problem or timing is None or houserules is None or clock is None or form.errors:
+    weekly = owes_settings.read(form, campaign)
+    if problem or timing is None or houserules is None or clock is None or weekly is None or form.errors:
         return False
-    for name, value in clock.items():
+    for name, value in {**clock, **weekly}.items():
         setattr(campaign, name, value)
     campaign.name = form.name.data.strip()
     campaign.ruleset = form.ruleset.data

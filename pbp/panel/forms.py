@@ -115,6 +115,11 @@ class CampaignForm(Form):
     skip_weekends = BooleanField(_l("No deadline on Saturdays or Sundays"))
     extension_limit_hours = StringField(_l("Extensions granted without asking me (hours per round)"),
                                         render_kw={"inputmode": "decimal"})
+    # STALL-9 / STALL-8, read by pbp.panel.owes_settings (the threads are the campaign's)
+    owes_thread = SelectField(_l("Weekly who-owes-a-post list in"), choices=[], validate_choice=False)
+    owes_weekday = SelectField(_l("Weekday"), choices=[], validate_choice=False)
+    owes_hour = SelectField(_l("Hour (campaign time)"), choices=[], validate_choice=False)
+    tracker_post = BooleanField(_l("Keep one tracker post per encounter, edited in place (Reddit threads)"))
 
 
 class SourceForm(Form):

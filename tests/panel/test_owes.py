@@ -16,6 +16,7 @@ round's opening):
 
 from __future__ import annotations
 
+import html
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -138,3 +139,35 @@ def test_stall9_relative_words() -> None:
     assert relative(now + timedelta(hours=49), now) == Relative("days", 2)
     assert relative(now - timedelta(minutes=1), now) == Relative("overdue", 1)
     assert relative(now - timedelta(hours=2, minutes=10), now) == Relative("overdue", 2)
+
+
+SETTINGS = {"name": "The Sunken Keep", "ruleset": "forum-d20", "language": "en", "timezone": "Europe/Lisbon",
+            "houserules": "", "round_hours": "24", "reminder_hours": "2"}
+
+
+def test_stall9_stall8_campaign_form_sets_weekly_post_and_tracker(alice: Client, ids: dict[str, Any],
+                                                                  db_url: str) -> None:
+    """STALL-9: thread, weekday and hour of the weekly list; STALL-8: the tracker option;
+    another campaign's thread refused in words, nothing stored."""
+    url = f"/campaigns/{ids['campaign']}"
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        own = s.scalars(select(m.Thread.id).where(m.Thread.campaign_id == ids["campaign"])).first()
+        other = s.scalars(select(m.Thread.id).where(m.Thread.campaign_id != ids["campaign"])).first()
+    page = alice.get(url).text
+    assert f'<option value="{own}">' in page and "No weekly post" in page
+    r = alice.post(url, {**SETTINGS, "owes_thread": str(other), "owes_weekday": "4", "owes_hour": "18"})
+    assert r.status_code == 400 and "Weekly post: choose one of this campaign's threads." in html.unescape(r.text)
+    with session_scope(engine) as s:
+        c = s.get(m.Campaign, ids["campaign"])
+        assert c is not None and (c.owes_thread_id, c.owes_weekday) == (None, None)
+    r = alice.post(url, {**SETTINGS, "owes_thread": str(own), "owes_weekday": "4", "owes_hour": "18",
+                         "tracker_post": "y"})
+    assert r.status_code == 302, r.text
+    with session_scope(engine) as s:
+        c = s.get(m.Campaign, ids["campaign"])
+        assert c is not None
+        assert (c.owes_thread_id, c.owes_weekday, c.owes_hour, c.tracker_post) == (own, 4, 18, True)
+    page = alice.get(url).text
+    assert f'<option selected value="{own}">' in page and '<option selected value="4">Friday' in page
+    engine.dispose()
