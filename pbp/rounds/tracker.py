@@ -49,13 +49,14 @@ def queue_tracker(session: Session, rnd: m.Round, now: datetime) -> int | None:
     if base is not None and base.state in ("pending", "held") and base.platform_id is None:
         base.body = body            # not out yet: post the newest text in the first place
         return base.id
-    if base is None:
+    if base is None:    # in approval mode the first post waits for the narrator, as every reply
         key, kind, into = base_key, "tracker", None
-    else:
-        key, kind, into = f"{base_key}:edit:{rnd.id}", "edit", base_key
+        state = "held" if enc.campaign.approval_mode else "pending"
+    else:               # an edit waits for the tracker to be out (pbp.rounds.outbox)
+        key, kind, into, state = f"{base_key}:edit:{rnd.id}", "edit", base_key, "pending"
     reply = m.Reply(thread_id=enc.thread_id, round_id=rnd.id, kind=kind, idempotency_key=key,
                     marker=marker_for(base_key), platform=reply_platform(enc.thread),
-                    language=enc.campaign.language, body=body, in_reply_to=into, state="pending",
+                    language=enc.campaign.language, body=body, in_reply_to=into, state=state,
                     created_at=now)
     try:
         with session.begin_nested():

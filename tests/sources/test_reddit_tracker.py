@@ -86,6 +86,21 @@ def test_stall8_tracker_posted_once_then_edited_in_place(db: Any, reddit_server:
     assert reddit_server.count("/api/editusertext") == 2
     assert len(reddit_server.comments_by("pbp_bot", marker)) == 1
 
+    # two rounds go by before the next sweep: the older edit is cancelled unsent, the newer
+    # one (round 4) goes out; an old state never overwrites a new one
+    for hours in (48, 72):
+        with store.session_scope(db) as s:
+            open_now = service.current_round(s, enc)
+            assert open_now is not None
+            service.resolve_round(s, open_now.id, T0 + timedelta(hours=hours))
+    _deliver(db, source)
+    [latest] = reddit_server.comments_by("pbp_bot", marker)
+    assert latest.id == tracker.id and "round 4" in latest.body
+    assert reddit_server.count("/api/editusertext") == 3
+    with store.session_scope(db) as s:
+        states = [r.state for r in s.scalars(select(m.Reply).where(m.Reply.kind == "edit").order_by(m.Reply.id))]
+    assert states == ["sent", "cancelled", "sent"]
+
 
 def test_stall8_no_tracker_where_the_bot_cannot_edit(db: Any) -> None:
     """STALL-8: a forum thread (no edit form in the presets) queues no tracker at all."""
