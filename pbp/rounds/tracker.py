@@ -1,10 +1,11 @@
 """STALL-8: one tracker post per encounter, kept edited in place with the status block.
 
 Where the bot can edit its post (checked in the sources): Reddit (``comment.edit``, praw's
-``POST /api/editusertext``; :meth:`pbp.sources.reddit.RedditSource.edit`). The forum
-presets have no edit form and the Misago source no edit call, so a campaign with the
-option on gets no tracker in a forum thread (nothing is queued there: the status block
-at the end of every round reply still says it all).
+``POST /api/editusertext``; :meth:`pbp.sources.reddit.RedditSource.edit`) and a forum
+whose preset has an edit API (``[reply] edit_url``: Misago's ``PUT`` on the post;
+:meth:`pbp.sources.forum_posting.ThreadPoster.edit`). The HTML-form presets (machina,
+phpBB, SMF, MyBB...) have no edit path, so a campaign with the option on gets no tracker
+there (nothing is queued: the status block at the end of every round reply says it all).
 
 Each round that opens queues the tracker's new text: the first time as the tracker
 post itself, afterwards as an ``edit`` reply (:mod:`pbp.store.tracker`), delivered by
@@ -18,15 +19,28 @@ from datetime import datetime
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from ..errors import PbpError
 from ..render import render_reply
+from ..sources.forum_preset import load_preset
 from ..store import models as m
 from ..store.queries import reply_by_key
 from ..store.tracker import tracker_key
 from .replies import marker_for, new_view, reply_platform
 from .status import status_block
 
-#: thread kinds whose sources can edit the bot's post
-EDITABLE = frozenset({"reddit"})
+
+def can_edit(thread: m.Thread) -> bool:
+    """Whether pbp can edit its own post in *thread* (see the module text)."""
+    if thread.kind == "reddit":
+        return True
+    if thread.kind != "forum":
+        return False
+    options = thread.options or {}
+    try:
+        preset = load_preset(str(options.get("preset") or "machina"), options.get("overrides"))
+    except PbpError:
+        return False
+    return bool(preset.reply is not None and preset.reply.edit_url)
 
 
 def tracker_text(session: Session, rnd: m.Round, now: datetime) -> str:
@@ -41,7 +55,7 @@ def queue_tracker(session: Session, rnd: m.Round, now: datetime) -> int | None:
     """Queue the tracker of *rnd*'s encounter (post or edit) when the campaign asks for
     it and the platform can edit; the reply's id, or None."""
     enc = rnd.encounter
-    if not enc.campaign.tracker_post or enc.thread.kind not in EDITABLE:
+    if not enc.campaign.tracker_post or not can_edit(enc.thread):
         return None
     base_key = tracker_key(enc.id)
     body = tracker_text(session, rnd, now)
@@ -67,4 +81,4 @@ def queue_tracker(session: Session, rnd: m.Round, now: datetime) -> int | None:
     return reply.id
 
 
-__all__ = ["EDITABLE", "queue_tracker", "tracker_text"]
+__all__ = ["can_edit", "queue_tracker", "tracker_text"]

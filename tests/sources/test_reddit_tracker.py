@@ -33,10 +33,10 @@ def db(tmp_path: Path) -> Any:
     return store.make_engine(url)
 
 
-def _fight(session: Any, kind: str, url: str) -> tuple[int, int]:
+def _fight(session: Any, kind: str, url: str, options: dict[str, Any] | None = None) -> tuple[int, int]:
     campaign = m.Campaign(name="Goblin Hills", slug=f"goblin-hills-{kind}", ruleset="forum-d20",
                           tracker_post=True, early_close=False, timezone="UTC")
-    thread = m.Thread(campaign=campaign, kind=kind, url=url, platform="markdown")
+    thread = m.Thread(campaign=campaign, kind=kind, url=url, platform="markdown", options=options or {})
     session.add_all([campaign, thread])
     session.flush()
     enc = service.start_encounter(session, thread.id, roster(4), name="Hill fight", now=T0)
@@ -103,7 +103,8 @@ def test_stall8_tracker_posted_once_then_edited_in_place(db: Any, reddit_server:
 
 
 def test_stall8_no_tracker_where_the_bot_cannot_edit(db: Any) -> None:
-    """STALL-8: a forum thread (no edit form in the presets) queues no tracker at all."""
+    """STALL-8: a forum thread whose preset has no edit path (machina's HTML forms) queues
+    no tracker at all."""
     with store.session_scope(db) as s:
         _fight(s, "forum", "http://127.0.0.1:9/viewtopic.php?t=1")
         kinds = {r.kind for r in s.scalars(select(m.Reply))}
