@@ -119,7 +119,7 @@ class CampaignForm(Form):
     owes_thread = SelectField(_l("Weekly who-owes-a-post list in"), choices=[], validate_choice=False)
     owes_weekday = SelectField(_l("Weekday"), choices=[], validate_choice=False)
     owes_hour = SelectField(_l("Hour (campaign time)"), choices=[], validate_choice=False)
-    tracker_post = BooleanField(_l("Keep one tracker post per encounter, edited in place (Reddit threads)"))
+    tracker_post = BooleanField(_l("Keep one tracker post per encounter, edited in place (Reddit, Misago)"))
 
 
 class SourceForm(Form):

@@ -44,3 +44,33 @@ def test_stall9_owes_page_in_the_browser(browser: Any, live_server: str, db_url:
         assert not errors
     finally:
         ctx.close()
+
+
+def test_stall9_weekly_post_set_in_the_campaign_form_in_the_browser(
+        browser: Any, live_server: str, ids: dict[str, Any], db_url: str) -> None:
+    """STALL-9 / STALL-8: the narrator picks the thread, Friday, 18:00 and the tracker
+    option in the campaign form, saves, and the page shows them as saved."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    ctx = browser.new_context(viewport={"width": 1440, "height": 1400}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        browser_login(page, live_server)
+        page.goto(f"{live_server}/campaigns/{ids['campaign']}")
+        page.locator("#owes_thread").select_option(label="Into the keep")
+        page.locator("#owes_weekday").select_option(label="Friday")
+        page.locator("#owes_hour").select_option(label="18:00")
+        page.locator("#tracker_post").check()
+        page.get_by_role("button", name="Save", exact=True).click()
+        page.wait_for_selector(".flash.ok")
+        assert page.locator("#owes_weekday").input_value() == "4"
+        assert page.locator("#owes_hour").input_value() == "18"
+        page.locator("fieldset.owes-settings").screenshot(path=str(SHOTS / "campaign-weekly.png"))
+    finally:
+        ctx.close()
+    from pbp.store import models as m
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        c = s.get(m.Campaign, ids["campaign"])
+        assert c is not None and (c.owes_weekday, c.owes_hour, c.tracker_post) == (4, 18, True)
+        assert c.owes_thread_id is not None
+    engine.dispose()
