@@ -49,6 +49,7 @@ ROUTES = {
     "pbp.send_reminder": {"queue": "pbp.rounds"},
     "pbp.resolve_round": {"queue": "pbp.rounds"},
     "pbp.deliver_reply": {"queue": "pbp.deliver"},
+    "pbp.weekly_owes": {"queue": "pbp.rounds"},
     "pbp.heartbeat": {"queue": "pbp.rounds"},   # proves the queue deadlines use is served
 }
 #: Seconds between two polls of the SQLite broker (setting ``broker_polling_interval``).
@@ -103,6 +104,9 @@ def make_celery(settings: Settings | None = None, **overrides: Any) -> Celery:
             "sweep-deadlines": {"task": "pbp.sweep_deadlines",
                                 "schedule": timedelta(seconds=settings.deadline_sweep_interval),
                                 "options": {"expires": settings.deadline_sweep_interval * 2}},
+            # STALL-9: the weekly lists; the key per ISO week makes every tick but one a no-op
+            "weekly-owes": {"task": "pbp.weekly_owes", "schedule": timedelta(minutes=10),
+                            "options": {"expires": 600}},
             "heartbeat": {"task": "pbp.heartbeat",
                           "schedule": timedelta(seconds=settings.heartbeat_interval),
                           "options": {"expires": settings.heartbeat_interval * 2}},

@@ -12,6 +12,7 @@ watch_subreddit     yes        harmless: one subreddit's cycle under its lease; 
                                saved with the posts, as for poll_thread
 sweep_deadlines     no         periodic; same
 heartbeat           no         periodic; a row overwritten (issue 18)
+weekly_owes         no         periodic; the list's key is one per campaign and ISO week
 poll_thread         yes        harmless: the thread lease serialises polls, posts are unique
                                per (thread, platform id), the cursor is saved with the posts
 ingest_posts        yes        harmless: same uniqueness
@@ -42,7 +43,8 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import OperationalError
 
-from pbp.jobs import deadlines, delivery, dispatch, health, listings, notify, subreddits, threads
+from pbp.jobs import (deadlines, delivery, dispatch, health, listings, notify, subreddits,
+                      threads, weekly)
 from pbp.jobs.resources import utcnow
 from pbp.logs import log_context
 from pbp.rounds import service
@@ -131,6 +133,15 @@ def heartbeat(self: Any) -> None:
     """Say "this worker takes tasks from the rounds queue": ``worker:<hostname>``'s row, read
     by the dashboard, ``pbp status`` and ``/healthz`` (pbp/jobs/health.py)."""
     health.record(_rt(self).engine, f"worker:{self.request.hostname or 'worker'}", "worker")
+
+
+@shared_task(name="pbp.weekly_owes", bind=True, ignore_result=True)
+def weekly_owes(self: Any) -> int:
+    """STALL-9: queue each campaign's weekly who-owes-a-post list when its weekday and hour
+    have come (once per ISO week), then deliver it (after the commit)."""
+    queued = weekly.post_weekly_owes(_rt(self), utcnow())
+    _deliver_all(queued)
+    return len(queued)
 
 
 # --- polling -------------------------------------------------------------------------------

@@ -35,6 +35,7 @@ from . import (
     health,
     i18n,
     ladder,
+    owes,
     roll_ledger,
     secret_rolls,
     security,
@@ -79,6 +80,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(verification.bp)
     app.register_blueprint(standing.bp)
     app.register_blueprint(ladder.bp)
+    app.register_blueprint(owes.bp)
     health.init_app(app)
     _freeze_long_lived(app)
     return app

@@ -20,7 +20,7 @@ from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
 from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
 from ..table_files import tables_for
-from . import clock_settings, ladder_settings, sources
+from . import clock_settings, ladder_settings, owes_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
@@ -86,6 +86,7 @@ def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> Ca
         form.early_close.data = timing.early_close
         clock_settings.fill(form, campaign)
         ladder_settings.fill(form, campaign)
+    owes_settings.fill(form, campaign, stored=stored)
     if stored and campaign is not None:
         form.houserules.data = _toml(campaign.houserules)
     if stored and campaign is None:
@@ -152,10 +153,11 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
                 "or remove it from the house rules to set it here.", key=name, value=value))
     clock = clock_settings.read(form)
     ladder = ladder_settings.read(form)
+    weekly = owes_settings.read(form, campaign)
     if problem or timing is None or houserules is None or clock is None or ladder is None \
-            or form.errors:
+            or weekly is None or form.errors:
         return False
-    for name, value in {**clock, **ladder}.items():
+    for name, value in {**clock, **ladder, **weekly}.items():
         setattr(campaign, name, value)
     campaign.name = form.name.data.strip()
     campaign.ruleset = form.ruleset.data

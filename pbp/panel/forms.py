@@ -122,6 +122,11 @@ class CampaignForm(Form):
                                render_kw={"inputmode": "numeric"})
     auto_narrator_run = BooleanField(_l("Then I run the character (narrator-run) until the player posts"))
     narrator_account = StringField(_l("My account on the thread's platform (for a private message)"))
+    # STALL-9 / STALL-8, read by pbp.panel.owes_settings (the threads are the campaign's)
+    owes_thread = SelectField(_l("Weekly who-owes-a-post list in"), choices=[], validate_choice=False)
+    owes_weekday = SelectField(_l("Weekday"), choices=[], validate_choice=False)
+    owes_hour = SelectField(_l("Hour (campaign time)"), choices=[], validate_choice=False)
+    tracker_post = BooleanField(_l("Keep one tracker post per encounter, edited in place (Reddit, Misago)"))
 
 
 class SourceForm(Form):

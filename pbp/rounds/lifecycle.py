@@ -38,6 +38,7 @@ from .reading import ParseFn, read_post
 from .replies import queue_round_reply
 from .rolls import ensure_hidden_key, make_roll, next_index
 from .standing import not_away
+from .tracker import queue_tracker
 
 
 def start_encounter(session: Session, thread_id: int, combatants: Sequence[Combatant], *,
@@ -166,6 +167,7 @@ def open_round(session: Session, encounter_id: int, now: datetime, *,
         rnd.order = list(enc.order or [])
     if first:
         queue_round_reply(session, rnd, "opening", now)
+    queue_tracker(session, rnd, now)   # STALL-8: only where the campaign asks and the bot can edit
     return rnd.id
 
 

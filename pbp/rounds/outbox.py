@@ -14,9 +14,10 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..sources.base import SentUnconfirmed, Source
+from ..sources.base import SentUnconfirmed, Source, SourceError
 from ..store import models as m
-from ..store.queries import previous_part
+from ..store.queries import previous_part, reply_by_key
+from ..store.tracker import newer_edit
 from ..store.types import utcnow
 
 
@@ -40,6 +41,8 @@ def deliver_reply(session: Session, reply_id: int, source: Source, *,
         return reply.platform_id
     if reply.state in ("held", "cancelled"):
         return None
+    if reply.kind == "edit":
+        return _deliver_edit(session, reply, source, now or utcnow())
     prev = previous_part(session, reply)
     if prev is not None:            # a long reply goes out part after part, threaded
         if prev.state != "sent":
@@ -58,3 +61,27 @@ def deliver_reply(session: Session, reply_id: int, source: Source, *,
     reply.sent_at = now
     reply.last_error = None
     return platform_id
+
+
+def _deliver_edit(session: Session, reply: m.Reply, source: Source, now: datetime) -> str | None:
+    """STALL-8: put *reply*'s text into the tracker post it edits (its ``in_reply_to`` is
+    the tracker's key). Waits (None) until the tracker is out; an edit a newer one
+    replaces is cancelled unsent, so an old state never overwrites a new one. Editing
+    twice writes the same text twice: a retry after a lost answer doubles nothing."""
+    base = reply_by_key(session, reply.in_reply_to or "")
+    if base is None or base.state == "cancelled":
+        reply.state, reply.last_error = "cancelled", "the tracker post it edits is gone"
+        return None
+    if base.state != "sent" or not base.platform_id:
+        return None
+    if newer_edit(session, reply) is not None:
+        reply.state, reply.last_error = "cancelled", "a newer tracker text replaced it before it went out"
+        return None
+    edit = getattr(source, "edit", None)
+    if edit is None:
+        raise SourceError("this platform gives pbp no way to edit its post: the tracker stays as "
+                          "first posted (the status block is in every round reply)")
+    reply.attempts = (reply.attempts or 0) + 1
+    edit(base.platform_id, reply.body, reply.marker)
+    reply.platform_id, reply.state, reply.sent_at, reply.last_error = base.platform_id, "sent", now, None
+    return base.platform_id

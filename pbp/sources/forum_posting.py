@@ -164,6 +164,31 @@ class ThreadPoster(ForumAccount):
         except (ValueError, KeyError, TypeError):
             raise LayoutError(f"reply answer has no {spec.api_id_field!r} field", where=url) from None
 
+    def edit(self, platform_id: str, text: str, marker: str) -> None:
+        """STALL-8: replace the text of the bot's post *platform_id* through the engine's
+        edit API (``[reply] edit_url``; Misago: ``PUT /api/threads/T/posts/P/``). The same
+        text twice is harmless, so a retry needs no check first."""
+        spec = self.preset.reply
+        if spec is None or not spec.edit_url:
+            raise SourceError(f"preset {self.preset.name!r} has no edit path for pbp's posts", where=self.url)
+        if marker not in text:
+            raise SourceError("edit text does not contain its marker", where=self.url)
+        fields = {**self.groups, "text": text, "id": platform_id}
+        body = {k: v.format(**fields) for k, v in spec.api_body.items()}
+        url = spec.edit_url.format(**fields)
+        login = self.preset.login
+        session = login is not None and login.kind == "json"
+        if session:
+            self.login()
+        for attempt in (1, 2):
+            headers = self.cookie_headers() if session else {}
+            resp = self.bot_client.request(spec.edit_method.upper(), url, json=body, headers=headers)
+            if not (session and attempt == 1 and resp.status in (401, 403) and self._flood_wait(resp) is None):
+                break
+            self.login(force=True)  # the session expired: a refused edit changed nothing
+        self._flood(resp, url)
+        self._check(resp, url)
+
     def fetch(self, cursor: Mapping[str, Any] | None) -> FetchResult:
         """The thread's new posts, the bot's own marked ``by_bot`` (its account's name)."""
         result = super().fetch(cursor)

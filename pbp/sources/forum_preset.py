@@ -158,6 +158,10 @@ class ReplySpec:
     api_headers: Mapping[str, str] = field(default_factory=dict)
     api_body: Mapping[str, str] = field(default_factory=dict)
     api_id_field: str = "id"
+    #: STALL-8: the API address that replaces the text of the bot's post ``{id}`` (with
+    #: ``api_body``, by ``edit_method``); "" = the engine gives pbp no edit path
+    edit_url: str = ""
+    edit_method: str = "PUT"
 
 
 @dataclass(frozen=True)

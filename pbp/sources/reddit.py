@@ -347,6 +347,23 @@ class RedditSource:
         self.backoff.succeeded()
         return str(comment.id)
 
+    def edit(self, platform_id: str, text: str, marker: str) -> None:
+        """STALL-8: replace the text of the bot's comment *platform_id* (the tracker post)
+        with *text* (``comment.edit``: ``POST /api/editusertext``). The same text twice is
+        harmless, so a retry after a lost answer needs no check first."""
+        where = f"POST /api/editusertext (t1_{platform_id})"
+        if marker not in text:
+            raise SourceError("edit text does not contain its marker", where=where)
+        if len(text) > MAX_COMMENT_CHARS:
+            raise SourceError(f"edit is {len(text)} characters; Reddit takes at most "
+                              f"{MAX_COMMENT_CHARS}", where=where)
+        self.backoff.check()
+        try:
+            self.reddit.comment(id=platform_id.removeprefix("t1_")).edit(text)
+        except Exception as exc:
+            raise self.backoff.note(translate(exc, where, posting=True)) from exc
+        self.backoff.succeeded()
+
     def bot_account(self) -> str | None:
         """The authenticated user's name (None for a read-only client)."""
         return bot_name(self.reddit)

@@ -73,6 +73,15 @@ class Campaign(Base):
     auto_narrator_run: Mapped[bool] = mapped_column(Boolean, default=False)
     #: STALL-3: the narrator's account on the thread's platform, for a private message
     narrator_account: Mapped[str] = mapped_column(String(120), default="")
+    #: STALL-9: the weekly who-owes-a-post list goes to this thread (no foreign key: see
+    #: migration 0016) on ``owes_weekday`` (0 = Monday; None = no weekly post) at
+    #: ``owes_hour`` in the campaign's zone
+    owes_thread_id: Mapped[int | None] = mapped_column(Integer)
+    owes_weekday: Mapped[int | None] = mapped_column(Integer)
+    owes_hour: Mapped[int] = mapped_column(Integer, default=9)
+    #: STALL-8: one tracker post per encounter, edited in place with the status block,
+    #: where the platform lets the bot edit its post
+    tracker_post: Mapped[bool] = mapped_column(Boolean, default=False)
     owner_id: Mapped[int | None] = _fk("narrators.id", nullable=True, ondelete="SET NULL")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     archived: Mapped[bool] = mapped_column(Boolean, default=False)
