@@ -43,8 +43,17 @@ from typing import Any
 from celery import shared_task
 from sqlalchemy.exc import OperationalError
 
-from pbp.jobs import (deadlines, delivery, dispatch, health, listings, notify, subreddits,
-                      threads, weekly)
+from pbp.jobs import (
+    deadlines,
+    delivery,
+    dispatch,
+    health,
+    listings,
+    notify,
+    subreddits,
+    threads,
+    weekly,
+)
 from pbp.jobs.resources import utcnow
 from pbp.logs import log_context
 from pbp.rounds import service

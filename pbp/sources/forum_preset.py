@@ -1,10 +1,9 @@
 """Forum engine presets: selectors and patterns as data (``config/forums/<engine>.toml``).
 
 Why data: a narrator whose forum runs an engine pbp does not know adds one TOML file
-(docs/forum-presets.md documents every key) and no code. Loading validates the whole
-file at once and reports every problem in one :class:`~pbp.errors.ConfigError`
-(unknown keys, missing keys, regexes and CSS that do not compile), like a rules
-validator that shows the whole picture.
+(docs/forum-presets.md documents every key) and no code. Loading validates the whole file
+at once and reports every problem in one :class:`~pbp.errors.ConfigError` (unknown keys,
+missing keys, regexes and CSS that do not compile), a validator showing the whole picture.
 
 Selectors use CSS (soupsieve) with a small suffix: ``css`` is the element's text,
 ``css@attr`` an attribute, ``@attr`` the post container's own attribute, and
@@ -158,8 +157,7 @@ class ReplySpec:
     api_headers: Mapping[str, str] = field(default_factory=dict)
     api_body: Mapping[str, str] = field(default_factory=dict)
     api_id_field: str = "id"
-    #: STALL-8: the API address that replaces the text of the bot's post ``{id}`` (with
-    #: ``api_body``, by ``edit_method``); "" = the engine gives pbp no edit path
+    #: STALL-8: the address replacing bot post ``{id}``'s text ("" = no edit path)
     edit_url: str = ""
     edit_method: str = "PUT"
 
@@ -321,8 +319,7 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
         problems.append("reply needs 'url' (a template) or 'link' (CSS of the reply link)")
-    if pm is not None and (pm.kind not in ("api", "mention", "none") or
-                           (pm.kind == "api" and not (pm.url and pm.api_body))):
+    if pm is not None and pm.kind not in ("mention", "none") and not (pm.kind == "api" and pm.url and pm.api_body):
         problems.append(f"pm.kind must be 'mention', 'none' or 'api' (with 'url' and 'api_body'), not {pm.kind!r}")
     if problems:
         raise ConfigError("; ".join(problems), where=where)
