@@ -32,6 +32,7 @@ from . import (
     dashboard,
     db,
     encounters,
+    initiative_modes,
     health,
     i18n,
     roll_ledger,
@@ -71,6 +72,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     sources.init_app(app)
     clocks.init_app(app)
     app.register_blueprint(encounters.bp)
+    app.register_blueprint(initiative_modes.bp)
     app.register_blueprint(roll_ledger.bp)
     app.register_blueprint(secret_rolls.bp)
     app.register_blueprint(clocks.bp)

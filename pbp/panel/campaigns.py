@@ -24,6 +24,7 @@ from . import clock_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
+from .initiative_modes import mode_labels, sides_labels
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
 
@@ -234,6 +235,7 @@ def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
         tables_form = TablesForm(prefix="tables", formdata=None, data={"tables": campaign.tables or ""})
     return render_template(
         "panel/campaign.html", campaign=campaign,
+        initiative_modes=mode_labels(), initiative_sides=sides_labels(),   # STALL-7
         form=_form(campaign, stored=True) if form is None else form,   # another form was posted
         thread_form=sources.new_form() if thread_form is None else thread_form,
         detection=detection, engines=sources.engines(),

@@ -62,6 +62,7 @@ from .overrides import (
     set_reply,
     set_roll,
 )
+from .initiative_modes import current as initiative_mode
 from .secret_rolls import secret_context
 from .standing import page_context as standing_context
 from .submit import submit
@@ -99,6 +100,7 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["start_form"] = start_form(enc)
     ctx.update(secret_context(s, enc))        # DICE-2: what only the narrator sees
     ctx["extensions"] = queries.round_extensions(s, ctx["round"].id) if ctx["round"] else []
+    ctx["initiative_mode"] = initiative_mode(enc)   # STALL-7
     ctx.update(_round_flags(ctx))
     return ctx
 
