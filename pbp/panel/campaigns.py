@@ -24,9 +24,9 @@ from . import clock_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
-from .initiative_modes import mode_labels, sides_labels
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
+from .initiative_modes import mode_labels, sides_labels
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 

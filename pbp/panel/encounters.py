@@ -48,6 +48,7 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
+from .initiative_modes import current as initiative_mode
 from .overrides import (
     add_action,
     add_condition,
@@ -62,7 +63,6 @@ from .overrides import (
     set_reply,
     set_roll,
 )
-from .initiative_modes import current as initiative_mode
 from .secret_rolls import secret_context
 from .standing import page_context as standing_context
 from .submit import submit

@@ -17,7 +17,7 @@ from flask_babel import gettext as _
 from flask_login import login_required
 from flask_wtf import FlaskForm
 
-from ..rules.base import SIDES_FIRST, TURN_MODES
+from ..rules.turn_modes import SIDES_FIRST, TURN_MODES
 from .access import campaign_or_404, encounter_or_404
 from .audit import write as audit_write
 from .db import session as db_session

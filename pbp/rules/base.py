@@ -58,11 +58,6 @@ from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, Rou
 from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
-from .narrators_call import check_choices
-
-#: STALL-7 initiative modes (:mod:`pbp.rules.turn_order`) and who goes first between sides
-TURN_MODES: tuple[str, ...] = ("individual", "side", "block", "popcorn")
-SIDES_FIRST: tuple[str, ...] = ("initiative", "players", "enemies")
 
 
 class Ruleset:
@@ -89,9 +84,6 @@ class Ruleset:
         given = dict(houserules or {})
         check_keys(self.defaults, given, ruleset=self.id)
         self.settings: dict[str, Any] = deep_merge(self.defaults, given)
-        # STALL-7: a mistyped initiative mode must not fall back to individual silently
-        check_choices(self.id, self.setting, {"initiative.turns": TURN_MODES,
-                                              "initiative.sides_first": SIDES_FIRST})
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}()"
@@ -394,8 +386,6 @@ class Ruleset:
         return True
 
     def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
-        if action.options.command == "next":  # STALL-7: the hand-off was said with the order
-            return
         ctx.emit("action.noted", actor=c.key, target=action.target, kind=action.kind.value,
                  text=action.text or action.kind.value)
 

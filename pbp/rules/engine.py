@@ -234,6 +234,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
     # the combatants' own (conditions still end at their count, FD-6)
     sequence = turn_order.turn_sequence(ctx, rs, decls)
     rank = {k: i for i, k in enumerate(sequence)} if sequence is not None else None
+    decls = turn_order.without_hand_offs(decls)
 
     def order_key(e: tuple[float, float, str, Any]) -> tuple[Any, ...]:
         if rank is not None:

@@ -29,15 +29,18 @@ Pure: the mode comes from the ruleset's settings, the order from the round's con
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
-from .base import SIDES_FIRST, TURN_MODES, Ruleset
+from .base import Ruleset
 from .context import RoundContext
 from .declared import Declaration
+from .turn_modes import SIDES_FIRST, TURN_MODES
 
 #: the initiative modes, as the panel offers them
 MODES: tuple[str, ...] = TURN_MODES
-__all__ = ["MODES", "SIDES_FIRST", "allows_delay", "mode_of", "turn_sequence"]
+__all__ = ["MODES", "SIDES_FIRST", "allows_delay", "mode_of", "turn_sequence",
+           "without_hand_offs"]
 
 
 def mode_of(rs: Ruleset) -> str:
@@ -168,3 +171,13 @@ def _late(ctx: RoundContext, rs: Ruleset, seq: list[str],
     for k in late:
         ctx.emit("initiative.late_moved", actor=k, rule=rs.rule_ref("delay"))
     return [k for k in seq if k not in late] + late
+
+
+def without_hand_offs(decls: Mapping[str, Declaration]) -> dict[str, Declaration]:
+    """The declarations with their ``next:`` hand-offs taken out: a hand-off is said with
+    the order (``initiative.next``), it is no action of the turn."""
+    out: dict[str, Declaration] = {}
+    for k, d in decls.items():
+        kept = tuple(a for a in d.actions if a.options.command != "next")
+        out[k] = d if len(kept) == len(d.actions) else dataclasses.replace(d, actions=kept)
+    return out

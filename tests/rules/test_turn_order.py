@@ -14,6 +14,7 @@ from pbp.errors import ConfigError
 from pbp.rules.model import ActionKind
 from tests.rules.helpers import act, decl, fighter, find, run
 
+
 #: Orc 18 (enemies), Ana 15, Bruna 12 (players), Goblin 5 (enemies)
 def _fight() -> list:
     return [fighter("ana", init=15, player="u-ana"), fighter("orc", init=18, side="enemies"),
