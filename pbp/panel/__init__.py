@@ -34,6 +34,7 @@ from . import (
     encounters,
     health,
     i18n,
+    initiative_modes,
     ladder,
     owes,
     roll_ledger,
@@ -73,6 +74,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     sources.init_app(app)
     clocks.init_app(app)
     app.register_blueprint(encounters.bp)
+    app.register_blueprint(initiative_modes.bp)
     app.register_blueprint(roll_ledger.bp)
     app.register_blueprint(secret_rolls.bp)
     app.register_blueprint(clocks.bp)

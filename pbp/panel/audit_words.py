@@ -265,6 +265,14 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                           who=s.who, name=s.entity_name(), action=_action(s.side("before"))),
     "override.penalty.waive": lambda s: _penalty(s, True),
     "override.penalty.apply": lambda s: _penalty(s, False),
+    "encounter.initiative_mode": lambda s: (
+        _("%(who)s set this encounter's initiative mode to %(mode)s", who=s.who,
+          mode=text((s.side("after") or {}).get("turns")))
+        if s.side("after") else
+        _("%(who)s set this encounter back to the campaign's initiative mode", who=s.who)),
+    "campaign.initiative_mode": lambda s: _(
+        "%(who)s set the campaign's initiative mode to %(mode)s", who=s.who,
+        mode=text((s.side("after") or {}).get("turns"))),
     "encounter.round_hours": lambda s: (
         _("%(who)s set this encounter's rounds to %(hours)s hours", who=s.who, hours=_hours(s.side("after")))
         if s.side("after") is not None else

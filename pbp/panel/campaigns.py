@@ -26,6 +26,7 @@ from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
+from .initiative_modes import mode_labels, sides_labels
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
@@ -241,6 +242,7 @@ def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
         tables_form = TablesForm(prefix="tables", formdata=None, data={"tables": campaign.tables or ""})
     return render_template(
         "panel/campaign.html", campaign=campaign,
+        initiative_modes=mode_labels(), initiative_sides=sides_labels(),   # STALL-7
         form=_form(campaign, stored=True) if form is None else form,   # another form was posted
         thread_form=sources.new_form() if thread_form is None else thread_form,
         detection=detection, engines=sources.engines(),

@@ -48,6 +48,7 @@ from .forms import (
     RollOverrideForm,
     choices,
 )
+from .initiative_modes import current as initiative_mode
 from .overrides import (
     add_action,
     add_condition,
@@ -99,6 +100,7 @@ def _context(encounter_id: int, number: int | None = None, enc: Any = None, **kn
     ctx["start_form"] = start_form(enc)
     ctx.update(secret_context(s, enc))        # DICE-2: what only the narrator sees
     ctx["extensions"] = queries.round_extensions(s, ctx["round"].id) if ctx["round"] else []
+    ctx["initiative_mode"] = initiative_mode(enc)   # STALL-7
     ctx.update(_round_flags(ctx))
     return ctx
 

@@ -29,6 +29,7 @@ from .language import choose as choose_language
 from .lexicon import Lexicon, detect, get
 from .model import IssueList, ParsedPost, ParseIssue, RollTag, declared, with_rolls
 from .normalise import FORMATS, normalise
+from .popcorn import hand_offs
 from .regions import EMPTY as NO_REGIONS
 from .regions import Lines, mask_pairs
 from .regions import scan as scan_regions
@@ -126,8 +127,11 @@ def _parse(raw: str, fmt: str, lang: str, lex: Lexicon, roster: Roster | None,
         lex = get(lang)
     tables = scan_tables(masked)
     masked = _blank(masked, tables, tables is not NO_TABLES, issues)
+    masked, handed = _hand_off(masked, lex, roster)
     found, cmds, said, masked = _scan(text, masked, lang, lex, roster, issues)
     actions, scans = _actions(masked, cmds, lex, roster, actor, issues)
+    if handed is not None:
+        actions.append(handed)
     rolls = number_rolls(found.rolls + cmds.rolls + tables.rolls, lex)
     if rolls:
         rolls, actions = _attach(text, rolls, actions, lex, roster, actor)
@@ -155,6 +159,20 @@ def _scan(text: str, masked: str, lang: str, lex: Lexicon, roster: Roster | None
     said = scan_speech(masked, text, lang)
     masked = _blank(masked, said, said is not NO_SPEECH, issues)
     return found, cmds, said, masked
+
+
+def _hand_off(masked: str, lex: Lexicon, roster: Roster | None) -> tuple[str, Action | None]:
+    """STALL-7: the post's last ``next: NAME`` as a free action, blanked from the text so
+    the name is not read as a target of the prose."""
+    found = hand_offs(masked, lex)
+    if not found:
+        return masked, None
+    last = found[-1]
+    keys = roster.resolve(last.name, lex) if roster is not None else []
+    action = Action(ActionKind.FREE, target=keys[0] if len(keys) == 1 else None,
+                    text=masked[last.start:last.end].strip(), position=last.start,
+                    options={"command": "next", "target_text": last.name, "source": "command"})
+    return mask_pairs(masked, [(h.start, h.end) for h in found]), action
 
 
 def _blank(masked: str, scan: _Scan, found: bool, issues: _Issues) -> str:

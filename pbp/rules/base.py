@@ -71,7 +71,7 @@ class Ruleset:
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,          # 0 = no limit (PBP-3)
         "round_seconds": 6,
-        "initiative": {"ties": "bonus"},
+        "initiative": {"turns": "individual", "sides_first": "initiative", "first": "", "ties": "bonus"},
         "latency": {"mode": "total-defense", "penalty": 2, "total_defense_bonus": 4, "enabled": True},
     }
     #: the rule id cited by generic engine steps: initiative, conditions (expiry), ready,

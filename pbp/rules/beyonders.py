@@ -45,7 +45,7 @@ class Beyonders(Ruleset):
         "speech_limit": 0, "round_seconds": 6, "conversion_ratio": 2,
         "actions": {"attack": 1, "quick": 3, "move": 1},
         "surprise": {"quick": 2, "advantage": True},
-        "initiative": {"mode": "roll", "ties": "dex"},
+        "initiative": {"turns": "individual", "sides_first": "initiative", "first": "", "mode": "roll", "ties": "dex"},
         "latency": {"enabled": True, "mode": "total-defense", "penalty": 2,
                     "total_defense_bonus": 4},
         "defense": {"base": 10, "flat_footed_loses_dex": True},

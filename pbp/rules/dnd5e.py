@@ -88,7 +88,7 @@ class Dnd5e(Ruleset):
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 3,
         "round_seconds": 6,
-        "initiative": {"mode": "roll", "ties": "narrator", "group_identical": True},
+        "initiative": {"turns": "individual", "sides_first": "initiative", "first": "", "mode": "roll", "ties": "narrator", "group_identical": True},
         "latency": {"enabled": True},
         "turn": {"actions": 1, "default_speed": 30, "bonus_actions": 1,
                  "free_interactions": 1, "reactions": 1},

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..dice import DiceBox
 from ..errors import PbpError
-from . import triggers
+from . import triggers, turn_order
 from .base import Ruleset
 from .condition_names import known_conditions, normalise_condition
 from .context import Problem, RoundContext
@@ -230,8 +230,17 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
         queue.append((count, float(i), key, None))
     seq = float(len(queue))
     resumed: set[str] = set()
+    # STALL-7: a mode other than individual fixes the order of the turns; counts stay
+    # the combatants' own (conditions still end at their count, FD-6)
+    sequence = turn_order.turn_sequence(ctx, rs, decls)
+    rank = {k: i for i, k in enumerate(sequence)} if sequence is not None else None
+    decls = turn_order.without_hand_offs(decls)
 
     def order_key(e: tuple[float, float, str, Any]) -> tuple[Any, ...]:
+        if rank is not None:
+            if e[2] in resumed:
+                return (len(rank) + e[1], ())
+            return (rank.get(e[2], len(rank)), ())
         # several delayers at one count: the ruleset's tiebreak (FD-16: higher bonus first)
         if e[2] in resumed:
             tb = tuple(-x for x in rs.tiebreak(ctx, ctx.get(e[2])))

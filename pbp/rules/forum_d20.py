@@ -41,7 +41,7 @@ class ForumD20(ForumD20Economy):
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 3, "round_seconds": 120, "defense_roller": "service",
         "minimum_damage": 1, "conversion_ratio": 1,
-        "initiative": {"mode": "roll", "ties": "bonus"},
+        "initiative": {"turns": "individual", "sides_first": "initiative", "first": "", "mode": "roll", "ties": "bonus"},
         "latency": {"enabled": True, "mode": "total-defense", "penalty": 2,
                     "total_defense_bonus": 4},
         "crits": {"natural_20_hits": True, "natural_1_misses": True,

@@ -28,6 +28,26 @@ EN: dict[str, str] = {
     "round.surprise": "Surprise round: only {sides} may act.",
     "round.end": "Round {round} ends.",
     "initiative.rolled": "{actor} rolls initiative: {value}.",
+    # STALL-7 initiative modes (pbp.rules.turn_order)
+    "initiative.turns.side": "Initiative by sides: each side acts as a block. Order used: {names}.",
+    "initiative.turns.block": "Block initiative: the players act in the order they posted. "
+                              "Order used: {names}.",
+    "initiative.turns.popcorn": "Popcorn initiative: whoever acts names who acts next. "
+                                "Order used: {names}.",
+    "initiative.next": "{actor} hands the turn to {target}.",
+    "initiative.next_unknown": "{actor} named '{wanted}' to act next, but nobody of that name "
+                               "is in this fight; {target} acts next (the next in initiative "
+                               "order who has not acted).",
+    "initiative.next_acted": "{actor} named {wanted} to act next, but {wanted} has already "
+                             "acted this round; {target} acts next (the next in initiative "
+                             "order who has not acted).",
+    "initiative.next_down": "{actor} named {wanted} to act next, but {wanted} cannot act; "
+                            "{target} acts next (the next in initiative order who has not "
+                            "acted).",
+    "initiative.late_moved": "{actor} posted late and is moved to the end of the order "
+                             "(this ruleset allows delaying).",
+    "initiative.no_delay": "{actor} posted late; this ruleset does not allow delaying, so "
+                           "{actor} keeps their place in the order.",
     "initiative.order": "Initiative order: {names}.",
     "initiative.tie": "{actor} and {target} tie at {value}; {winner} goes first ({policy}).",
     "initiative.cleared": "Initiative cleared; it will be rolled again next round.",

@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from ..errors import ConfigError
 from .base import Ruleset
+from .turn_modes import check_turns
 
 #: modules under pbp.rules that define built-in rulesets
 BUILTIN: tuple[str, ...] = ("forum_d20", "beyonders", "dnd5e", "resistance", "two_action")
@@ -68,7 +69,9 @@ def get(ruleset_id: str, houserules: Mapping[str, Any] | None = None) -> Ruleset
     Unknown id -> :class:`ConfigError` naming the known ids; unknown houserule key ->
     :class:`ConfigError` naming it.
     """
-    return ruleset_class(ruleset_id)(houserules)
+    rs = ruleset_class(ruleset_id)(houserules)
+    check_turns(rs.id, rs.setting)  # STALL-7: a mistyped initiative mode must not pass silently
+    return rs
 
 
 def registered() -> Mapping[str, Callable[..., Ruleset]]:

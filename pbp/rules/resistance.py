@@ -69,7 +69,7 @@ class Resistance(ResistanceSheet):
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,
         "round_seconds": 6,
-        "initiative": {"mode": "roll", "ties": "roll-off", "characteristic": "reflexos",
+        "initiative": {"turns": "individual", "sides_first": "initiative", "first": "", "mode": "roll", "ties": "roll-off", "characteristic": "reflexos",
                        "social_characteristic": "wits", "reroll_each_round": True},
         "latency": {"enabled": True},
         "dice": {"default": 6, "below_d4": "out"},

@@ -75,7 +75,7 @@ class TwoAction(Ruleset):
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,
         "round_seconds": 6,
-        "initiative": {"mode": "roll", "ties": "roll-off", "characteristic": "reaction"},
+        "initiative": {"turns": "individual", "sides_first": "initiative", "first": "", "mode": "roll", "ties": "roll-off", "characteristic": "reaction"},
         "latency": {"enabled": True},
         "turn": {"actions": 2},
         "checks": {"object_dc": 10, "hit_dc": 10, "critical_natural": 20,
