@@ -44,7 +44,7 @@ DEFAULT_MAX_SECONDS = 30.0
 DEFAULT_TIMEOUT = 10.0
 #: calls a client may send at once after a quiet spell (its budget's burst, SCALE-1):
 #: enough for a cycle's few subreddit listings, small beside the 100 a minute
-BURST_CALLS = 5
+BURST_CALLS = 10
 
 
 class ResponseTooLarge(requests.RequestException):

@@ -136,14 +136,14 @@ class DatabaseBudget:
         for _ in range(3):
             now = self.clock()
             start = sa.case((t.c.next_at > now, t.c.next_at), else_=now)
-            spacing = sa.case((t.c.interval > interval, t.c.interval), else_=interval)
+            spacing = sa.case((t.c.spacing > interval, t.c.spacing), else_=interval)
             fresh = t.c.window_start > now - WINDOW
             stmt = (t.update().where(t.c.key == key)
                     .values(next_at=start + spacing,
                             window_start=sa.case((fresh, t.c.window_start), else_=now),
                             window_calls=sa.case((fresh, t.c.window_calls + 1), else_=1),
                             calls=t.c.calls + 1)
-                    .returning(t.c.next_at, t.c.interval))
+                    .returning(t.c.next_at, t.c.spacing))
             if math.isfinite(max_wait):
                 stmt = stmt.where(t.c.next_at <= now + max_wait + burst)
             with self.engine.begin() as conn:
@@ -155,7 +155,7 @@ class DatabaseBudget:
                 raise BudgetDeferred(float(held[0]) - now - burst)
             try:
                 with self.engine.begin() as conn:
-                    conn.execute(t.insert().values(key=key, next_at=now + interval, interval=None,
+                    conn.execute(t.insert().values(key=key, next_at=now + interval, spacing=None,
                                                    window_start=now, window_calls=1, calls=1))
                 return 0.0
             except IntegrityError:   # another process made the row first: take a slot in it
@@ -165,21 +165,21 @@ class DatabaseBudget:
     def pace(self, key: str, interval: float | None, *, hold_for: float = 0.0) -> None:
         t = budgets_table
         now = self.clock()
-        values: dict[str, Any] = {"interval": interval}
+        values: dict[str, Any] = {"spacing": interval}
         if hold_for > 0:
             values["next_at"] = sa.case((t.c.next_at > now + hold_for, t.c.next_at),
                                         else_=now + hold_for)
         with self.engine.begin() as conn:
             if not conn.execute(t.update().where(t.c.key == key).values(**values)).rowcount:
                 try:
-                    conn.execute(t.insert().values(key=key, next_at=now + hold_for, interval=interval,
+                    conn.execute(t.insert().values(key=key, next_at=now + hold_for, spacing=interval,
                                                    window_start=now, window_calls=0, calls=0))
                 except IntegrityError:  # pragma: no cover - made meanwhile; its pace is close
                     pass
 
     def usage(self, keys: Iterable[str] | None = None) -> list[BudgetUse]:
         t = budgets_table
-        q = sa.select(t.c.key, t.c.interval, t.c.window_start, t.c.window_calls, t.c.calls,
+        q = sa.select(t.c.key, t.c.spacing, t.c.window_start, t.c.window_calls, t.c.calls,
                       t.c.next_at).order_by(t.c.key)
         if keys is not None:
             q = q.where(t.c.key.in_(sorted(set(keys))))
@@ -265,10 +265,13 @@ _shared: dict[tuple[str, str], RateBudget] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_budget(database_url: str, budget_url: str = "", prefix: str = "") -> RateBudget:
+def shared_budget(database_url: str, budget_url: str = "", prefix: str = "") -> RateBudget | None:
     """The budget every client of this process uses, one per configuration: Redis when
     *budget_url* (the ``rate_budget_url`` setting) is a Redis URL, ``local`` for one
-    process's memory, else the database (an in-memory SQLite one is per process anyway)."""
+    process's memory, ``none`` for no shared budget at all (each client alone, as before
+    SCALE-1), else the database (an in-memory SQLite one is per process anyway)."""
+    if budget_url == "none":
+        return None
     key = (database_url, budget_url)
     with _shared_lock:
         if key not in _shared:

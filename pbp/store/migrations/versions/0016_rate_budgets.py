@@ -23,7 +23,7 @@ def upgrade() -> None:
         "pbp_budgets",
         sa.Column("key", sa.String(300), nullable=False),
         sa.Column("next_at", sa.Float(), nullable=False),
-        sa.Column("interval", sa.Float(), nullable=True),
+        sa.Column("spacing", sa.Float(), nullable=True),
         sa.Column("window_start", sa.Float(), nullable=False),
         sa.Column("window_calls", sa.Integer(), nullable=False),
         sa.Column("calls", sa.Integer(), nullable=False),
