@@ -399,3 +399,10 @@ def last_post_times(session: Session, thread_ids: Iterable[int]) -> dict[int, da
     rows = session.execute(select(Post.thread_id, func.max(Post.posted_at))
                            .where(Post.thread_id.in_(ids)).group_by(Post.thread_id))
     return {tid: at for tid, at in rows if at is not None}
+
+
+def active_forum_threads(session: Session) -> list[tuple[str, dict[str, Any]]]:
+    """(URL, options) of every active forum thread of every campaign: a forum host's
+    budget is shared by all of them, so its cycle is theirs together (SCALE-2)."""
+    return [(url, dict(opts or {})) for url, opts in session.execute(
+        select(Thread.url, Thread.options).where(Thread.active.is_(True), Thread.kind == "forum"))]
