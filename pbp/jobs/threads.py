@@ -24,8 +24,8 @@ from ..settings import Settings
 from ..sources.base import FetchResult, SourceError
 from ..sources.factory import open_source
 from ..store.db import session_scope
-from ..store.queries import last_post_times
 from ..store.models import Round, Thread
+from ..store.polling import last_post_times
 from .groups import group_key
 from .resources import Busy, Resources, error_note, utcnow
 from .schedule import jittered

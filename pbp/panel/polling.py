@@ -17,8 +17,8 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session
 
 from ..settings import Settings
-from ..store.budget import shared_budget
-from ..store.queries import active_forum_threads
+from ..store.budget import shared_budget, usage_in
+from ..store.polling import active_forum_threads
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def _host(url: str) -> str:
 
 
 def forum_polling(session: Session, settings: Settings, campaign_urls: Iterable[str],
-                  database_url: str) -> list[HostPolling]:
+                  database_url: str = "") -> list[HostPolling]:
     """The hosts of *campaign_urls* (the campaign's forum threads), each with its budget
     and cycle time counted over every campaign's active threads on that host. The budget
     is read where the workers keep it: the panel's database (*database_url*) or Redis."""
@@ -51,10 +51,16 @@ def forum_polling(session: Session, settings: Settings, campaign_urls: Iterable[
         if _host(url) in per_host:
             per_host[_host(url)].append(opts)
     interval = settings.min_host_interval
-    budget = (shared_budget(database_url, settings.rate_budget_url, settings.broker_keyprefix)
-              if interval > 0 else None)
-    used = ({u.key: u.window_calls for u in budget.usage([f"host:{h}" for h in hosts])}
-            if budget is not None else {})
+    keys = [f"host:{h}" for h in hosts]
+    where = settings.rate_budget_url
+    if interval <= 0 or where in ("none", "local"):
+        uses = []        # no budget shared by the workers to show
+    elif where.split("://", 1)[0] in {"redis", "rediss"}:
+        budget = shared_budget(database_url, where, settings.broker_keyprefix)
+        uses = budget.usage(keys) if budget is not None else []
+    else:
+        uses = usage_in(session, keys)
+    used = {u.key: u.window_calls for u in uses}
     out = []
     for h in hosts:
         opts = per_host[h]

@@ -35,6 +35,8 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
 
+from ..errors import ConfigError
+from .db import make_engine
 from .infra import budgets_table
 
 try:  # optional (the ``scale`` extra): only a Redis budget URL needs it
@@ -215,7 +217,6 @@ class RedisBudget:
     def __init__(self, url: str, prefix: str = "pbp:budget:",
                  clock: Callable[[], float] = time.time) -> None:
         if redis is None:
-            from ..errors import ConfigError
             raise ConfigError("a Redis budget URL needs the redis package (pip install 'pbp[scale]')")
         self.client: Any = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
         self.prefix = prefix
@@ -285,7 +286,6 @@ def _make(database_url: str, budget_url: str, prefix: str) -> RateBudget:
         return RedisBudget(budget_url, prefix=prefix + "pbp:budget:")
     if budget_url == "local" or not database_url or database_url in ("sqlite://", "sqlite:///:memory:"):
         return LocalBudget()
-    from .db import make_engine
     return DatabaseBudget(make_engine(database_url))
 
 
@@ -293,3 +293,14 @@ def forget_shared_budgets() -> None:
     """Drop this process's budget clients (tests; a forked child builds its own)."""
     with _shared_lock:
         _shared.clear()
+
+
+def usage_in(session: Any, keys: Iterable[str], clock: Callable[[], float] = time.time) -> list[BudgetUse]:
+    """The database budgets' use read in the caller's own session (the panel's request):
+    a second engine beside it would wait on the request's own SQLite lock."""
+    t = budgets_table
+    now = clock()
+    rows = session.execute(sa.select(t.c.key, t.c.spacing, t.c.window_start, t.c.window_calls,
+                                     t.c.calls, t.c.next_at).where(t.c.key.in_(sorted(set(keys)))))
+    return [BudgetUse(k, iv, calls if start > now - WINDOW else 0, total, nxt)
+            for k, iv, start, calls, total, nxt in rows]

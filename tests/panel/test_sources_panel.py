@@ -446,6 +446,6 @@ def test_scale2_the_campaign_page_shows_each_forums_budget_and_cycle(alice: Any,
     assert "Forum polling" in page
     row = re.search(r"127\.0\.0\.1\s+(.*?)\s+about (\d+) s", page, re.S)
     assert row, page[:3000]
-    assert "4 threads: 1 topic list, 2 read alone" in row.group(1)
+    assert row.group(1).startswith("4 (topic lists: 1, read alone: 2)")
     assert "4 of 30 requests in the last minute" in row.group(1)
     assert row.group(2) == "60"
