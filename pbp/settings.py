@@ -59,6 +59,10 @@ class Settings:
     language: str = "en"
     user_agent: str = "pbp/0.1"
     min_host_interval: float = 2.0
+    #: where the request budgets every worker process shares live (pbp.store.budget):
+    #: empty for the database, a ``redis://`` URL for Redis, ``local`` for each process alone,
+    #: ``none`` for no shared budget
+    rate_budget_url: str = ""
     #: hosts (``host`` or ``host:port``, comma-separated) the workers may fetch although they
     #: resolve inside the network (loopback, private, link-local): pbp.sources.outbound
     allow_private_hosts: str = ""

@@ -4,7 +4,7 @@ Why: polling 1,000 threads one by one costs 1,000 requests a cycle even when eve
 thread page answers 304. A thread whose options name its forum's topic list
 (``listing_url``) is instead checked through :class:`pbp.sources.forum_watch.ForumWatcher`
 every poll interval, and read itself only when its last post changed — plus a full
-re-read every :data:`~pbp.jobs.threads.RECHECK_FACTOR` intervals (default 10) for edits
+re-read as often as its activity asks (:func:`~pbp.jobs.threads.recheck_interval`) for edits
 and deletions, which do not move a topic's last post, and for anything the listing walk
 did not reach.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -25,14 +25,38 @@ from ..sources.base import FetchResult, SourceError
 from ..sources.factory import open_source
 from ..store.db import session_scope
 from ..store.models import Round, Thread
+from ..store.polling import last_post_times
 from .groups import group_key
 from .resources import Busy, Resources, error_note, utcnow
 from .schedule import jittered
 
 log = logging.getLogger("pbp.jobs.threads")
 
-#: a listing-watched thread is re-read in full every this many poll intervals
+#: a listing-watched thread's full re-read (edits, deletions: they do not move a topic's
+#: last post) comes after this share of the time it has been quiet (SCALE-2): a thread
+#: whose last post is 40 min old is re-read every 10 min, one quiet for two days every
+#: ``full_reread_hours`` (the bound on the oldest unchecked), a busy one every
+#: :data:`RECHECK_MIN_FACTOR` poll intervals
+RECHECK_QUIET_SHARE = 0.25
+RECHECK_MIN_FACTOR = 3
+#: the bound when ``full_reread_hours`` is 0 (never a forced re-read of every page)
+RECHECK_MAX_SECONDS = 6 * 3600.0
+#: kept for callers that spoke of the old fixed fraction: the recheck of a thread quiet
+#: for about 40 poll intervals
 RECHECK_FACTOR = 10
+
+
+def recheck_interval(interval: float, quiet_for: float, settings: Settings) -> float:
+    """Seconds until a listing-watched thread is read in full again (SCALE-2): in
+    proportion to how long it has been quiet, between a few poll intervals and the bound.
+
+    >>> s = Settings(full_reread_hours=6.0)
+    >>> recheck_interval(60, 0, s), recheck_interval(60, 2400, s), recheck_interval(60, 2 * 86400, s)
+    (180.0, 600.0, 21600.0)
+    """
+    bound = settings.full_reread_hours * 3600 if settings.full_reread_hours > 0 else RECHECK_MAX_SECONDS
+    low = RECHECK_MIN_FACTOR * float(interval)
+    return max(low, min(bound, RECHECK_QUIET_SHARE * max(0.0, quiet_for)))
 
 
 def poll_interval(thread: Thread, settings: Settings) -> float:
@@ -44,8 +68,8 @@ def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> l
     """Move every active thread whose next poll has come to its next (jittered) poll time;
     (thread id, interval) for each, so the caller sends one poll that expires with it.
 
-    A thread watched through its forum's topic list is read in full only every
-    :data:`RECHECK_FACTOR` intervals: the list says when it grew. A Reddit thread of a
+    A thread watched through its forum's topic list is read in full only as often as its
+    activity asks (:func:`recheck_interval`): the list says when it grew. A Reddit thread of a
     subreddit group (:mod:`.groups`) is not sent at all: its subreddit's cycle reads it. On PostgreSQL the rows
     are locked (``SKIP LOCKED``), so two dispatchers never send the same thread twice.
     """
@@ -55,14 +79,24 @@ def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> l
     if session.get_bind().dialect.name == "postgresql":
         q = q.with_for_update(skip_locked=True)
     due = []
-    for t in session.scalars(q):
+    threads = list(session.scalars(q))
+    watched = [t.id for t in threads if (t.options or {}).get("listing_url")]
+    last_posts = last_post_times(session, watched)
+    for t in threads:
         interval = poll_interval(t, settings)
         if (t.options or {}).get("listing_url"):
-            interval *= RECHECK_FACTOR
+            quiet_since = last_posts.get(t.id) or t.created_at or now
+            interval = recheck_interval(interval, (now - _aware(quiet_since)).total_seconds(),
+                                        settings)
         t.next_poll = now + timedelta(seconds=jittered(interval))
         if group_key(t, settings) is None:   # a subreddit's threads go by its listing
             due.append((t.id, interval))
     return due
+
+
+def _aware(at: datetime) -> datetime:
+    """SQLite hands back naive UTC times."""
+    return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import tomllib
 import unicodedata
 from datetime import UTC, datetime
 
-from flask import Blueprint, abort, flash, redirect, render_template, request, url_for
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
@@ -27,6 +27,7 @@ from .audit import write as audit_write
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
 from .initiative_modes import mode_labels, sides_labels
+from .polling import forum_polling
 
 bp = Blueprint("campaigns", __name__, url_prefix="/campaigns")
 
@@ -256,8 +257,12 @@ page = _page
 
 def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]
     s = db_session()
+    threads = list(s.scalars(select(Thread).where(Thread.campaign_id == campaign.id).order_by(Thread.id)))
     return {
-        "threads": list(s.scalars(select(Thread).where(Thread.campaign_id == campaign.id).order_by(Thread.id))),
+        "threads": threads,
+        "polling": forum_polling(s, current_app.config["PBP_SETTINGS"],
+                                 [t.url for t in threads if t.kind == "forum"],
+                                 current_app.config["DATABASE_URL"]),
         "encounters": list(s.scalars(select(Encounter).where(Encounter.campaign_id == campaign.id)
                                      .order_by(Encounter.id))),
         "narrators": list(s.execute(select(CampaignNarrator, Narrator)

@@ -39,7 +39,7 @@ from .base import SourceError
 from .forum_posting import ThreadPoster
 from .forum_preset import ForumPreset, load_preset
 from .forum_session import forget_sessions, form_fields, shared_session
-from .http import PoliteClient
+from .http import PoliteClient, host_budget
 
 #: form_fields and forget_sessions live in .forum_session; importable here as before
 __all__ = ["ForumSource", "forget_sessions", "form_fields"]
@@ -88,7 +88,8 @@ class ForumSource(ThreadPoster):
             def polite(account: str) -> PoliteClient:
                 return PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
                                     allowed_hosts=hosts, private_hosts=s.allow_private_hosts,
-                                    session=shared_session(self.root, account))
+                                    session=shared_session(self.root, account),
+                                    budget=host_budget(s))
             # read as a visitor, write as the bot: once the bot has replied, a shared jar
             # would read logged in, and engines print times in the reader's profile zone
             self.bot_client = polite(self._username())

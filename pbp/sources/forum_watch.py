@@ -23,7 +23,7 @@ from ..settings import Settings, load_settings
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
 from .forum_preset import ForumPreset, describe, load_preset
-from .http import PoliteClient, Response
+from .http import PoliteClient, Response, host_budget
 
 
 @dataclass(frozen=True)
@@ -54,7 +54,8 @@ class ForumWatcher:
         if client is None:
             s = settings or load_settings()
             client = PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
-                                  allowed_hosts=hosts, private_hosts=s.allow_private_hosts)
+                                  allowed_hosts=hosts, private_hosts=s.allow_private_hosts,
+                                  budget=host_budget(s))
         client.check_url(forum_url)
         self.url = forum_url
         self.client = client

@@ -30,6 +30,8 @@ import requests
 from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
+from ..settings import Settings
+from ..store.budget import RateBudget, shared_budget
 from .base import SourceError
 from .outbound import GuardedAdapter, PrivateAddressError, PrivateHosts
 
@@ -40,6 +42,14 @@ _CHARSET_ALIASES = {"iso-8859-1": "cp1252", "latin1": "cp1252", "latin-1": "cp12
 
 _host_lock = threading.Lock()
 _host_next: dict[str, float] = {}
+
+
+def host_budget(settings: Settings) -> RateBudget | None:
+    """The per-host budget the workers share (SCALE-1): none when requests are not spaced."""
+    if settings.min_host_interval <= 0:
+        return None
+    return shared_budget(settings.database_url, settings.rate_budget_url,
+                         settings.broker_keyprefix)
 
 
 def reset_host_intervals() -> None:
@@ -129,7 +139,9 @@ class PoliteClient:
     allow-list (the ``allow_private_hosts`` setting) of hosts that may resolve to an
     address inside the network; every other host must resolve to global addresses only
     (:mod:`.outbound`, checked on every connection, redirects included);
-    ``min_interval`` spaces requests to one host, across every client in this process.
+    ``min_interval`` spaces requests to one host, across every client in this process
+    and, through *budget* (:mod:`pbp.store.budget`: the database or Redis), across every
+    worker process (SCALE-1).
     ``requests_made`` and ``bytes_read`` count what this client cost.
     """
 
@@ -139,8 +151,10 @@ class PoliteClient:
                  connect_timeout: float = 5.0, read_timeout: float = 20.0,
                  deadline: float = 30.0, max_bytes: int = 4_000_000, max_redirects: int = 5,
                  retries: int = 2, session: requests.Session | None = None,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 budget: RateBudget | None = None) -> None:
         self.user_agent = user_agent
+        self.budget = budget
         self.min_interval = min_interval
         self.allowed_hosts = ({h.lower() for h in allowed_hosts}
                               if allowed_hosts is not None else None)
@@ -265,8 +279,13 @@ class PoliteClient:
             now = time.monotonic()
             at = max(now, _host_next.get(host, 0.0))
             _host_next[host] = at + self.min_interval
-        if at > now:
-            self.sleep(at - now)
+        wait = at - now
+        if self.budget is not None:
+            # the slot shared with other processes; the local one still holds the interval
+            # from the end of this process's last answer
+            wait = max(wait, self.budget.reserve(f"host:{host}", self.min_interval))
+        if wait > 0:
+            self.sleep(wait)
 
 
 def _header_size(r: requests.Response) -> int:

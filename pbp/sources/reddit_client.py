@@ -33,6 +33,7 @@ from prawcore.sessions import FiniteRetryStrategy
 
 from ..errors import ConfigError
 from ..settings import Settings, secrets_for
+from ..store.budget import BudgetDeferred, RateBudget, shared_budget
 from .outbound import PrivateHosts, guard
 
 #: Where Reddit credentials live in ``secrets_for()`` (secrets file or
@@ -41,6 +42,9 @@ SECRETS_HOST = "reddit.com"
 DEFAULT_MAX_BYTES = 8 * 1024 * 1024     # a 476-comment thread is 474 KB
 DEFAULT_MAX_SECONDS = 30.0
 DEFAULT_TIMEOUT = 10.0
+#: calls a client may send at once after a quiet spell (its budget's burst, SCALE-1):
+#: enough for a cycle's few subreddit listings, small beside the 100 a minute
+BURST_CALLS = 10
 
 
 class ResponseTooLarge(requests.RequestException):
@@ -107,20 +111,57 @@ class BoundedSession(requests.Session):
 
 
 class DeferringRateLimiter(RateLimiter):
-    """prawcore's limiter, tolerant of header formats, that defers instead of stalling."""
+    """prawcore's limiter, tolerant of header formats, that defers instead of stalling.
 
-    def __init__(self, *, window_size: int, max_sleep: float = 1.0) -> None:
+    With a *budget* (:mod:`pbp.store.budget`, SCALE-1) every request also takes a slot of
+    the client's budget shared by every worker process: one call every
+    ``60 / calls_per_minute`` s, or slower when the ``x-ratelimit-*`` headers say the
+    quota left must stretch to its reset (learnt by :meth:`update`, written only when it
+    moves by more than a tenth so an ordinary call costs one budget step, not two).
+    """
+
+    def __init__(self, *, window_size: int, max_sleep: float = 1.0,
+                 budget: RateBudget | None = None, key: str = "reddit",
+                 calls_per_minute: float = 100.0) -> None:
         super().__init__(window_size=window_size)
         self.max_sleep = max_sleep
+        self.budget = budget
+        self.key = key
+        self.spacing = 60.0 / calls_per_minute if calls_per_minute > 0 else 0.0
+        self._paced: float | None = None
 
     def delay(self) -> None:
-        if self.next_request_timestamp_ns is None:
-            return
-        wait = (self.next_request_timestamp_ns - time.monotonic_ns()) / 1e9
-        if wait > self.max_sleep:
-            raise QuotaDeferred(wait)
+        wait = 0.0
+        if self.next_request_timestamp_ns is not None:
+            wait = (self.next_request_timestamp_ns - time.monotonic_ns()) / 1e9
+            if wait > self.max_sleep:
+                raise QuotaDeferred(wait)
+        if self.budget is not None and self.spacing > 0:
+            try:
+                wait = max(wait, self.budget.reserve(self.key, self.spacing,
+                                                     max_wait=self.max_sleep,
+                                                     burst=BURST_CALLS * self.spacing))
+            except BudgetDeferred as exc:
+                raise QuotaDeferred(exc.wait) from None
         if wait > 0:
             time.sleep(wait)
+
+    def _share(self, remaining: float, reset: float) -> None:
+        """Tell the other processes how fast the quota left may be spent."""
+        if self.budget is None:
+            return
+        if remaining <= 0:
+            self.budget.pace(self.key, self._paced,
+                             hold_for=max(1.0, reset) + BURST_CALLS * self.spacing)
+            return
+        interval = reset / remaining if reset > 0 else None
+        if interval is not None and interval <= self.spacing:
+            interval = None     # the configured spacing is the slower one: nothing to learn
+        old = self._paced
+        if (interval is None) != (old is None) or (
+                interval is not None and old is not None and abs(interval - old) > old / 10):
+            self.budget.pace(self.key, interval)
+            self._paced = interval
 
     def update(self, *, response_headers: Mapping[str, str]) -> None:
         try:
@@ -133,6 +174,7 @@ class DeferringRateLimiter(RateLimiter):
                 self.used += 1
             return
         self.remaining, self.used = int(remaining), int(used)
+        self._share(remaining, reset)
         now = time.monotonic_ns()
         if remaining <= 0:
             self.next_request_timestamp_ns = now + int(max(1.0, reset) * 1e9)
@@ -169,6 +211,17 @@ class RedditConfig:
     #: the operator's allow-list (``allow_private_hosts``): an ``oauth_url`` inside the
     #: network (a local test server) is reached only when its host is on it
     private_hosts: PrivateHosts = PrivateHosts()
+    #: where the client's budget shared by every process lives (pbp.store.budget):
+    #: the settings' database and ``rate_budget_url``; "" for this process alone
+    budget_database_url: str = ""
+    budget_url: str = ""
+    budget_prefix: str = ""
+    calls_per_minute: float = 100.0
+
+    @property
+    def budget_key(self) -> str:
+        """One budget per OAuth client and endpoint: Reddit counts its quota per client."""
+        return f"reddit:{self.client_id}@{self.oauth_url}"
 
     @classmethod
     def from_settings(cls, settings: Settings, options: Mapping[str, Any] | None = None,
@@ -195,6 +248,9 @@ class RedditConfig:
                    username=pick("username"), password=pick("password"),
                    user_agent=settings.user_agent,
                    private_hosts=PrivateHosts.parse(settings.allow_private_hosts),
+                   budget_database_url=settings.database_url, budget_url=settings.rate_budget_url,
+                   budget_prefix=settings.broker_keyprefix,
+                   calls_per_minute=settings.reddit_calls_per_minute,
                    **{**endpoints, **{k: v for k, v in options.items() if k in known}})
 
 
@@ -225,11 +281,14 @@ def make_reddit(config: RedditConfig, *, shared: bool = True) -> praw.Reddit:
         check_for_updates=False, check_for_async=False, ratelimit_seconds=0,
         requestor_kwargs={"session": session, "timeout": config.timeout},
     )
-    harden(reddit, max_sleep=config.max_sleep)
+    harden(reddit, max_sleep=config.max_sleep,
+           budget=shared_budget(config.budget_database_url, config.budget_url, config.budget_prefix),
+           key=config.budget_key, calls_per_minute=config.calls_per_minute)
     return reddit
 
 
-def harden(reddit: praw.Reddit, *, max_sleep: float = 1.0) -> praw.Reddit:
+def harden(reddit: praw.Reddit, *, max_sleep: float = 1.0, budget: RateBudget | None = None,
+           key: str = "reddit", calls_per_minute: float = 100.0) -> praw.Reddit:
     """Swap prawcore's limiter and retry strategy on every core of *reddit*.
 
     Touches prawcore internals (``Session._rate_limiter``, ``_retry_strategy_class``);
@@ -242,7 +301,8 @@ def harden(reddit: praw.Reddit, *, max_sleep: float = 1.0) -> praw.Reddit:
             continue
         if not isinstance(core._rate_limiter, DeferringRateLimiter):
             core._rate_limiter = DeferringRateLimiter(
-                window_size=core._rate_limiter.window_size, max_sleep=max_sleep)
+                window_size=core._rate_limiter.window_size, max_sleep=max_sleep,
+                budget=budget, key=key, calls_per_minute=calls_per_minute)
         core._retry_strategy_class = NoRetry
     return reddit
 

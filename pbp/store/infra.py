@@ -33,6 +33,21 @@ watch_table = sa.Table(
     sa.Column("error_count", sa.Integer, nullable=False, default=0),
 )
 
+#: One row per rate budget shared by every worker process (issue 17, SCALE-1):
+#: ``host:<forum host>`` and ``reddit:<client id>``. ``next_at`` is when the next request
+#: may go (unix seconds); ``spacing`` is the interval learnt from the server (Reddit's
+#: ``x-ratelimit-*`` headers), NULL to use the caller's; ``window_*`` count the requests of
+#: the current minute for the panel. A lost row is one request sent a little early.
+budgets_table = sa.Table(
+    "pbp_budgets", Base.metadata,
+    sa.Column("key", sa.String(300), primary_key=True),
+    sa.Column("next_at", sa.Float, nullable=False, default=0.0),
+    sa.Column("spacing", sa.Float),
+    sa.Column("window_start", sa.Float, nullable=False, default=0.0),
+    sa.Column("window_calls", sa.Integer, nullable=False, default=0),
+    sa.Column("calls", sa.Integer, nullable=False, default=0),
+)
+
 #: One row per process that proves it is alive (issue 18): ``beat:<host>`` written on beat's
 #: tick, ``worker:<celery hostname>`` by the heartbeat task a worker runs, and ``serve:<child>``
 #: where ``pbp serve`` gave up restarting a child (``state = "given_up"``). Read by

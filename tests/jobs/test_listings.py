@@ -34,7 +34,7 @@ def test_a_due_list_is_claimed_once(res: Res, world: World) -> None:
     now = utcnow()
     first = dispatch.due_polls(res, now)
     assert first.listings == [LISTING]
-    assert dict(first.threads)[tid] == 500.0  # read in full every 10 of its 50 s intervals
+    assert dict(first.threads)[tid] == 150.0  # new = busy: every 3 of its 50 s intervals (SCALE-2)
     assert dispatch.due_polls(res, now).listings == []  # claimed until its next check
     assert dispatch.due_polls(res, now + timedelta(seconds=56)).listings == [LISTING]  # 50 s + 10 %
 

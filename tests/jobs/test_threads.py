@@ -51,13 +51,36 @@ def test_due_threads_move_to_their_next_poll(res: Res, world: World) -> None:
         ids = watched.id, later.id
     with session_scope(res.engine) as s:
         due = dict(threads.schedule_due_polls(s, now, res.settings))
-    # the world's thread (never polled) at the setting's 30 s; the listing-watched one read
-    # in full every RECHECK_FACTOR (10) of its own 20 s intervals
-    assert due == {world.thread_id: 30.0, ids[0]: 200.0}
+    # the world's thread (never polled) at the setting's 30 s; the listing-watched one,
+    # made just now and so busy, read in full every RECHECK_MIN_FACTOR (3) of its own 20 s
+    # intervals (SCALE-2)
+    assert due == {world.thread_id: 30.0, ids[0]: 60.0}
     t = _thread(res, world.thread_id)
     assert 27 <= (t.next_poll - now).total_seconds() <= 33  # +- 10 % jitter
     with session_scope(res.engine) as s:
         assert threads.schedule_due_polls(s, now, res.settings) == []  # nothing due twice
+
+
+def test_scale2_full_rereads_of_listed_threads_follow_their_activity(res: Res, world: World) -> None:
+    """SCALE-2: a list-watched thread is re-read in full after a quarter of the time it has
+    been quiet: its last post 40 min ago -> every 600 s; two days ago -> the bound,
+    ``full_reread_hours`` (6 h = 21,600 s); never a fixed 1/10 of the threads."""
+    now = utcnow()
+    opts = {"poll_interval": 20, "listing_url": "http://forum/f/1/"}
+    with session_scope(res.engine) as s:
+        busy = Thread(campaign_id=world.campaign_id, kind="file", url="busy", options=opts)
+        quiet = Thread(campaign_id=world.campaign_id, kind="file", url="quiet", options=opts)
+        s.add_all([busy, quiet])
+        s.flush()
+        for t, age in ((busy, timedelta(minutes=40)), (quiet, timedelta(days=2))):
+            s.add(Post(thread_id=t.id, platform_id=f"p{t.id}", author="brakka",
+                       posted_at=now - age, body="I wait", text="I wait", content_hash="h"))
+        ids = busy.id, quiet.id
+        s.get(Thread, world.thread_id).active = False
+    with session_scope(res.engine) as s:
+        due = dict(threads.schedule_due_polls(s, now, res.settings))
+    assert res.settings.full_reread_hours == 6.0
+    assert due == {ids[0]: 600.0, ids[1]: 21600.0}
 
 
 def test_a_poll_stores_posts_with_the_cursor_and_clears_errors(res: Res, world: World,

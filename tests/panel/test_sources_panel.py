@@ -417,3 +417,35 @@ def test_no_bot_secret_is_shown_on_the_source_pages(alice: Any, ids: dict[str, A
     for page in pages:
         body = alice.get(page)
         assert body.status_code == 200 and secret not in body.text, page
+
+
+# --- polling: each forum's budget and cycle (issue 17, SCALE-2) ------------------------------
+
+def test_scale2_the_campaign_page_shows_each_forums_budget_and_cycle(alice: Any, ids: dict[str, Any],
+                                                                     db_url: str) -> None:
+    """SCALE-2: the sample's thread and three more on the machina host, two of them on one
+    topic list, so a cycle is 3 requests (the list and two threads read alone); at the 2 s
+    interval the host allows 30 requests a minute and the cycle takes max(60 s poll
+    interval, 3 x 2 s) = 60 s. Four
+    requests the workers sent in the last minute (the shared budget) are shown as 4 of 30."""
+    from pbp.store.budget import DatabaseBudget
+    from pbp.store.campaigns import Thread as T
+
+    listing = "http://127.0.0.1:8000/forum/adventures-2/"
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        for n, opts in ((7, {}), (8, {"listing_url": listing}), (9, {"listing_url": listing})):
+            s.add(T(campaign_id=ids["campaign"], kind="forum", platform="bbcode",
+                    url=f"http://127.0.0.1:8000/forum/adventures-2/topic/fight-{n}/",
+                    options={"preset": "machina", **opts}))
+    budget = DatabaseBudget(engine)
+    for _ in range(4):
+        budget.reserve("host:127.0.0.1", 0.0)
+    engine.dispose()
+    page = _text(alice.get(f"/campaigns/{ids['campaign']}").text)
+    assert "Forum polling" in page
+    row = re.search(r"127\.0\.0\.1\s+(.*?)\s+about (\d+) s", page, re.S)
+    assert row, page[:3000]
+    assert row.group(1).startswith("4 (topic lists: 1, read alone: 2)")
+    assert "4 of 30 requests in the last minute" in row.group(1)
+    assert row.group(2) == "60"

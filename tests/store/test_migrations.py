@@ -15,7 +15,7 @@ from tests.store.raw_rows import campaign_and_thread
 REVISIONS = sorted(p.name[:4] for p in (MIGRATIONS / "versions").glob("[0-9][0-9][0-9][0-9]_*.py"))
 HEAD, PREVIOUS = REVISIONS[-1], REVISIONS[-2]
 
-TABLES = {"narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants", "extension_requests",
+TABLES = {"pbp_budgets", "narrators", "campaigns", "campaign_narrators", "threads", "encounters", "combatants", "extension_requests",
           "rounds", "posts", "post_revisions", "declarations", "rolls", "events", "replies",
           "overrides", "audit_log", "pbp_leases", "pbp_watch_state", "pbp_heartbeats",
           "narrator_sessions", "login_throttle", "roll_posts", "roll_reuses", "roll_reveals",

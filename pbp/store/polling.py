@@ -1,0 +1,33 @@
+"""Reads the polling schedule and the panel's polling section need (issue 17, SCALE-2).
+
+Apart from :mod:`.queries` because they are about the workers' pace, not the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from .models import Post, Thread
+
+
+def last_post_times(session: Session, thread_ids: Iterable[int]) -> dict[int, datetime]:
+    """The newest stored post's time of each thread (threads with none are absent): how
+    busy a thread is decides how often its list-watched full re-read comes (SCALE-2)."""
+    ids = sorted(set(thread_ids))
+    if not ids:
+        return {}
+    rows = session.execute(select(Post.thread_id, func.max(Post.posted_at))
+                           .where(Post.thread_id.in_(ids)).group_by(Post.thread_id))
+    return {tid: at for tid, at in rows if at is not None}
+
+
+def active_forum_threads(session: Session) -> list[tuple[str, dict[str, Any]]]:
+    """(URL, options) of every active forum thread of every campaign: a forum host's
+    budget is shared by all of them, so its cycle is theirs together (SCALE-2)."""
+    return [(url, dict(opts or {})) for url, opts in session.execute(
+        select(Thread.url, Thread.options).where(Thread.active.is_(True), Thread.kind == "forum"))]
