@@ -35,7 +35,6 @@ from ..rules.stats import resolve_name
 from ..store import models as m
 from .codec import record_from_roll
 
-
 #: ``session.info`` key of the running batch's next roll index per round (see roll_batch)
 BATCH = "pbp.roll_batch"
 
