@@ -7,6 +7,13 @@ tags) against a naive lazy ``(.*?)`` pattern and a bounded one.
 
     python bench/bench_parse.py [--seconds 3] [--json]
 
+Warm and distinct (issue 17 item 7): the corpus figures repeat its posts, so every cache
+keyed by text answers (**warm**: what a service re-reading the same posts would see). The
+**distinct** figures parse ``--distinct`` posts (default 20,000) each exactly once, made
+from the corpus with a distinct line and distinct modifiers, so no text cache helps:
+**cold** clears every ``functools.lru_cache`` of ``pbp`` first, **warm** keeps what the
+corpus passes left (rosters, stems). The load average is printed: the machine is shared.
+
 Goals (issue 3): >= 20,000 posts/s, within 10x of bare tag extraction, the
 pathological post well under a second.
 """
@@ -14,7 +21,10 @@ pathological post well under a second.
 from __future__ import annotations
 
 import argparse
+import functools
+import gc
 import json
+import os
 import re
 import sys
 import time
@@ -69,6 +79,34 @@ def rate(fn, posts: list[dict], seconds: float) -> float:
     return best
 
 
+def distinct(posts: list[dict], n: int) -> list[dict]:
+    """*n* posts, no two alike: a corpus post with its own closing line and modifiers."""
+    out = []
+    for i in range(n):
+        p = posts[i % len(posts)]
+        text = re.sub(r"\+(\d+)\[/roll\]", lambda m, i=i: f"+{int(m.group(1)) + i % 9}[/roll]", p["text"])
+        out.append({**p, "text": f"{text}\n\n(#{i}: {i * 7919 % 100_003} steps down the road)"})
+    return out
+
+
+def clear_caches() -> int:
+    """Clear every functools cache of a pbp module: a cold start. Returns how many."""
+    n = 0
+    for obj in gc.get_objects():
+        if isinstance(obj, functools._lru_cache_wrapper) and getattr(obj, "__module__", "").startswith("pbp"):
+            obj.cache_clear()
+            n += 1
+    return n
+
+
+def once(fn, posts: list[dict]) -> float:
+    """Posts per CPU second of one pass over *posts*, each parsed once."""
+    start = time.process_time()
+    for p in posts:
+        fn(p)
+    return len(posts) / (time.process_time() - start)
+
+
 def parse(p: dict) -> None:
     parse_post(p["text"], fmt=p["fmt"], lang=p["lang"], roster=p["roster"], actor=p["actor"])
 
@@ -87,6 +125,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--distinct", type=int, default=20_000, help="distinct posts parsed once each")
     ap.add_argument("--skip-lazy", action="store_true", help="do not time the naive lazy regex")
     ap.add_argument("--full-lazy", action="store_true",
                     help="time the naive lazy regex on the whole 120 KB post (slow)")
@@ -99,6 +138,14 @@ def main() -> None:
     out["bare_regex_posts_per_s"] = rate(bare, posts, args.seconds)
     out["ratio"] = out["bare_regex_posts_per_s"] / out["parse_posts_per_s"]
     out["ratio_without_html"] = out["bare_regex_posts_per_s"] / out["parse_posts_per_s_without_html"]
+    fresh = distinct(posts, args.distinct)
+    out["distinct_posts"] = len(fresh)
+    out["caches_cleared"] = clear_caches()
+    out["distinct_cold_posts_per_s"] = once(parse, fresh)          # cold: caches empty
+    out["distinct_warm_posts_per_s"] = once(parse, distinct(posts[::-1], args.distinct)[::-1])
+    out["distinct_bare_regex_posts_per_s"] = once(bare, fresh)
+    out["distinct_cold_ratio"] = out["distinct_bare_regex_posts_per_s"] / out["distinct_cold_posts_per_s"]
+    out["load_average"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     # forum posts are often longer than the corpus's: join ten at a time (same language)
     joined = []
     for lang in ("pt", "ru", "en"):
@@ -123,11 +170,18 @@ def main() -> None:
     if args.json:
         print(json.dumps(out, indent=2))
         return
-    print(f"corpus: {out['posts']} posts ({out['html_posts']} HTML), one core")
+    print(f"load average {out['load_average']}")
+    print(f"corpus: {out['posts']} posts ({out['html_posts']} HTML), one core, repeated (warm caches)")
     print(f"  pbp parse        {out['parse_posts_per_s']:10,.0f} posts/s "
           f"({out['parse_posts_per_s_without_html']:,.0f} without the HTML posts)")
     print(f"  bare tag regex   {out['bare_regex_posts_per_s']:10,.0f} posts/s")
     print(f"  ratio            {out['ratio']:10.1f}x ({out['ratio_without_html']:.1f}x without HTML)")
+    print(f"distinct: {out['distinct_posts']:,} posts, each parsed once "
+          f"({out['caches_cleared']} pbp caches cleared before the cold pass)")
+    print(f"  pbp parse, cold  {out['distinct_cold_posts_per_s']:10,.0f} posts/s")
+    print(f"  pbp parse, warm  {out['distinct_warm_posts_per_s']:10,.0f} posts/s (other distinct posts, caches kept)")
+    print(f"  bare tag regex   {out['distinct_bare_regex_posts_per_s']:10,.0f} posts/s")
+    print(f"  ratio (cold)     {out['distinct_cold_ratio']:10.1f}x")
     print(f"long posts (10 corpus posts joined, {out['long_post_chars']:,} characters):")
     print(f"  pbp parse        {out['long_parse_posts_per_s']:10,.0f} posts/s")
     print(f"  bare tag regex   {out['long_bare_regex_posts_per_s']:10,.0f} posts/s")

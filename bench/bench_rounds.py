@@ -135,11 +135,13 @@ def bench_db(kind: str, url: str, rounds: int, n: int) -> dict[str, Any]:
     engine_mod.resolve, replies_mod.render_reply = timed_resolve, timed_render  # type: ignore[assignment]
     per_round: list[float] = []
     posts = 0
+    seen: list[PostRecord] = []
     try:
         now = T0
         for r in range(1, rounds + 1):
             batch = posts_for(r, n, now)
             posts += len(batch)
+            seen += batch
             with ingest.run(), session_scope(engine) as s:
                 service.ingest_posts(s, tid, batch, now=now + timedelta(hours=2))
             now = now + timedelta(hours=24, minutes=1)
@@ -163,11 +165,21 @@ def bench_db(kind: str, url: str, rounds: int, n: int) -> dict[str, Any]:
     for encounter, decls, seed in baseline_inputs:
         with base.run():
             real_resolve(encounter, decls, DiceBox(seed=seed, start_index=10_000))
+    # the ingest baseline (issue 17: ingest at most 5x parse_post per post): the same posts'
+    # texts through the parser alone, with the encounter's roster, in this process
+    from pbp.parse import Roster, parse_post
+
+    names = Roster.of(roster(n))
+    parse_t = Timer()
+    with parse_t.run():
+        for rec in seen:
+            parse_post(rec.text, fmt=rec.fmt, lang="en", roster=names)
     store = resolve.total - eng.total - rend.total
     return {"db": kind, "rounds": rounds, "combatants": n, "posts": posts,
             "rounds_per_s": rounds / resolve.total, "rounds_per_cpu_s": rounds / resolve.cpu,
             "engine_cpu_share": eng.cpu / resolve.cpu, "store_cpu_share":
             (resolve.cpu - eng.cpu - rend.cpu) / resolve.cpu, "posts_per_s": posts / ingest.total,
+            "ingest_post_ms": ingest.cpu / posts * 1000, "parse_post_ms": parse_t.cpu / posts * 1000,
             "median_ms": statistics.median(per_round) * 1000,
             "engine_share": eng.total / resolve.total, "render_share": rend.total / resolve.total,
             "store_share": store / resolve.total, "engine_alone_per_s": rounds / base.total,
@@ -202,6 +214,9 @@ def main() -> None:
               f"  {'yes' if r['verified'] else 'NO'}")
     print("\nengine/render/store: shares of resolution wall time (resolve_round + commit); "
           "engine alone: the same rounds resolved in memory, no database (baseline).")
+    print("ingest per post against parse_post on the same posts (CPU time, goal <= 5x): " + "; ".join(
+        f"{r['db']} {r['ingest_post_ms']:.2f} ms vs {r['parse_post_ms']:.3f} ms = "
+        f"{r['ingest_post_ms'] / r['parse_post_ms']:.1f}x" for r in results))
     print("by this process's CPU time: " + "; ".join(
         f"{r['db']} {r['rounds_per_cpu_s']:.1f} rounds/CPU-s, engine {r['engine_cpu_share']:.0%}, "
         f"store {r['store_cpu_share']:.0%}" for r in results))

@@ -3,8 +3,13 @@
     python bench/bench_workers.py [--threads 1000] [--pages 10] [--cycles 3] [--db URL]
     python bench/bench_workers.py brokers        # embedded brokers: SQLite vs filesystem
 
-A local forum server (machina's page layout, 5 posts a page, ETag/304 like Django's
-ConditionalGetMiddleware) serves N threads; each measured cycle, one new post lands in
+A local forum server (machina's page layout, 5 posts a page) serves N threads. By default
+it behaves as the real django-machina does (issue 17 item 7): no ETag, no 304, and a fresh
+CSRF token in every page, so no two answers are byte-equal; ``--etags`` gives the old,
+flattering server (ETag/304 like Django's ConditionalGetMiddleware, stable bodies). pbp
+polls with the real per-host interval (``--host-interval``, default the setting's 2 s;
+0 for the old figures), which is why the defaults are far fewer threads than a forum
+really holds: a cycle of N per-thread polls takes at least 2N seconds. each measured cycle, one new post lands in
 10% of them at random moments. Two pollers read it in turn:
 
 * **pbp** — the real task path (``workers.tasks.poll_thread`` with the forum source,
@@ -59,7 +64,8 @@ def machina_time(dt: datetime) -> str:
 
 
 class Forum:
-    def __init__(self, threads: int, posts: int) -> None:
+    def __init__(self, threads: int, posts: int, etags: bool = False) -> None:
+        self.etags = etags
         self.lock = threading.Lock()
         self.next_id = 1
         self.topics: dict[int, list[tuple[int, str, datetime, str]]] = {}
@@ -121,8 +127,10 @@ class Forum:
             for pid, author, when, body in chunk)
         links = "".join(f'<li class="page-item"><a class="page-link" href="?page={n}">{n}</a></li>'
                         for n in range(1, pages + 1))
+        token = "" if self.etags else (f"<form><input type='hidden' name='csrfmiddlewaretoken' "
+                                       f"value='{os.urandom(24).hex()}'></form>")
         html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>Topic {topic}</title></head><body>"
-                f"<div class='container'><h1>Topic {topic}</h1>"
+                f"<div class='container'>{token}<h1>Topic {topic}</h1>"
                 f"<div class='pagination-block'><ul class='pagination'>{links}</ul></div>{items}"
                 f"<div class='pagination-block'><ul class='pagination'>{links}</ul></div></div></body></html>")
         return html, etag, chunk[-1][2]
@@ -182,6 +190,8 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
                 if got_list is None:
                     return self._send(404)
                 html, etag = got_list
+                if not forum.etags:
+                    return self._send(200, html.encode(), {"Content-Type": "text/html; charset=utf-8"})
                 if self.headers.get("If-None-Match") == f'"{etag}"':
                     return self._send(304, headers={"ETag": f'"{etag}"'})
                 return self._send(200, html.encode(), {"Content-Type": "text/html; charset=utf-8",
@@ -197,6 +207,8 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
                 if got is None:
                     return self._send(404, b"<html><body>Not found</body></html>")
                 html, etag, modified = got
+                if not forum.etags:   # django-machina: no validators, a new token each time
+                    return self._send(200, html.encode(), {"Content-Type": "text/html; charset=utf-8"})
                 tag = f'"{etag}"'
                 if self.headers.get("If-None-Match") == tag:
                     return self._send(304, headers={"ETag": tag})
@@ -211,10 +223,11 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
     return server
 
 
-def start_server(threads: int, posts: int) -> tuple[subprocess.Popen[str], int]:
+def start_server(threads: int, posts: int, etags: bool = False) -> tuple[subprocess.Popen[str], int]:
     """The forum in a process of its own, so its CPU is not counted as the pollers'."""
     proc = subprocess.Popen([sys.executable, __file__, "serve", "--threads", str(threads),
-                             "--posts", str(posts)], stdout=subprocess.PIPE, text=True)
+                             "--posts", str(posts)] + (["--etags"] if etags else []),
+                            stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     port = int(proc.stdout.readline().strip())
     return proc, port
@@ -286,7 +299,8 @@ class PbpPoller:
     (polling the threads that grew) plus the full re-read of 1/RECHECK_FACTOR of the
     threads (edits, deletions), as the workers' schedule does."""
 
-    def __init__(self, port: int, threads: int, db_url: str, data_dir: Path, listing: bool = False) -> None:
+    def __init__(self, port: int, threads: int, db_url: str, data_dir: Path, listing: bool = False,
+                 host_interval: float = 2.0) -> None:
         from pbp.settings import load_settings
         from pbp.store.db import make_engine, session_scope, upgrade
         from pbp.store.models import Campaign, Thread
@@ -294,7 +308,7 @@ class PbpPoller:
 
         self.settings = load_settings(env={
             "PBP_DATA_DIR": str(data_dir), "PBP_DATABASE_URL": db_url,
-            "PBP_BROKER_URL": "memory://", "PBP_MIN_HOST_INTERVAL": "0",
+            "PBP_BROKER_URL": "memory://", "PBP_MIN_HOST_INTERVAL": str(host_interval),
             "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1"})
         upgrade(db_url)
         self.app = make_celery(self.settings, task_always_eager=True)
@@ -419,19 +433,20 @@ def measure(name: str, poller: Any, port: int, threads: int, cycles: int,
 def run(args: argparse.Namespace) -> None:
     import tempfile
 
-    server, port = start_server(args.threads, args.pages * PER_PAGE)
+    server, port = start_server(args.threads, args.pages * PER_PAGE, etags=args.etags)
     rng = random.Random(args.seed)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         db = args.db or f"sqlite:///{tmp}/bench.sqlite"
         try:
-            rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp) / "a"), port,
+            rows.append(measure("pbp", PbpPoller(port, args.threads, db, Path(tmp) / "a",
+                                                  host_interval=args.host_interval), port,
                                 args.threads, args.cycles, args.fraction, rng))
             db2 = args.db or f"sqlite:///{tmp}/bench-listing.sqlite"
             if args.db:  # a second campaign in the same database: fresh rows, fresh cursors
                 db2 = args.db
             rows.append(measure("pbp+listing", PbpPoller(port, args.threads, db2, Path(tmp) / "b",
-                                                         listing=True), port,
+                                                         listing=True, host_interval=args.host_interval), port,
                                 args.threads, args.cycles, args.fraction, rng))
             rows.append(measure("naive", NaivePoller(port, args.threads), port,
                                 args.threads, args.naive_cycles or args.cycles, args.fraction, rng))
@@ -439,7 +454,9 @@ def run(args: argparse.Namespace) -> None:
             server.terminate()
             server.wait()
     print(f"{args.threads} threads x {args.pages} pages, {int(args.fraction * 100)}% with a new post a cycle, "
-          f"{args.cycles} cycles (+1 drain), db={'given' if args.db else 'sqlite'}")
+          f"{args.cycles} cycles (+1 drain), db={'given' if args.db else 'sqlite'}, "
+          f"host interval {args.host_interval} s, forum {'with ETags' if args.etags else 'as machina: no ETag, a token per page'}; "
+          f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     keys = ["cycle_s", "cycle_cpu_s", "requests_per_post", "bytes_per_post", "cpu_per_post_ms",
             "delay_median_s", "delay_p95_s", "new_posts", "ingested", "not_modified", "initial_sync_s"]
     naive = rows[-1]
@@ -562,8 +579,12 @@ def main() -> None:
     sv = sub.add_parser("serve")
     sv.add_argument("--threads", type=int, default=1000)
     sv.add_argument("--posts", type=int, default=50)
-    p.add_argument("--threads", type=int, default=1000)
-    p.add_argument("--pages", type=int, default=10)
+    sv.add_argument("--etags", action="store_true")
+    p.add_argument("--threads", type=int, default=30)
+    p.add_argument("--pages", type=int, default=3)
+    p.add_argument("--host-interval", type=float, default=2.0,
+                   help="seconds between two requests to the forum (the setting's default; 0: the old bench)")
+    p.add_argument("--etags", action="store_true", help="the forum answers ETag/304 (flattering)")
     p.add_argument("--cycles", type=int, default=3)
     p.add_argument("--naive-cycles", type=int, default=0, help="default: --cycles")
     p.add_argument("--fraction", type=float, default=0.1)
@@ -573,7 +594,7 @@ def main() -> None:
     if args.cmd == "brokers":
         brokers(args)
     elif args.cmd == "serve":
-        server = serve(Forum(args.threads, args.posts), 0)
+        server = serve(Forum(args.threads, args.posts, etags=args.etags), 0)
         print(server.server_address[1], flush=True)
         threading.Event().wait()
     else:

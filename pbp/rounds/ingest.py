@@ -4,27 +4,41 @@ Idempotent by construction: a post is unique per (thread, platform id); a revisi
 stored only when the content hash changes; reading a post again finds its rolls by
 (post, tag) and its declarations by (round, combatant, post). Feeding the same records
 twice changes nothing.
+
+One batch, one savepoint (SCALE-6): a poll's posts are stored and read under a single
+savepoint, with no savepoint per post or roll and the thread's encounters and rounds read
+once per batch, not once per post. Two things break the savepoint, and neither loses a post
+or a roll: a clash with another worker (an :class:`IntegrityError`: it stored the post or
+took the roll index first) reads the whole batch again in the guarded mode, a savepoint per
+post and roll as before, which takes what the other worker stored; a post whose reading
+fails for any other reason is left out and the batch read again without it, then that post
+is stored unread (so the thread's history keeps it and an edit reads it again) and logged
+with its platform id.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import logging
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from ..sources.base import PostRecord, carries_marker
 from ..store import models as m
 from ..store.types import utcnow
 from .codec import combatant_to_model
-from .declare import live_encounter, narrator_names, process_post, round_at
+from .declare import narrator_names, process_post
 from .extensions import read_extensions
 from .ladder import player_posted
 from .policy import policy_for
 from .reading import ParseFn, parser_roster
+from .rolls import roll_batch
+
+log = logging.getLogger("pbp.rounds.ingest")
 
 
 def is_our_reply(rec: PostRecord) -> bool:
@@ -38,11 +52,51 @@ def _utc(dt: datetime) -> datetime:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime
-           ) -> tuple[m.Post | None, bool]:
-    """(post, whether anything changed)."""
-    post = session.scalar(select(m.Post).where(m.Post.thread_id == thread_id,
-                                               m.Post.platform_id == rec.platform_id))
+def _known(session: Session, thread_id: int, records: Sequence[PostRecord]) -> dict[str, m.Post]:
+    """The thread's stored posts among *records*, in one query per 500 (not one per post)."""
+    ids = sorted({r.platform_id for r in records})
+    known: dict[str, m.Post] = {}
+    for start in range(0, len(ids), 500):
+        known.update((p.platform_id, p) for p in session.scalars(
+            select(m.Post).where(m.Post.thread_id == thread_id,
+                                 m.Post.platform_id.in_(ids[start:start + 500]))))
+    return known
+
+
+class _Windows:
+    """The thread's live encounters and their rounds, read once per batch: the post's
+    encounter and round are then found in memory (SCALE-6; ingest opens no round)."""
+
+    def __init__(self, session: Session, thread_id: int) -> None:
+        self.session = session
+        self.encounters = [e for e in session.scalars(
+            select(m.Encounter).where(m.Encounter.thread_id == thread_id,
+                                      m.Encounter.status.in_(("setup", "active")))
+            .order_by(m.Encounter.started_at.desc(), m.Encounter.id.desc())) if e.started_at is not None]
+        self.rounds: dict[int, list[m.Round]] = {}
+
+    def encounter_at(self, at: datetime) -> m.Encounter | None:
+        """Like :func:`pbp.rounds.declare.live_encounter`: the latest started by *at*."""
+        return next((e for e in self.encounters if _utc(e.started_at) <= at), None)
+
+    def round_at(self, encounter_id: int, at: datetime) -> m.Round | None:
+        """Like :func:`pbp.rounds.declare.round_at`: the latest round opened by *at*."""
+        if encounter_id not in self.rounds:
+            self.rounds[encounter_id] = list(self.session.scalars(
+                select(m.Round).where(m.Round.encounter_id == encounter_id, m.Round.state != "cancelled")
+                .order_by(m.Round.number.desc())))
+        return next((r for r in self.rounds[encounter_id] if _utc(r.opens_at) <= at), None)
+
+
+def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
+           known: dict[str, m.Post] | None = None) -> tuple[m.Post | None, bool]:
+    """(post, whether anything changed). *known*: the batch's stored posts by platform id
+    (a batch needs no savepoint per post: its own savepoint covers a clash)."""
+    if known is not None:
+        post = known.get(rec.platform_id)
+    else:
+        post = session.scalar(select(m.Post).where(m.Post.thread_id == thread_id,
+                                                   m.Post.platform_id == rec.platform_id))
     if post is None:
         if rec.change == "deleted":
             return None, False
@@ -55,6 +109,10 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime
         post.revisions.append(m.PostRevision(number=1, content_hash=rec.revision, body=rec.body,
                                              text=rec.text, change="new", seen_at=now,
                                              edited_at=post.edited_at))
+        if known is not None:   # a clash breaks the batch: it is read again guarded
+            session.add(post)
+            known[rec.platform_id] = post
+            return post, True
         try:
             with session.begin_nested():
                 session.add(post)
@@ -88,20 +146,53 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime
 
 def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord], *,
                  now: datetime | None = None, parse: ParseFn | None = None) -> list[int]:
-    """Store *records* for the thread and read the new or changed ones for the round.
+    """Store *records* for the thread and read the new or changed ones for the round, as
+    one batch under one savepoint (see the module docstring for a clash or a bad post).
 
     Returns the ids of every stored post among *records* (new, edited or unchanged).
     """
     now = now or utcnow()
-    thread = session.get(m.Thread, thread_id)
-    if thread is None:
+    records = list(records)
+    if session.get(m.Thread, thread_id) is None:
         raise LookupError(f"no thread {thread_id}")
+    left_out: list[tuple[PostRecord, Exception]] = []
+    guarded = False
+    for _ in range(len(records) + 2):
+        reading: list[PostRecord] = []   # the record being read when something breaks
+        kept = [r for r in records if all(r is not bad for bad, _ in left_out)]
+        try:
+            with session.begin_nested(), roll_batch(session, enabled=not guarded):
+                ids = _read_batch(session, thread_id, kept, now, parse, reading, guarded)
+            break
+        except IntegrityError:
+            if guarded:
+                raise
+            guarded = True   # another worker stored some of it first: read it again, guarded
+        except SQLAlchemyError:
+            raise            # the database itself: the poll fails and is retried whole
+        except Exception as exc:  # noqa: BLE001 - one bad post must not lose the batch
+            if not reading:
+                raise
+            left_out.append((reading[-1], exc))
+    else:  # pragma: no cover - every pass leaves one more post out
+        raise RuntimeError("ingest could not settle its batch")
+    for rec, exc in left_out:
+        ids += _store_unread(session, thread_id, rec, now, exc)
+    return ids
+
+
+def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord], now: datetime,
+                parse: ParseFn | None, reading: list[PostRecord], guarded: bool) -> list[int]:
+    thread = session.get_one(m.Thread, thread_id)
     campaign = thread.campaign
     narrators = narrator_names(session, campaign, thread)
+    known = None if guarded else _known(session, thread_id, records)
+    windows = _Windows(session, thread_id)
     ids: list[int] = []
     cache: dict[int, tuple[Any, list[Any], Any]] = {}   # encounter -> (policy, roster, index)
     for rec in records:
-        post, changed = _store(session, thread_id, rec, now)
+        reading.append(rec)
+        post, changed = _store(session, thread_id, rec, now, known)
         if post is None:
             continue
         session.flush()
@@ -109,10 +200,10 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         if not changed or post.is_ours:
             continue
         made_by = latest_possible(post)
-        encounter = live_encounter(session, thread_id, made_by)
+        encounter = windows.encounter_at(made_by)
         if encounter is None:
             continue
-        rnd = round_at(session, encounter.id, made_by)
+        rnd = windows.round_at(encounter.id, made_by)
         post.round_id = rnd.id if rnd is not None else None
         if encounter.id not in cache:
             models = [combatant_to_model(c) for c in encounter.combatants]
@@ -126,7 +217,25 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
                      roster=roster, indexed=indexed)
         if not is_narrator:
             player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
+    reading.clear()
     return ids
+
+
+def _store_unread(session: Session, thread_id: int, rec: PostRecord, now: datetime,
+                  exc: Exception) -> list[int]:
+    """Keep a post whose reading failed, unread: the thread's history has it, the log says
+    why, and its next edit is read again. [] when even storing it fails."""
+    log.error("a post could not be read; stored unread, the rest of the batch was read",
+              extra={"thread_id": thread_id, "platform_id": rec.platform_id, "error": repr(exc)})
+    try:
+        with session.begin_nested():
+            post, _ = _store(session, thread_id, rec, now)
+            session.flush()
+    except Exception as again:  # noqa: BLE001 - the rest of the batch is kept regardless
+        log.error("a post could not be stored", extra={"thread_id": thread_id,
+                                                       "platform_id": rec.platform_id, "error": repr(again)})
+        return []
+    return [post.id] if post is not None else []
 
 
 _MINUTE = timedelta(seconds=59, microseconds=999_999)

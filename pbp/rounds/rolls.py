@@ -6,6 +6,12 @@ compute roll #7 of the round; the second insert breaks ``uq_rolls_round_index`` 
 ``uq_rolls_post_tag`` inside a savepoint, and we either take the roll the other worker
 made for that tag or try the next index. No code path can roll a tag twice.
 
+Inside an ingest batch (:func:`roll_batch`, SCALE-6) there is no savepoint per roll: the
+round's next index is counted in memory from one ``max()`` per round, and a clash with
+another worker breaks the batch's one savepoint instead; the batch is then read again in
+the guarded mode above (:func:`pbp.rounds.ingest.ingest_posts`), so a roll is still never
+lost nor made twice.
+
 A secret roll (DICE-2) takes its index like any other (no gap in the round's sequence)
 but draws its faces from its own seed ``h = sha256("K:n:i")`` under the encounter's hidden
 key, so the revealed round seed tells nothing about it; it is stored ``hidden`` with its
@@ -16,7 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -27,6 +34,25 @@ from ..errors import PbpError
 from ..rules.stats import resolve_name
 from ..store import models as m
 from .codec import record_from_roll
+
+#: ``session.info`` key of the running batch's next roll index per round (see roll_batch)
+BATCH = "pbp.roll_batch"
+
+
+@contextmanager
+def roll_batch(session: Session, enabled: bool = True) -> Iterator[None]:
+    """Rolls made inside are stored without a savepoint each, their indexes counted in
+    memory (SCALE-6: a savepoint and a ``max()`` per roll were most of an ingest's cost).
+    Only for a caller that runs the whole batch under one savepoint and reads it again on
+    an :class:`~sqlalchemy.exc.IntegrityError` (a concurrent worker took an index)."""
+    if not enabled:
+        yield
+        return
+    session.info[BATCH] = {}
+    try:
+        yield
+    finally:
+        session.info.pop(BATCH, None)
 
 
 def next_index(session: Session, round_id: int) -> int:
@@ -76,8 +102,9 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
         existing = tag_roll(session, post_id, tag_index)
         if existing is not None:
             return existing
+    batch: dict[int, int] | None = session.info.get(BATCH)
     for _ in range(attempts):
-        index = next_index(session, rnd.id)
+        index = batch[rnd.id] if batch is not None and rnd.id in batch else next_index(session, rnd.id)
         if hidden:
             own = hidden_seed(ensure_hidden_key(rnd.encounter), rnd.number, index)
             roll: Roll = DiceBox(seed=own).roll(expression, label=label, stats=stats,
@@ -91,6 +118,11 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
                                   written=written or expression)
         if hidden:
             record.hidden, record.seal = True, seal(own, roll.expression)
+        if batch is not None:   # a clash breaks the batch's savepoint: it is read again guarded
+            session.add(record)
+            _keep_post(session, record)
+            batch[rnd.id] = index + 1
+            return record
         try:
             with session.begin_nested():
                 session.add(record)

@@ -62,7 +62,15 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
     if post.deleted_at is not None:
         return
     rows = {c.key: c for c in encounter.combatants}
-    roster = [codec.combatant_to_model(c) for c in encounter.combatants]
+    built: list[Any] = []
+
+    def roster() -> list[Any]:
+        """The encounter's combatants as models, built only for an order that names one
+        (SCALE-6: building them for every post was a tenth of an ingest)."""
+        if not built:
+            built.extend(codec.combatant_to_model(c) for c in encounter.combatants)
+        return built
+
     tz = policy.timezone
     specs: list[read.AwaySpec] = []
     back = False
@@ -76,11 +84,11 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
             elif cmd.name == "standing.back":
                 back = True
             elif cmd.name == "standing.default":
-                set_order(session, row, read.default_order(rest, lang, roster, row.key,
+                set_order(session, row, read.default_order(rest, lang, roster(), row.key,
                                                            cmd.position),
                           now=now, post=post, rnd=rnd)
             elif cmd.name == "standing.if":
-                set_order(session, row, read.if_order(rest, lang, roster, row.key, cmd.position),
+                set_order(session, row, read.if_order(rest, lang, roster(), row.key, cmd.position),
                           now=now, post=post, rnd=rnd)
     if not specs and readings:
         specs = read.free_absences(post.text or "", readings[0].lang or policy.language,

@@ -1,0 +1,122 @@
+"""SCALE-6: a poll's posts are ingested as one batch under one savepoint, and still no roll
+is lost or made twice: on a clash with another worker the batch is read again guarded, and
+a post whose reading fails is left out (stored unread) while the others are read.
+
+The expected figures come from the posts themselves (PBP-4: one roll per roll tag, indexes
+consecutive in the round without a gap), not from a run of the program.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import pytest
+from sqlalchemy import Engine, event, select
+
+from pbp.rounds import ingest, rolls
+from pbp.store import models as m
+from pbp.store.db import session_scope
+
+from .world import at, make_world, post
+
+#: three roll tags in all: one in p1, two in p2; p3 is the narrator's NPC attack
+POSTS = [post("p1", "alice", at(1), "I attack Goblin Snag with my sword [roll]1d20+5[/roll]"),
+         post("p2", "bob", at(2), "I attack Goblin Rot [roll]1d20+5[/roll] [roll]1d8[/roll]"),
+         post("p3", "GM", at(3), "Goblin Snag: attacks Aria with the dagger")]
+
+
+@contextmanager
+def savepoints(engine: Engine) -> Iterator[list[str]]:
+    """Every SAVEPOINT statement the engine sends while inside."""
+    seen: list[str] = []
+
+    def listen(_conn, _cursor, statement, *_a):  # type: ignore[no-untyped-def]
+        if statement.lstrip().upper().startswith("SAVEPOINT"):
+            seen.append(statement)
+
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+
+
+def tag_rolls(engine: Engine, round_id: int) -> list[tuple[int, str | None, int | None]]:
+    """(index, post platform id, tag) of the round's rolls, by index."""
+    with session_scope(engine) as s:
+        rows = s.execute(select(m.RollRecord.roll_index, m.Post.platform_id, m.RollRecord.tag_index)
+                         .outerjoin(m.Post, m.Post.id == m.RollRecord.post_id)
+                         .where(m.RollRecord.round_id == round_id).order_by(m.RollRecord.roll_index))
+        return [tuple(r) for r in rows]  # type: ignore[misc]
+
+
+def test_scale_6_a_batch_takes_one_savepoint_and_keeps_every_roll(engine: Engine) -> None:
+    w = make_world(engine)
+    rid = w.open(at(0))
+    with savepoints(engine) as seen:
+        ids = w.ingest(POSTS, now=at(3))
+    assert len(ids) == 3
+    assert len(seen) == 1, seen   # before SCALE-6: one per post and per roll (6 here)
+    got = tag_rolls(engine, rid)
+    assert [i for i, _, _ in got] == list(range(len(got)))      # no gap, no double
+    assert [(p, t) for _, p, t in got if p] == [("p1", 0), ("p2", 0), ("p2", 1)]
+    before = w.count(m.RollRecord)
+    w.ingest(POSTS, now=at(4))    # the same posts again: nothing new
+    assert w.count(m.RollRecord) == before
+
+
+def test_scale_6_a_clash_on_a_roll_index_reads_the_batch_again_and_loses_no_roll(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another worker took index 0 after this batch read the round's top index: the
+    database refuses the double, the batch is read again guarded, the rolls go on at 1."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    opening = len(tag_rolls(engine, rid))   # the round's own rolls (initiative), 0..k-1
+    with session_scope(engine) as s:   # the other worker's roll, index k
+        rolls.make_roll(s, s.get_one(m.Round, rid), "1d20", kind="table", actor="snag")
+    real = rolls.next_index
+    calls = {"n": 0}
+
+    def stale_once(session, round_id):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        return opening if calls["n"] == 1 else real(session, round_id)
+
+    monkeypatch.setattr(rolls, "next_index", stale_once)
+
+    ids = w.ingest(POSTS, now=at(3))
+    assert len(ids) == 3
+    assert calls["n"] > 1                                        # the guarded pass ran
+    got = tag_rolls(engine, rid)
+    assert [i for i, _, _ in got] == list(range(opening + 4))   # no gap, no double
+    assert got[opening][1] is None                               # the other worker's stays
+    assert [(p, t) for _, p, t in got[opening + 1:]] == [("p1", 0), ("p2", 0), ("p2", 1)]
+    assert w.count(m.Post) == 3
+
+
+def test_scale_6_a_post_that_cannot_be_read_is_stored_unread_and_the_others_are_read(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    w = make_world(engine)
+    rid = w.open(at(0))
+    real = ingest.process_post
+
+    def broken_for_bob(session, post, **kw):  # type: ignore[no-untyped-def]
+        if post.platform_id == "p2":
+            raise RuntimeError("a bug met in bob's post")
+        return real(session, post, **kw)
+
+    monkeypatch.setattr(ingest, "process_post", broken_for_bob)
+    ids = w.ingest(POSTS, now=at(3))
+    assert len(ids) == 3                                         # p2 kept too
+    assert w.count(m.Post) == 3
+    assert [p for _, p, _ in tag_rolls(engine, rid) if p] == ["p1"]   # p2's tags not rolled
+    with session_scope(engine) as s:
+        p2 = s.scalar(select(m.Post).where(m.Post.platform_id == "p2"))
+        assert p2 is not None and p2.body.startswith("I attack Goblin Rot")
+        authors = set(s.scalars(select(m.Post.platform_id).join(m.Declaration, m.Declaration.post_id == m.Post.id)))
+    assert authors == {"p1", "p3"}
+    monkeypatch.setattr(ingest, "process_post", real)             # fixed: bob edits his post
+    edited = post("p2", "bob", at(2), "I attack Goblin Rot [roll]1d20+5[/roll] [roll]1d8[/roll] !",
+                  change="edited", edited_at=at(2, 30))
+    w.ingest([edited], now=at(4))
+    assert [p for _, p, _ in tag_rolls(engine, rid) if p] == ["p1", "p2", "p2"]
