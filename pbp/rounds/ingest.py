@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from ..sources.base import PostRecord, carries_marker
 from ..store import models as m
 from ..store.types import utcnow
+from . import between
 from .codec import combatant_to_model
 from .declare import live_encounter, narrator_names, process_post, round_at
 from .extensions import read_extensions
@@ -109,7 +110,9 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
             continue
         made_by = latest_possible(post)
         encounter = live_encounter(session, thread_id, made_by)
-        if encounter is None:
+        if encounter is None:   # STALL-1: between fights an absence is still read
+            if post.author.casefold() not in narrators:
+                between.record_post(session, post, campaign, now)
             continue
         rnd = round_at(session, encounter.id, made_by)
         post.round_id = rnd.id if rnd is not None else None
