@@ -30,6 +30,7 @@ from sqlalchemy.orm import Session
 from ..sources.base import PostRecord, carries_marker
 from ..store import models as m
 from ..store.types import utcnow
+from . import between
 from .codec import combatant_to_model
 from .declare import narrator_names, process_post
 from .extensions import read_extensions
@@ -201,7 +202,9 @@ def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord],
             continue
         made_by = latest_possible(post)
         encounter = windows.encounter_at(made_by)
-        if encounter is None:
+        if encounter is None:   # STALL-1: between fights an absence is still read
+            if post.author.casefold() not in narrators:
+                between.record_post(session, post, campaign, now)
             continue
         rnd = windows.round_at(encounter.id, made_by)
         post.round_id = rnd.id if rnd is not None else None

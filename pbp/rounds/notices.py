@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from ..render import render_reply
 from ..store import models as m
+from ..store import queries
 from . import hidden, proof
 from .replies import new_view, store_reply
 from .status import status_block
@@ -23,6 +24,15 @@ from .status import status_block
 
 def _names(rnd: m.Round) -> dict[str, str]:
     return {c.key: c.name for c in rnd.encounter.combatants}
+
+
+def _final(session: Session, last: m.Round) -> m.Round | None:
+    """The round whose resolved state is the encounter's final one: *last* itself, or the
+    one before it when *last* was closed without a result (its state was never made)."""
+    rnd: m.Round | None = last
+    while rnd is not None and not (rnd.state == "resolved" and rnd.state_after):
+        rnd = queries.previous_round(session, rnd)
+    return rnd
 
 
 def queue_deadline_notice(session: Session, rnd: m.Round, before: datetime, override_id: int,
@@ -46,6 +56,8 @@ def queue_closing(session: Session, last: m.Round, closed: int | None, now: date
         view.closed_round = closed
         view.proof = proof.closing_lines(session, last, closed)
         hidden.ending(session, view, last.encounter, _names(last))
+        view.status = status_block(session, last.encounter, None, now,
+                                   after=_final(session, last))   # STALL-8: the final state
         return render_reply(view)
 
     return store_reply(session, last.encounter, last.id, "closing", f"{last.id}:closing", now, body)
@@ -62,6 +74,9 @@ def queue_correction(session: Session, rnd: m.Round, override_id: int,
         view.overrides = list(adjusted)
         view.note = note
         view.proof = proof.correction_lines(session, rnd)
+        # STALL-8: the corrected state, and the round open now (if any) with who owes a post
+        view.status = status_block(session, rnd.encounter, queries.next_round(session, rnd),
+                                   now, after=rnd)
         return render_reply(view)
 
     return store_reply(session, rnd.encounter, rnd.id, "correction",

@@ -60,6 +60,9 @@ def resolve_pending(rs: ForumD20Hooks, ctx: RoundContext) -> None:
             value = roll.total + total(mods)
         shown = situ if own is not None else mods   # the modifiers really added
         defense = Defense(value, skill, roll, roll.natural, tuple(shown), rule)
+        if own is None:   # STALL-6: said as rolled by pbp, from the sheet, through the dice box
+            ctx.emit("defense.by-pbp", target=target.key, rule="STALL-6", rolls=(roll,),
+                     kind=skill, total=value)
         ctx.note(c.key)["attack_number"] = entry.attack_number
         rs.finish_attack(ctx, c, target, action, weapon, attack, defense)
         ctx.note(c.key)["attack_number"] = 0

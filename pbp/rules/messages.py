@@ -69,6 +69,7 @@ EN: dict[str, str] = {
     "attack.misdirected": "The natural 1 sends {actor}'s shot into {target} instead.",
     "attack.pending": "{actor} attacks {target} ({total}); {target} rolls defense in the next post.",
     "defense.rolled": "{target} defends with {kind}: {total}.",
+    "defense.by-pbp": "{target} posted no defense roll: rolled by pbp from the sheet ({kind}): {total}.",
     "damage": "{target} takes {amount} damage ({hp_before} -> {hp_after} HP).",
     "healing": "{target} recovers {amount} HP ({hp_before} -> {hp_after}).",
     "combatant.down": "{target} is down.",

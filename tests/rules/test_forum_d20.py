@@ -146,6 +146,7 @@ def test_fd_4_player_rolls_defense_in_next_post_when_narrator_says_so() -> None:
                pending=res.encounter.pending)
     defense = one(res2, "defense.rolled")
     assert defense.params["total"] == 5  # the posted roll, not a new one
+    assert not find(res2, "defense.by-pbp")  # STALL-6: the player's own roll is not marked
     assert find(res2, "attack.hit", actor="orc") and hp(res2, "hero") < 30
     assert not res2.encounter.pending
 
@@ -656,6 +657,9 @@ def test_fd_4_player_defense_missing_next_post_is_rolled_by_the_service() -> Non
               pending=res.encounter.pending)
     defense = one(nxt, "defense.rolled")
     assert defense.rolls[0].label == "defense fortitude" and defense.params["natural"] == 2
+    marked = one(nxt, "defense.by-pbp")   # STALL-6: said as rolled by pbp, with the same roll
+    assert marked.rule == "STALL-6" and marked.rolls == defense.rolls
+    assert marked.target == "hero" and marked.params["total"] == defense.params["total"]
 
 
 def test_fd_16_initiative_ties_go_to_the_higher_bonus_then_dex_or_a_roll_off() -> None:
