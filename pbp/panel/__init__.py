@@ -29,6 +29,7 @@ from . import (
     campaigns,
     clocks,
     combatants,
+    compression,
     dashboard,
     db,
     encounters,
@@ -78,6 +79,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(verification.bp)
     app.register_blueprint(standing.bp)
     health.init_app(app)
+    compression.init_app(app)
     _freeze_long_lived(app)
     return app
 
