@@ -4,11 +4,19 @@ load average printed beside each figure (the machine is shared).
 
     python bench/bench_panel_workers.py
 """
-import os, sys, subprocess, time, socket, tempfile, re
+import os
+import re
+import socket
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench")); sys.path.insert(0, str(ROOT))
 import bench_panel as bp
+
 d = tempfile.mkdtemp(); url = f"sqlite:///{d}/b.db"
 ids = bp.seed(url)
 for w in ("1", "2"):
