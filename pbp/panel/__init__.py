@@ -29,6 +29,7 @@ from . import (
     campaigns,
     clocks,
     combatants,
+    compression,
     dashboard,
     db,
     encounters,
@@ -84,6 +85,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(ladder.bp)
     app.register_blueprint(owes.bp)
     health.init_app(app)
+    compression.init_app(app)
     _freeze_long_lived(app)
     return app
 

@@ -25,6 +25,8 @@ from wtforms import (
 )
 from wtforms.validators import DataRequired, InputRequired, Length, NumberRange, Optional
 
+from .csrf_mask import MaskedCSRF
+
 try:  # WTForms 3.3 deprecates (value, label) tuples
     from wtforms import SelectChoice as _Choice
 except ImportError:  # pragma: no cover - older WTForms
@@ -43,6 +45,8 @@ class Form(FlaskForm):
     tests/panel/test_hostile_forms.py. Now that field sees no value, as if left empty.)"""
 
     class Meta(FlaskForm.Meta):
+        csrf_class = MaskedCSRF     # a fresh mask on every render (BREACH, docs/panel.md)
+
         def wrap_formdata(self, form: Any, formdata: Any) -> Any:
             data = super().wrap_formdata(form, formdata)
             if not isinstance(data, CombinedMultiDict):

@@ -12,7 +12,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from flask import Flask, Response, abort, request
 from flask_wtf.csrf import CSRFProtect
 
-from . import cookies, throttle
+from . import cookies, csrf_mask, throttle
 from .db import session as db_session
 
 csrf = CSRFProtect()
@@ -70,6 +70,8 @@ def _refuse_malformed_forms() -> None:
 def init_app(app: Flask) -> None:
     cookies.init_app(app)
     app.before_request(_refuse_malformed_forms)   # before CSRFProtect's own check
+    csrf_mask.init_app(app)                       # BREACH: unmask before the check
     csrf.init_app(app)
+    csrf_mask.init_templates(app)
     app.extensions["pbp_login_throttle"] = throttle.from_config(app.config, db_session)
     app.after_request(_headers)
