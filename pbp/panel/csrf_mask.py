@@ -91,5 +91,8 @@ def init_app(app: Flask) -> None:
 
 
 def init_templates(app: Flask) -> None:
-    """Call after ``CSRFProtect.init_app``, which sets the plain ``csrf_token`` global."""
+    """Call after ``CSRFProtect.init_app``, which sets the plain ``csrf_token`` as a Jinja
+    global AND in a context processor (which wins over the global): replace both, the
+    processor by one registered after it (later processors' names win)."""
     app.jinja_env.globals["csrf_token"] = masked_csrf_token
+    app.context_processor(lambda: {"csrf_token": masked_csrf_token})

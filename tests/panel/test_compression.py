@@ -43,3 +43,19 @@ def test_scale5_csrf_token_masked_per_render_and_accepted(tmp_path: Path) -> Non
     assert ok.status_code != 400
     bad = c.post("/login", data={"csrf_token": "m." + first[2:][::-1], "name": "nobody", "password": "x"})
     assert bad.status_code == 400
+
+
+def test_scale5_every_token_a_page_renders_is_masked_and_differs_per_render(tmp_path: Path) -> None:
+    """BREACH: no token on a rendered page is the plain signed value (the header's
+    language form uses ``csrf_token()``, the login form ``form.csrf_token``), and two
+    renders of one page share no token bytes an attacker could guess; each one posts."""
+    c = _app(tmp_path).test_client()
+    pages = [TOKEN.findall(c.get("/login").get_data(as_text=True)) for _ in range(2)]
+    assert all(len(tokens) >= 2 for tokens in pages), pages     # language switcher + login form
+    assert all(t.startswith("m.") for tokens in pages for t in tokens), pages
+    assert not set(pages[0]) & set(pages[1])
+    secrets = {csrf_mask.unmask(t) for tokens in pages for t in tokens}
+    assert len(secrets) == 1                                      # one session token under all
+    for token in pages[1]:
+        answer = c.post("/login", data={"csrf_token": token, "name": "nobody", "password": "x"})
+        assert answer.status_code != 400
