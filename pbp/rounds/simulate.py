@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.pool import StaticPool
 
 from ..errors import UnreadableInput
@@ -200,10 +200,13 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
              db_url: str | None = None) -> Simulation:
     """Play *script* through the service layer on an in-memory database (or the empty
     database at *db_url*, e.g. a PostgreSQL test database: its tables are created and
-    dropped again); return the replies, the audit log and the end state."""
+    dropped again; a database with tables is refused); return the replies, the audit log and the end state."""
     if db_url:
         engine = make_engine(db_url)
-        m.Base.metadata.drop_all(engine)
+        if inspect(engine).get_table_names():
+            engine.dispose()
+            raise UnreadableInput("pbp simulate plays on an EMPTY database only (it creates "
+                                  "its tables and drops them at the end)", where=db_url)
     else:
         engine = make_engine("sqlite://", poolclass=StaticPool,
                              connect_args={"check_same_thread": False})
