@@ -308,7 +308,13 @@ def send_reminder(session: Session, round_id: int, now: datetime) -> int | None:
     if not owing:
         return None   # nobody owes a post, or only players who said they are away (STALL-1)
     audit_reminded(session, rnd, owing, now, min(due))          # STALL-3 step 1
-    return queue_round_reply(session, rnd, "reminder", now, suffix=f"{min(due):g}h")
+    reply = queue_round_reply(session, rnd, "reminder", now, suffix=f"{min(due):g}h")
+    enc = rnd.encounter   # an automatic decision: audited like the others (issue 15)
+    session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id,
+                             encounter_id=enc.id, round_id=rnd.id, action="round.reminder",
+                             entity="round", entity_id=str(rnd.id), before=None,
+                             after={"hours": min(due), "deadline": rnd.deadline.isoformat()}))
+    return reply
 
 
 def due_rounds(session: Session, now: datetime) -> list[int]:

@@ -126,12 +126,20 @@ def run_resolution(session: Session, rnd: m.Round, now: datetime, *,
         _keep_later_changes(session, rnd, rows, saved, old_after)
     for ov in queries.round_overrides(session, rnd.id):   # all in this result now
         ov.applied = True
+    for ev in said:   # PBP-2: the latency rule applied is an automatic decision (issue 15)
+        if ev.actor and ev.code.startswith("latency.") and ev.code != "latency.waived":
+            session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id,
+                                     encounter_id=enc.id, round_id=rnd.id,
+                                     action="round.latency", entity="combatant",
+                                     entity_id=ev.actor, before=None,
+                                     after={"code": ev.code, "rule": ev.rule}))
     session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id,
                              encounter_id=enc.id, round_id=rnd.id,
                              action="round.reresolve" if reresolve else "round.resolve",
                              entity="round", entity_id=str(rnd.id),
                              before={"state": "open"}, after={"state": "resolved",
-                                                              "events": len(said)}))
+                                                              "events": len(said),
+                                                              "early": now < rnd.deadline}))
     session.flush()
     if engine.fight_over(result.encounter):
         enc.status = "finished"

@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.pool import StaticPool
 
 from ..errors import UnreadableInput
@@ -52,7 +52,8 @@ from . import service
 from .lifecycle import seeded
 
 THREAD_KEYS = {"start", "open", "round_hours", "resolve_delay_minutes", "timezone", "language",
-               "platform", "narrators", "rounds", "reminder_hours", "early_close", "name"}
+               "platform", "narrators", "rounds", "reminder_hours", "early_close", "name",
+               "beat_minutes", "until", "db"}
 POST_KEYS = {"id", "author", "at", "text", "edit", "delete", "fmt"}
 _OFFSET = re.compile(r"^\+(\d+):(\d{2})$")
 
@@ -83,6 +84,10 @@ class ThreadScript:
     reminder_hours: tuple[float, ...] = ()
     early_close: bool = False
     name: str = ""
+    beat_minutes: float | None = None     # drive the real beat sweep every N virtual minutes
+    until: datetime | None = None         # with the beat: stop here (default: 14 days on)
+    #: combatant key -> the sheet's ``default_action`` (STALL-2; enemies act from it)
+    default_actions: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -99,6 +104,14 @@ class Simulation:
     replies: list[SimulatedReply] = field(default_factory=list)
     declarations: list[dict[str, Any]] = field(default_factory=list)
     verified: bool = True
+    #: the audit log, oldest first: at, actor, action, entity_id, round, after
+    audit: list[dict[str, Any]] = field(default_factory=list)
+    #: every stored round event: round, code, actor, target, rule, params
+    events: list[dict[str, Any]] = field(default_factory=list)
+    #: the encounter at the end: status, and each combatant's side, player, hp, down
+    status: str = ""
+    combatants: list[dict[str, Any]] = field(default_factory=list)
+    rounds: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _when(raw: Any, start: datetime, where: str) -> datetime:
@@ -138,6 +151,10 @@ def load_thread(path: str | Path) -> ThreadScript:
     if unknown:
         raise UnreadableInput(f"unknown key(s) {', '.join(unknown)} (known: "
                               f"{', '.join(sorted(THREAD_KEYS))})", where=f"{path}: thread")
+    defaults = {}
+    for c in data.get("combatants") or []:
+        if isinstance(c, dict) and "default_action" in c:
+            defaults[str(c.get("key", ""))] = str(c.pop("default_action"))
     scenario = loads(yaml.safe_dump(data, allow_unicode=True), path)
     start = _when(thread.get("start", "2026-01-01T12:00:00Z"),
                   datetime(2026, 1, 1, 12, tzinfo=UTC), f"{path}: thread.start")
@@ -172,14 +189,27 @@ def load_thread(path: str | Path) -> ThreadScript:
         rounds=int(thread["rounds"]) if "rounds" in thread else None,
         reminder_hours=tuple(float(h) for h in thread.get("reminder_hours", ())),
         early_close=bool(thread.get("early_close", False)),
-        name=str(thread.get("name", "") or scenario.title))
+        name=str(thread.get("name", "") or scenario.title),
+        beat_minutes=float(thread["beat_minutes"]) if "beat_minutes" in thread else None,
+        default_actions=defaults,
+        until=_when(thread["until"], start, f"{path}: thread.until") if "until" in thread else None)
 
 
 def simulate(script: ThreadScript, *, seed: str | None = None, language: str | None = None,
-             platform: str | None = None, verify: bool = True) -> Simulation:
-    """Play *script* through the service layer on an in-memory database; return the replies."""
-    engine = make_engine("sqlite://", poolclass=StaticPool,
-                         connect_args={"check_same_thread": False})
+             platform: str | None = None, verify: bool = True,
+             db_url: str | None = None) -> Simulation:
+    """Play *script* through the service layer on an in-memory database (or the empty
+    database at *db_url*, e.g. a PostgreSQL test database: its tables are created and
+    dropped again; a database with tables is refused); return the replies, the audit log and the end state."""
+    if db_url:
+        engine = make_engine(db_url)
+        if inspect(engine).get_table_names():
+            engine.dispose()
+            raise UnreadableInput("pbp simulate plays on an EMPTY database only (it creates "
+                                  "its tables and drops them at the end)", where=db_url)
+    else:
+        engine = make_engine("sqlite://", poolclass=StaticPool,
+                             connect_args={"check_same_thread": False})
     m.Base.metadata.create_all(engine)
     base = seed if seed is not None else script.scenario.seed
     counter = itertools.count(1)
@@ -205,7 +235,14 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
                                               name=script.name, surprise=enc.surprise,
                                               surprised=enc.surprised, now=script.start)
                 tid = thread.id
-            _play(engine, script, eid, tid)
+                for row in s.scalars(select(m.Combatant).where(m.Combatant.encounter_id == eid)):
+                    if row.key in script.default_actions:   # STALL-2: the sheet's default
+                        row.sheet = {**(row.sheet or {}),
+                                     "default_action": script.default_actions[row.key]}
+            if script.beat_minutes:
+                _play_beat(engine, script, eid, tid)
+            else:
+                _play(engine, script, eid, tid)
         with session_scope(engine) as s:
             for r in s.scalars(select(m.Reply).order_by(m.Reply.id)):
                 rnd = s.get(m.Round, r.round_id) if r.round_id else None
@@ -218,14 +255,78 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
                     "late": d.late, "speech_count": d.speech_count,
                     "speech_limit": d.speech_limit, "notes": list(d.notes or []),
                     "actions": [a.get("kind") for a in d.actions or []]})
+            _collect(s, eid, out)
             if verify:
                 for rid in s.scalars(select(m.Round.id).where(m.Round.seed_revealed.is_(True))):
                     out.verified = out.verified and service.verify_round(s, rid).ok
                 # DICE-1: and the replies' proof, as a visitor checks it
                 out.verified = out.verified and check(read_blocks([r.body for r in out.replies])).ok
     finally:
+        if db_url:
+            m.Base.metadata.drop_all(engine)
         engine.dispose()
     return out
+
+
+def _collect(s: Any, eid: int, out: Simulation) -> None:
+    """The audit log, the round events and the end state, for the summary and the tests."""
+    numbers = {r.id: r.number for r in s.scalars(select(m.Round).where(m.Round.encounter_id == eid))}
+    for r in s.scalars(select(m.Round).where(m.Round.encounter_id == eid).order_by(m.Round.number)):
+        out.rounds.append({"number": r.number, "opens_at": r.opens_at, "deadline": r.deadline,
+                           "resolved_at": r.resolved_at, "state": r.state})
+    for a in s.scalars(select(m.AuditEntry).order_by(m.AuditEntry.id)):
+        out.audit.append({"at": a.at, "actor": a.actor, "action": a.action,
+                          "entity_id": a.entity_id, "round": numbers.get(a.round_id),
+                          "after": dict(a.after or {})})
+    for e in s.scalars(select(m.EventRecord).where(m.EventRecord.round_id.in_(list(numbers)))
+                       .order_by(m.EventRecord.round_id, m.EventRecord.seq)):
+        out.events.append({"round": numbers[e.round_id], "code": e.code, "actor": e.actor,
+                           "target": e.target, "rule": e.rule, "params": dict(e.params or {})})
+    enc = s.get(m.Encounter, eid)
+    out.status = enc.status
+    out.combatants = [{"key": c.key, "name": c.name, "side": c.side, "player": c.player,
+                       "hp": c.hp, "down": c.down} for c in enc.combatants]
+
+
+def _play_beat(engine: Any, script: ThreadScript, eid: int, tid: int) -> None:
+    """Play the posts against the real beat: every ``beat_minutes`` of virtual time, run
+    what ``pbp.sweep_deadlines`` runs (:func:`pbp.jobs.delivery.due_work`: reminders due,
+    rounds due by deadline or by early close, STALL-4) at that moment, until the fight is
+    over or ``until`` (default: 14 days after the start)."""
+    tick = timedelta(minutes=float(script.beat_minutes or 30))
+    end = script.until or script.start + timedelta(days=14)
+    posts = list(script.posts)
+    opened = False
+    at = script.start
+    while at <= end:
+        while posts and posts[0].at <= at:
+            p = posts.pop(0)
+            if not opened and p.at >= script.open_at:
+                with session_scope(engine) as s:
+                    service.open_round(s, eid, script.open_at)
+                opened = True
+            _ingest(engine, tid, p)
+        if not opened and at >= script.open_at:
+            with session_scope(engine) as s:
+                service.open_round(s, eid, script.open_at)
+            opened = True
+        if opened:
+            with session_scope(engine) as s:
+                for rid in service.due_reminders(s, at):
+                    service.send_reminder(s, rid, at)
+                for rid in service.due_rounds(s, at):
+                    service.resolve_round(s, rid, at)
+                if s.get(m.Encounter, eid).status == "finished":  # type: ignore[union-attr]
+                    return
+        at += tick
+
+
+def _ingest(engine: Any, tid: int, p: ScriptedPost) -> None:
+    record = PostRecord(platform_id=p.platform_id, author=p.author, posted_at=p.at,
+                        body=p.text, text=p.text, fmt=p.fmt, change=p.change,  # type: ignore[arg-type]
+                        edited_at=p.at if p.change == "edited" else None)
+    with session_scope(engine) as s:
+        service.ingest_posts(s, tid, [record], now=p.at)
 
 
 def _play(engine: Any, script: ThreadScript, eid: int, tid: int) -> None:

@@ -197,7 +197,10 @@ def ruleset_default(model: Encounter, key: str, houserules: Mapping[str, Any]
 def plan_round(session: Session, rnd: m.Round, rows: Sequence[m.Combatant],
                declared: set[str], model: Encounter, policy: RoundPolicy) -> dict[str, Plan]:
     """For each player with no counted declaration: the standing order, or the away
-    default, or nothing (the engine's latency rule then)."""
+    default, or nothing (the engine's latency rule then). An NPC the narrator has not
+    declared for acts from its sheet's ``default_action`` when it has one, so a fight can
+    run on with no narrator action (issue 15's simulated campaign); marked and audited
+    like a player's standing order."""
     enc = rnd.encounter
     roster: list[Combatant] = list(model.combatants)
     mine: dict[int, list[store.StandingOrder]] = {}
@@ -205,18 +208,22 @@ def plan_round(session: Session, rnd: m.Round, rows: Sequence[m.Combatant],
         mine.setdefault(o.combatant_id, []).append(o)
     plans: dict[str, Plan] = {}
     for row in rows:
-        if not row.player or row.down or row.key in declared or (row.sheet or {}).get("is_object"):
+        sheet_default = str((row.sheet or {}).get("default_action") or "").strip()
+        if row.down or row.key in declared or (row.sheet or {}).get("is_object"):
             continue
-        away = store.active_absence(session, enc.campaign_id, row.player, rnd.deadline)
+        if not row.player and not sheet_default:
+            continue   # an NPC acts when the narrator says so, or from its sheet's default
+        away = (store.active_absence(session, enc.campaign_id, row.player, rnd.deadline)
+                if row.player else None)
         orders = mine.get(row.id, [])
         plan = Plan(row.key, None, "none", away=away)
         default = next((o for o in reversed(orders) if o.kind == "default"), None)
         if default is not None and rules.default_problem(_actions(default.actions)) is None:
             plan.actions, plan.source, plan.text = _actions(default.actions), "default", default.text
-        elif (sheet := str((row.sheet or {}).get("default_action") or "").strip()):
-            spec = read.default_order(sheet, policy.language, roster, row.key, 0)
+        elif sheet_default:
+            spec = read.default_order(sheet_default, policy.language, roster, row.key, 0)
             if spec.actions and rules.default_problem(spec.actions) is None:
-                plan.actions, plan.source, plan.text = spec.actions, "sheet", sheet
+                plan.actions, plan.source, plan.text = spec.actions, "sheet", sheet_default
         for o in orders:
             if o.kind == "if" and o.condition:
                 plan.conditionals.append((o, rules.StandingCondition.from_dict(o.condition),
