@@ -26,4 +26,7 @@ def init_app(app: Flask) -> None:
     app.config.setdefault("COMPRESS_LEVEL", 6)
     app.config.setdefault("COMPRESS_BR_LEVEL", 4)
     app.config.setdefault("COMPRESS_MIN_SIZE", 500)
+    # streamed answers (send_file: the stylesheet and script) go as they are: compressing
+    # them left the file open (a ResourceWarning per asset) and they are cached anyway
+    app.config.setdefault("COMPRESS_STREAMS", False)
     compress.init_app(app)
