@@ -5,7 +5,6 @@ test from the rule in :mod:`pbp.rounds.clocks` (quoted where it is used)."""
 from __future__ import annotations
 
 import re
-
 from datetime import UTC, datetime, timedelta
 
 import pytest
