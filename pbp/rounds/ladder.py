@@ -44,7 +44,7 @@ SET_BY = "run_by_narrator_set_by"
 
 def _audit(session: Session, rnd: m.Round | None, enc: m.Encounter, action: str, entity: str,
            entity_id: str, after: dict[str, object], now: datetime, note: str = "") -> None:
-    session.add(m.AuditEntry(at=now, actor="pbp", campaign_id=enc.campaign_id, encounter_id=enc.id,
+    session.add(m.AuditEntry(at=now, actor="system", campaign_id=enc.campaign_id, encounter_id=enc.id,
                              round_id=rnd.id if rnd is not None else None, action=action,
                              entity=entity, entity_id=entity_id, after=after, note=note))
 

@@ -53,7 +53,7 @@ from .lifecycle import seeded
 
 THREAD_KEYS = {"start", "open", "round_hours", "resolve_delay_minutes", "timezone", "language",
                "platform", "narrators", "rounds", "reminder_hours", "early_close", "name",
-               "beat_minutes", "until", "db"}
+               "beat_minutes", "until", "db", "missed_limit", "auto_narrator_run"}
 POST_KEYS = {"id", "author", "at", "text", "edit", "delete", "fmt"}
 _OFFSET = re.compile(r"^\+(\d+):(\d{2})$")
 
@@ -83,6 +83,8 @@ class ThreadScript:
     rounds: int | None = None
     reminder_hours: tuple[float, ...] = ()
     early_close: bool = False
+    missed_limit: int = 0                 # STALL-3: the narrator told after this many misses
+    auto_narrator_run: bool = False       # STALL-3: ... and runs the character
     name: str = ""
     beat_minutes: float | None = None     # drive the real beat sweep every N virtual minutes
     until: datetime | None = None         # with the beat: stop here (default: 14 days on)
@@ -189,6 +191,8 @@ def load_thread(path: str | Path) -> ThreadScript:
         rounds=int(thread["rounds"]) if "rounds" in thread else None,
         reminder_hours=tuple(float(h) for h in thread.get("reminder_hours", ())),
         early_close=bool(thread.get("early_close", False)),
+        missed_limit=int(thread.get("missed_limit", 0)),
+        auto_narrator_run=bool(thread.get("auto_narrator_run", False)),
         name=str(thread.get("name", "") or scenario.title),
         beat_minutes=float(thread["beat_minutes"]) if "beat_minutes" in thread else None,
         default_actions=defaults,
@@ -223,7 +227,8 @@ def simulate(script: ThreadScript, *, seed: str | None = None, language: str | N
                     language=language or script.language, timezone=script.timezone,
                     houserules={k: v for k, v in dict(script.scenario.houserules).items()},
                     round_hours=script.round_hours, reminder_hours=list(script.reminder_hours),
-                    early_close=script.early_close)
+                    early_close=script.early_close, missed_limit=script.missed_limit,
+                    auto_narrator_run=script.auto_narrator_run)
                 s.add(campaign)
                 s.flush()
                 thread = m.Thread(campaign_id=campaign.id, kind="file", url="bench://thread",

@@ -93,6 +93,23 @@ def _check_campaign(sim: Simulation) -> None:
     assert _audit(sim, "standing.apply", "ogre")[0]["after"]["source"] == "sheet"
     assert "standing order followed: attack Bram" in _resolution(sim, 1)
 
+    # STALL-3 (missed_limit 3, no automatic narrator-run): Dain's player posts only in
+    # round 1 (his standing order acts after), Edda's in rounds 1-2: a miss per later round,
+    # counted in a row; the narrator is told once, at the third (rounds 4 and 5); Carol is
+    # away (never a miss), Aria and Bram always post
+    numbers = [r["number"] for r in resolved]
+    for player, first in (("dave", 2), ("erin", 3)):
+        misses = [a for a in _audit(sim, "ladder.missed", player)]
+        assert [a["round"] for a in misses] == [n for n in numbers if n >= first]
+        assert [a["after"]["missed_in_row"] for a in misses] == list(range(1, len(misses) + 1))
+        told = [a for a in sim.audit if a["action"] == "ladder.narrator"
+                and a["after"]["player"] == player]
+        assert [a["round"] for a in told] == [first + 2]
+        assert told[0]["after"]["narrator_run"] is False
+    for player in ("carol", "alice", "bob"):
+        assert not _audit(sim, "ladder.missed", player)
+    assert not _audit(sim, "ladder.narrator_run")
+
     # every automatic decision kind is in the audit log; reminders also in the replies
     kinds = {a["action"] for a in sim.audit}
     assert {"round.resolve", "round.reminder", "round.latency", "standing.apply",

@@ -4,6 +4,7 @@ test from the rule in :mod:`pbp.rounds.clocks` (quoted where it is used)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -299,14 +300,16 @@ STATUS = {
 }
 
 
+@pytest.mark.parametrize("platform", ["bbcode", "markdown", "text"])
 @pytest.mark.parametrize("lang", ["en", "pt", "ru"])
-def test_STALL8_the_reminder_ends_with_the_status_block(engine, lang):
+def test_STALL8_the_reminder_ends_with_the_status_block(engine, lang, platform):
     """A reminder 23 h before the deadline (opened at 12:00 UTC, deadline 24 h later): "in
     23 h". Bram 11/20 and Cyd 0/20 (down) as numbers; Goblin Rot at 5/9 is above half:
     wounded; Goblin Snag at 9/9 unhurt; Aria frightened for 3 rounds from round 1: in round
     1 it covers rounds 1-3, "3 rounds left"; prone has no duration. Cyd is down: a
     character down owes no post (PBP-2's "missing" never names one), so only Bram owes."""
-    w = make_world(engine, language=lang, timezone_name=SP, reminder_hours=(23,))
+    w = make_world(engine, language=lang, timezone_name=SP, reminder_hours=(23,),
+                   platform=platform)
     with session_scope(engine) as s:
         rows = {c.key: c for c in s.scalars(select(m.Combatant))}
         rows["bram"].hp = 11
@@ -320,8 +323,11 @@ def test_STALL8_the_reminder_ends_with_the_status_block(engine, lang):
         reply_id = service.send_reminder(s, rid, at(1))
         body = s.get(m.Reply, reply_id).body
     tail = body[body.index(STATUS[lang][0]):]
+    # each on its own line, markup aside (plain text once read "round 1Deadline: ...")
+    lines = [re.sub(r"\[/?[a-z]+[^\]]*\]|\*\*|^[-*] ", "", x.strip()).replace("\\_", "_").strip()
+             for x in tail.splitlines()]
     for line in STATUS[lang]:
-        assert line in tail, line
+        assert line in lines, (line, lines)
     assert tail.index(STATUS[lang][-1]) < tail.index("pbp-reply:")   # at the end, before the marker
 
 
