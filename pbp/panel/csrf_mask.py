@@ -71,16 +71,21 @@ class MaskedCSRF(_FlaskFormCSRF):  # type: ignore[misc]
         return mask(super().generate_csrf_token(csrf_token_field))
 
 
+def _is_token(key: str) -> bool:
+    return key == FIELD or key.endswith("-" + FIELD)
+
+
 def _unmask_posted() -> None:
     """Before CSRFProtect: the posted field (and the ``X-CSRFToken`` header's value is left
     to CSRFProtect, which the panel's own pages never send) turned back into the token."""
     if request.method in ("GET", "HEAD", "OPTIONS"):
         return
     form = request.form
-    values = form.getlist(FIELD)
+    # a prefixed form's field is "<prefix>-csrf_token" (Flask-WTF looks for any key ending so)
+    values = [v for k, v in form.items(multi=True) if _is_token(k)]
     if not any(v.startswith(PREFIX) for v in values):
         return
-    items = [(k, unmask(v) if k == FIELD else v) for k, v in form.items(multi=True)]
+    items = [(k, unmask(v) if _is_token(k) else v) for k, v in form.items(multi=True)]
     request.form = ImmutableMultiDict(items)  # type: ignore[misc]  # werkzeug caches it here
 
 

@@ -55,7 +55,8 @@ def forum_polling(session: Session, settings: Settings, campaign_urls: Iterable[
     where = settings.rate_budget_url
     if interval <= 0 or where in ("none", "local"):
         uses = []        # no budget shared by the workers to show
-    elif where.split("://", 1)[0] in {"redis", "rediss"}:
+    elif where.split("://", 1)[0] in {"redis", "rediss"} or database_url.startswith("sqlite"):
+        # Redis, or SQLite's budget file beside the database (pbp.store.budget.budget_database)
         budget = shared_budget(database_url, where, settings.broker_keyprefix)
         uses = budget.usage(keys) if budget is not None else []
     else:

@@ -91,7 +91,9 @@ def read_thread(url: str, settings: Settings | None = None, *, preset: str | Non
     them. *preset* names the forum engine (default: the first preset whose pattern fits
     the address); *bot* the account that posts pbp's replies (default: the one account
     whose posts carry the reply marker; several such accounts are an error naming them)."""
-    settings = settings or load_settings()
+    # a visitor reads once, alone, and writes no file (DICE-4): its requests keep to this
+    # process's spacing, not the workers' shared budget (a database row or file)
+    settings = dataclasses.replace(settings or load_settings(), rate_budget_url="local")
     kind = "forum" if preset else source_kind(url)
     posts = _reddit_posts(url, settings) if kind == "reddit" else _forum_posts(url, settings, preset)
     marked = [p for p in posts if carries_marker(p)]

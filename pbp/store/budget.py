@@ -265,7 +265,6 @@ class RedisBudget:
 _shared: dict[tuple[str, str], RateBudget] = {}
 _shared_lock = threading.Lock()
 
-
 def shared_budget(database_url: str, budget_url: str = "", prefix: str = "") -> RateBudget | None:
     """The budget every client of this process uses, one per configuration: Redis when
     *budget_url* (the ``rate_budget_url`` setting) is a Redis URL, ``local`` for one
@@ -286,7 +285,18 @@ def _make(database_url: str, budget_url: str, prefix: str) -> RateBudget:
         return RedisBudget(budget_url, prefix=prefix + "pbp:budget:")
     if budget_url == "local" or not database_url or database_url in ("sqlite://", "sqlite:///:memory:"):
         return LocalBudget()
-    return DatabaseBudget(make_engine(database_url))
+    return DatabaseBudget(make_engine(budget_database(database_url)))
+
+
+def budget_database(database_url: str) -> str:
+    """Where the database budget lives: PostgreSQL's own database (a row lock per key), but
+    on SQLite a file of its own beside the service's (``pbp.sqlite.budget``). SQLite has
+    one write lock per file: a worker or a panel request that holds it (its transaction
+    open while it reads a forum) would wait on its own lock for the budget row, until the
+    busy timeout ("database is locked": the journey's opening reply never went out)."""
+    if database_url.startswith("sqlite:///"):
+        return database_url + ".budget"
+    return database_url
 
 
 def forget_shared_budgets() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbp.store.budget import DatabaseBudget
+from pbp.store.budget import DatabaseBudget, budget_database
 from pbp.store.campaigns import Thread
 from pbp.store.db import make_engine, session_scope
 from tests.panel.conftest import browser_login
@@ -20,7 +20,8 @@ def test_scale2_browser_shows_forum_polling(browser: Any, live_server: str, db_u
         s.add(Thread(campaign_id=ids["campaign"], kind="forum", platform="bbcode",
                      url="http://127.0.0.1:8000/forum/adventures-2/topic/fight-9/",
                      options={"preset": "machina", "listing_url": "http://127.0.0.1:8000/forum/adventures-2/"}))
-    budget = DatabaseBudget(engine)
+    # where the workers keep it: on SQLite a file beside the database (its own lock)
+    budget = DatabaseBudget(make_engine(budget_database(db_url)))
     for _ in range(3):
         budget.reserve("host:127.0.0.1", 0.0)
     engine.dispose()

@@ -161,6 +161,11 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "campaign.tables": ({"keys": []}, {"keys": ["omens", "weather"]},
                         "alice changed the campaign's random tables: omens, weather"),
     "narrator.add": (None, {"username": "bob"}, "alice added the narrator bob"),
+    # STALL-7: the initiative mode, per campaign or encounter
+    "campaign.initiative_mode": ({"turns": "individual"}, {"turns": "popcorn"},
+                                 "alice set the campaign's initiative mode to popcorn"),
+    "encounter.initiative_mode": ({"turns": "individual"}, {"turns": "side"},
+                                  "alice set this encounter's initiative mode to side"),
     "encounter.create": (None, {"name": "Bridge"}, "alice created the encounter Bridge"),
     "encounter.start": ({"status": "setup"}, {"status": "active", "round": 1, "order": ["aria"],
                                               "deadline": "2026-12-01T12:00:00+00:00"},

@@ -428,7 +428,7 @@ def test_scale2_the_campaign_page_shows_each_forums_budget_and_cycle(alice: Any,
     interval the host allows 30 requests a minute and the cycle takes max(60 s poll
     interval, 3 x 2 s) = 60 s. Four
     requests the workers sent in the last minute (the shared budget) are shown as 4 of 30."""
-    from pbp.store.budget import DatabaseBudget
+    from pbp.store.budget import DatabaseBudget, budget_database
     from pbp.store.campaigns import Thread as T
 
     listing = "http://127.0.0.1:8000/forum/adventures-2/"
@@ -438,7 +438,8 @@ def test_scale2_the_campaign_page_shows_each_forums_budget_and_cycle(alice: Any,
             s.add(T(campaign_id=ids["campaign"], kind="forum", platform="bbcode",
                     url=f"http://127.0.0.1:8000/forum/adventures-2/topic/fight-{n}/",
                     options={"preset": "machina", **opts}))
-    budget = DatabaseBudget(engine)
+    # where the workers keep it: on SQLite a file beside the database (its own lock)
+    budget = DatabaseBudget(make_engine(budget_database(db_url)))
     for _ in range(4):
         budget.reserve("host:127.0.0.1", 0.0)
     engine.dispose()
