@@ -26,7 +26,7 @@ from . import escape as _escape
 from .i18n import say
 from .overrides import narrator_marks
 from .proof import render_block
-from .standing import STANDING_NOTES, standing_note
+from .standing import ROLLED_BY_PBP, STANDING_NOTES, standing_note
 from .status import status_words
 from .view import ActorSection, EventLine, ReplyView
 
@@ -132,6 +132,8 @@ def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
                           message=ev.message)
     if ev.rule:
         text += f" ({ev.rule})"
+    if ev.params.get("by_pbp"):   # STALL-6: the player's roll, made from the sheet by pbp
+        text += f", {say(ROLLED_BY_PBP, lang)} (STALL-6)"
     if ev.rolls:
         text += " — " + "; ".join(narrator_marks(x, lang) for x in arithmetic.shown_rolls(ev, lang))
     return text

@@ -23,7 +23,7 @@ from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
 from .ladder import LADDER_TEXTS
 from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
 from .owes import WORDS as OWES_WORDS
-from .standing import RESOURCES, STANDING_NOTES
+from .standing import RESOURCES, ROLLED_BY_PBP, STANDING_NOTES
 from .status import WORDS as STATUS_WORDS
 
 #: a message id, or (context, message id) for words said with a gettext context
@@ -42,7 +42,7 @@ def message_ids() -> list[MessageId]:
     ids += list(NOTES.values()) + list(SPEECH.values()) + list(LATENCY.values())
     ids += list(CHANGES.values()) + [TABLE_DRAW] + list(hidden.TEXTS.values()) + list(STATUS_WORDS.values())
     ids += list(STANDING_NOTES.values()) + list(RESOURCES.values()) + list(LADDER_TEXTS.values())
-    ids += list(OWES_WORDS.values())
+    ids += list(OWES_WORDS.values()) + [ROLLED_BY_PBP]
     ids += list(OVERRIDE_TEXTS.values()) + [ROLL_SET, ROLL_SET_PRIVATE] + list(messages.EN.values())
     ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]

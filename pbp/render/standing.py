@@ -36,6 +36,11 @@ STANDING_NOTES: Mapping[str, str] = {
     "away-unread": "absence not understood (no date or length found): {text}",
 }
 
+#: STALL-6: a reactive roll the rules ask of a player who did not post it (a defense roll
+#: where ``defense_roller = "player"``, initiative), made from the sheet by pbp; said next
+#: to the roll so nobody takes it for the player's own
+ROLLED_BY_PBP = "rolled by pbp"
+
 #: what a refused default would have spent (pbp.rules.standing.limited_resource)
 RESOURCES: Mapping[str, str] = {
     "spell": "a spell", "power": "a power", "item": "an item", "extra action": "an extra action",

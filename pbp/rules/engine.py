@@ -162,8 +162,11 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
         ctx.put(dataclasses.replace(c, initiative=float(value)))
         if group is not None and group not in shared:
             shared[group] = (float(value), c.key)
+        # STALL-6: a player's initiative they did not post is rolled from the sheet by pbp
+        marks: dict[str, Any] = ({"by_pbp": True} if given is None and rolls
+                                 and c.player is not None else {})
         ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
-                 rolls=rolls, value=value, mode=mode)
+                 rolls=rolls, value=value, mode=mode, **marks)
     keys = [k for k in ctx.order if k in ctx.combatants] + [c.key for c in new]
     ctx.order = _sort(ctx, rs, keys)
     ctx.emit("initiative.order", rule=rs.rule_ref("initiative"), order=list(ctx.order),

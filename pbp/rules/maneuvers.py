@@ -16,6 +16,7 @@ from . import conditions as C
 from .base import Ruleset
 from .context import Modifier, RoundContext, total
 from .model import Action, Combatant
+from .powers import player_reaction_marks
 
 RULE = "FD-14"
 #: maneuver name -> the slot it costs (FD-14: feint is a free action, releasing a grapple too)
@@ -53,7 +54,8 @@ def _opposed(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
     theirs = troll.total + total(tmods)
     ties = rs.setting("maneuvers.ties", "defender")
     won = mine > theirs or (mine == theirs and ties == "attacker")
-    parts = {"mods": [m.to_dict() for m in added], "opposed_mods": [m.to_dict() for m in tmods]}
+    parts = {"mods": [m.to_dict() for m in added], "opposed_mods": [m.to_dict() for m in tmods],
+             **player_reaction_marks(rs, target)}
     return won, mine, theirs, [roll, troll], parts
 
 

@@ -7,6 +7,8 @@ condition is Control against the target's defense test (FD-4, naturals per FD-8)
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import conditions as C
 from .base import Ruleset
 from .context import Modifier, RoundContext, total
@@ -39,6 +41,14 @@ def create_power(rs: Ruleset, ctx: RoundContext, c: Combatant, action: Action) -
         ctx.emit("power.failed", actor=c.key, rule="FD-5", rolls=[roll], power=name,
                  total=value, dc=dc, mods=shown)
 
+def player_reaction_marks(rs: Ruleset, target: Combatant) -> dict[str, Any]:
+    """STALL-6: where the narrator leaves a player's defense rolls to the player
+    (``defense_roller = "player"``, FD-4), a test of that player's that pbp rolls at once
+    (a resist test, an opposed maneuver roll) is said as rolled by pbp."""
+    mine = rs.setting("defense_roller") == "player" and target.player is not None
+    return {"by_pbp": True} if mine else {}
+
+
 def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
             action: Action, name: str) -> None:
     """A spell that imposes a condition: Control vs the target's defense test (FD-4);
@@ -55,7 +65,8 @@ def inflict(rs: Ruleset, ctx: RoundContext, c: Combatant, target: Combatant,
     ctx.emit("check", actor=target.key, rule="FD-4", rolls=[roll, droll],
              what=f"{skill} test against {c.name}'s {name}", total=droll.total + total(dmods),
              dc=power, result="resisted" if resisted else "failed",
-             dc_mods=[m.to_dict() for m in mods], resist_mods=[m.to_dict() for m in dmods])
+             dc_mods=[m.to_dict() for m in mods], resist_mods=[m.to_dict() for m in dmods],
+             **player_reaction_marks(rs, target))
     if resisted:
         return
     rounds = action.options.rounds

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from pbp.render import event_text
+from pbp.render.view import EventLine
 from pbp.rules import conditions as C
 from pbp.rules.model import Condition, Weapon
 from pbp.rules.objects import make_object, object_dc, object_hp
@@ -660,6 +662,26 @@ def test_fd_4_player_defense_missing_next_post_is_rolled_by_the_service() -> Non
     marked = one(nxt, "defense.by-pbp")   # STALL-6: said as rolled by pbp, with the same roll
     assert marked.rule == "STALL-6" and marked.rolls == defense.rolls
     assert marked.target == "hero" and marked.params["total"] == defense.params["total"]
+
+
+def test_stall6_fd14_a_players_opposed_roll_pbp_makes_is_marked_where_players_roll_defense() -> None:
+    """STALL-6 with FD-4's ``defense_roller = "player"``: the orc trips the player's hero;
+    the hero's opposed Luta roll (FD-14) is made by pbp at once, so the event says so
+    (``by_pbp``) and the reply's line ends "rolled by pbp". Under the default (the service
+    rolls defenses) or against a narrator's character nothing is marked."""
+    trip = [decl("orc", act(A.MANEUVER, "hero", maneuver="trip"))]
+    rules = {"defense_roller": "player"}
+    mine = run(FD, [hero(player="p1"), orc(init=30)], trip, forced=[10, 5], houserules=rules)
+    won = one(mine, "maneuver.won")      # orc 10 + luta 3 = 13 against hero 5 + luta 5 = 10
+    assert won.params["by_pbp"] is True and won.rolls[1].label == "trip (opposed)"
+    line = event_text(EventLine(code=won.code, params=dict(won.params), rule=won.rule,
+                                message=won.message, actor=won.actor, target=won.target),
+                      "en", {"hero": "Hero", "orc": "Orc"})
+    assert ", rolled by pbp (STALL-6)" in line
+    plain = run(FD, [hero(player="p1"), orc(init=30)], trip, forced=[10, 5])
+    assert "by_pbp" not in one(plain, "maneuver.won").params
+    npc = run(FD, [hero(), orc(init=30)], trip, forced=[10, 5], houserules=rules)
+    assert "by_pbp" not in one(npc, "maneuver.won").params
 
 
 def test_fd_16_initiative_ties_go_to_the_higher_bonus_then_dex_or_a_roll_off() -> None:
