@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 import d20
+import d20.diceast as _d20_ast
 import d20.expression as _d20_expression
 
 from .errors import DiceError
@@ -306,35 +307,17 @@ class DiceBox:
         if has_stats(text):
             text = substitute_stats(text, stats or {}, resolve_name)
             text = check_expression(text)
-        index = self.next_index
+        index = self.start_index + len(self.rolls)
         gen = _FaceStream(self.seed, index, self.forced)
-        token = _current.set(gen)
-        try:
-            result = d20.roll(text, allow_comments=False)
-            total = int(result.total)  # d20 evaluates lazily: 0/0 fails here, not above
-            breakdown = _PLAIN.stringify(result.expr)
-        except d20.TooManyRolls:
-            raise DiceError(f"'{expression}' rolls more than {MAX_DICE} dice; nobody has that many") from None
-        except d20.RollSyntaxError as exc:
-            raise DiceError(f"'{expression}' is not a dice expression I can read ({exc})") from None
-        except d20.RollError as exc:
-            raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
-        except RecursionError:
-            raise DiceError(f"'{expression}' is too deeply nested to roll") from None
-        except (OverflowError, ValueError) as exc:  # 1e308*1e308 and friends
-            raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
-        finally:
-            _current.reset(token)
-        natural = _first_d20(result.expr)
-        roll = Roll(
-            expression=text,
-            total=total,
-            breakdown=breakdown,
-            faces=tuple(gen.faces),
-            index=index,
-            natural=natural,
-            label=label,
-        )
+        plan = _compiled(text)
+        if plan is not None:  # SCALE-6: the common shapes, without d20's object tree
+            natural: list[int] = []
+            total, shown = plan(gen, natural)
+            breakdown = f"{shown} = {total}"
+            first = natural[0] if natural else None
+        else:
+            total, breakdown, first = _roll_with_d20(expression, text, gen)
+        roll = Roll(text, total, breakdown, tuple(gen.faces), index, first, label)
         self.rolls.append(roll)
         return roll
 
@@ -342,6 +325,147 @@ class DiceBox:
         """Recompute roll *index* of this seed, without recording it (for ``pbp verify``)."""
         other = DiceBox(seed=self.seed, start_index=index)
         return other.roll(expression)
+
+
+def _roll_with_d20(expression: str, text: str, gen: _FaceStream) -> tuple[int, str, int | None]:
+    """Roll *text* through d20 itself (every shape the fast path leaves out: ``e``, ``ro``,
+    ``mi``, sets, ``/``, annotations...), its faces drawn from *gen*."""
+    token = _current.set(gen)
+    try:
+        result = d20.roll(text, allow_comments=False)
+        total = int(result.total)  # d20 evaluates lazily: 0/0 fails here, not above
+        breakdown = _PLAIN.stringify(result.expr)
+    except d20.TooManyRolls:
+        raise DiceError(f"'{expression}' rolls more than {MAX_DICE} dice; nobody has that many") from None
+    except d20.RollSyntaxError as exc:
+        raise DiceError(f"'{expression}' is not a dice expression I can read ({exc})") from None
+    except d20.RollError as exc:
+        raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
+    except RecursionError:
+        raise DiceError(f"'{expression}' is too deeply nested to roll") from None
+    except (OverflowError, ValueError) as exc:  # 1e308*1e308 and friends
+        raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
+    finally:
+        _current.reset(token)
+    return total, breakdown, _first_d20(result.expr)
+
+
+#: A compiled node: draws its faces from the stream, appends the natural d20 (the first kept
+#: face of the first d20 group, depth first) to the list if none is there yet, and returns
+#: its value and its text as d20's SimpleStringifier writes it.
+_Node = Callable[[_FaceStream, list[int]], tuple[int, str]]
+
+
+class _Unsupported(Exception):
+    """A node the fast path leaves to d20."""
+
+
+@lru_cache(maxsize=2048)
+def _compiled(text: str) -> _Node | None:
+    """*text* (already checked) compiled to closures over d20's own parse tree, or None
+    when it holds a shape left to d20 (SCALE-6).
+
+    Why: d20 builds an object per number, die and operator for every roll, then walks
+    them again to total and to stringify; that was most of the DiceBox's cost. The
+    common shapes (``NdS``, ``NdSkhN``/``klN``/``phN``/``plN``, integers, ``+ - *``,
+    unary signs, parentheses) are compiled once per expression and draw the very same
+    faces in the very same order (depth first, left to right, as d20 evaluates), so
+    totals, breakdowns, naturals and proofs are unchanged. The grammar stays d20's:
+    a text d20 cannot parse goes to d20, which raises as before.
+    """
+    try:
+        tree = d20.parse(text, allow_comments=False)
+        node = _compile_node(tree.roll)
+    except (_Unsupported, d20.RollError, RecursionError):
+        return None
+    if tree.comment is not None or _dice_count(tree.roll) > MAX_DICE:
+        return None
+    return node
+
+
+def _dice_count(node: _d20_ast.ChildMixin) -> int:
+    if isinstance(node, _d20_ast.Dice):
+        return node.num
+    return sum(_dice_count(child) for child in node.children)
+
+
+def _compile_node(node: _d20_ast.ChildMixin) -> _Node:
+    kind = type(node)
+    if kind is _d20_ast.Literal and type(node.value) is int:
+        return _literal(node.value)
+    if kind is _d20_ast.Dice:
+        return _dice(node.num, node.size, "", None)
+    if kind is _d20_ast.OperatedDice and type(node.value) is _d20_ast.Dice and len(node.operations) == 1:
+        op = node.operations[0]
+        if op.op in ("k", "p") and len(op.sels) == 1 and op.sels[0].cat in ("h", "l"):
+            written = str(d20.SetOperator.from_ast(op))
+            return _dice(node.value.num, node.value.size, written, (op.op, op.sels[0].cat, op.sels[0].num))
+    if kind is _d20_ast.Parenthetical:
+        return _parenthetical(_compile_node(node.value))
+    if kind is _d20_ast.UnOp and node.op in ("+", "-"):
+        return _unary(node.op, _compile_node(node.value))
+    if kind is _d20_ast.BinOp and node.op in ("+", "-", "*"):
+        return _binary(_compile_node(node.left), node.op, _compile_node(node.right))
+    raise _Unsupported(kind.__name__)
+
+
+def _literal(value: int) -> _Node:
+    shown = str(value)
+
+    def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
+        return value, shown
+    return run
+
+
+def _dice(num: int, size: int | str, written: str, keep: tuple[str, str, int] | None) -> _Node:
+    if type(size) is not int or size < 1 or num < 1:
+        raise _Unsupported(f"{num}d{size}")  # d%, d0 and 0dN keep d20's own handling
+    head = f"{num}d{size}{written} ("
+    draws = range(num)
+
+    def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
+        faces = [gen.randrange(size) + 1 for _ in draws]
+        kept = faces if keep is None else _kept(faces, keep)
+        if size == 20 and not natural and kept:
+            natural.append(kept[0])
+        return sum(kept), head + ", ".join(map(str, faces)) + ")"
+    return run
+
+
+def _kept(faces: list[int], keep: tuple[str, str, int]) -> list[int]:
+    """The faces d20 keeps after ``kh``/``kl``/``ph``/``pl``, in rolled order: its selection
+    sorts stably by value (highest first for ``h``) and takes the first N."""
+    op, cat, count = keep
+    order = sorted(range(len(faces)), key=faces.__getitem__, reverse=cat == "h")
+    chosen = set(order[:count])
+    if op == "k":
+        return [f for i, f in enumerate(faces) if i in chosen]
+    return [f for i, f in enumerate(faces) if i not in chosen]
+
+
+def _parenthetical(inner: _Node) -> _Node:
+    def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
+        value, shown = inner(gen, natural)
+        return value, f"({shown})"
+    return run
+
+
+def _unary(op: str, inner: _Node) -> _Node:
+    sign = -1 if op == "-" else 1
+
+    def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
+        value, shown = inner(gen, natural)
+        return sign * value, op + shown
+    return run
+
+
+def _binary(left: _Node, op: str, right: _Node) -> _Node:
+    def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
+        a, a_shown = left(gen, natural)
+        b, b_shown = right(gen, natural)
+        value = a + b if op == "+" else a - b if op == "-" else a * b
+        return value, f"{a_shown} {op} {b_shown}"
+    return run
 
 
 def _first_d20(node: d20.Number) -> int | None:
