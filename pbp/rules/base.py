@@ -60,6 +60,10 @@ from .houserule_tables import check_keys, deep_merge
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 
 
+#: what :meth:`Ruleset.setting` remembers for a path the settings do not hold
+_MISSING = object()
+
+
 class Ruleset:
     """Base of every ruleset: generic d20-style combat, every step an overridable hook."""
 
@@ -94,11 +98,25 @@ class Ruleset:
 
     # -- settings --------------------------------------------------------------------
     def setting(self, path: str, default: Any = None) -> Any:
-        """A houserule by dotted path (``"latency.mode"``)."""
+        """A houserule by dotted path (``"latency.mode"``).
+
+        Looked up once per path and instance (SCALE-6: a round asks thousands of times);
+        the settings are fixed once the ruleset is built (houserules come in through
+        the constructor)."""
+        try:
+            found = self._found[path]
+        except AttributeError:
+            self._found: dict[str, Any] = {}
+            found = self._found[path] = self._lookup(path)
+        except KeyError:
+            found = self._found[path] = self._lookup(path)
+        return default if found is _MISSING else found
+
+    def _lookup(self, path: str) -> Any:
         node: Any = self.settings
         for part in path.split("."):
             if not isinstance(node, Mapping) or part not in node:
-                return default
+                return _MISSING
             node = node[part]
         return node
 

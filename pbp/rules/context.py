@@ -315,7 +315,7 @@ class RoundContext:
 
     def expire_conditions(self, count: float | None, rule: str | None) -> None:
         """Remove every condition whose duration ran out at this point of the round (FD-6)."""
-        for key in list(self.combatants):
+        for key in [k for k, c in self.combatants.items() if c.conditions]:
             for cond in self.get(key).conditions:
                 if cond.expired(self.round, count):
                     self.remove_condition(key, cond.name, rule=rule, reason="expired")

@@ -250,8 +250,13 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             return (-e[0], 1, tb, e[1])
         return (-e[0], 0, (), e[1])
 
+    # SCALE-6: keys change only for resumed entries (their tiebreak reads the live sheets),
+    # so the queue is sorted again only when one was added or one waits in it
+    ordered = False
     while queue:
-        queue.sort(key=order_key)
+        if not ordered or resumed:
+            queue.sort(key=order_key)
+            ordered = not resumed
         count, _, key, rest = queue.pop(0)
         if count == float("inf"):
             count = ctx.get(key).initiative or 0.0
