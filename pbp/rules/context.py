@@ -212,6 +212,8 @@ class RoundContext:
         self.scratch: dict[str, dict[str, Any]] = {}   # per-combatant, this round only
         self.declarations: dict[str, Declaration] = {}  # actor key -> its declaration, this round
         self.ahead: list[str] = []                      # act before everyone this round (BEY-17)
+        #: the declared riders by whose turn they ride, for these declarations (riders.py)
+        self.riding: tuple[dict[str, Declaration], dict[str, list[tuple[str, int, Action, Declaration]]]] | None = None
 
     # -- combatants ------------------------------------------------------------------
     def get(self, key: str) -> Combatant:

@@ -26,34 +26,48 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
     stored = ctx.note(c.key).get("riders", [])
     riders = [r for r in stored if wanted(r[2])]
     ctx.note(c.key)["riders"] = [r for r in stored if not wanted(r[2])]
-    for key, d in ctx.declarations.items():
+    for key, i, a, d in _riding(ctx).get(c.key, ()):
         if key == c.key or key in ctx.acted:
             continue
-        for i, a in enumerate(d.actions):
-            if a.options.on_turn_of != c.key or not wanted(a) \
-                    or i in ctx.note(key).get("ridden", {}):
-                continue
-            rider = ctx.get(key)
-            if rider.down:
-                continue
-            problems = rs.check_action(ctx, rider, a, i, d)
-            budget = ctx.budgets.get(key) or (
-                rs.surprise_budget(ctx, rider) if ctx.surprise_round
-                else rs.budget(ctx, rider)) or Budget({})
-            trial = budget.copy()
-            if not problems:
-                paid = rs.charge(ctx, rider, a, trial, i)
-                if paid is not None:
-                    problems.append(paid)
-            ctx.note(key).setdefault("ridden", {})[i] = True
-            if problems:
-                for p in problems:
-                    ctx.emit("action.rejected", actor=key, rule=p.rule, reason=p.message,
-                             problem=p.code, action_index=i)
-                continue
-            ctx.budgets[key] = trial
-            riders.append((key, i, a))
+        if not wanted(a) or i in ctx.note(key).get("ridden", {}):
+            continue
+        rider = ctx.get(key)
+        if rider.down:
+            continue
+        problems = rs.check_action(ctx, rider, a, i, d)
+        budget = ctx.budgets.get(key) or (
+            rs.surprise_budget(ctx, rider) if ctx.surprise_round
+            else rs.budget(ctx, rider)) or Budget({})
+        trial = budget.copy()
+        if not problems:
+            paid = rs.charge(ctx, rider, a, trial, i)
+            if paid is not None:
+                problems.append(paid)
+        ctx.note(key).setdefault("ridden", {})[i] = True
+        if problems:
+            for p in problems:
+                ctx.emit("action.rejected", actor=key, rule=p.rule, reason=p.message,
+                         problem=p.code, action_index=i)
+            continue
+        ctx.budgets[key] = trial
+        riders.append((key, i, a))
     return riders
+
+def _riding(ctx: RoundContext) -> dict[str, list[tuple[str, int, Action, Declaration]]]:
+    """The round's declared riders by whose turn they ride, in declaration order (SCALE-6:
+    built once a round, not searched for on every turn). Rebuilt should the round's
+    declarations be replaced."""
+    cached = ctx.riding
+    if cached is not None and cached[0] is ctx.declarations:
+        return cached[1]
+    index: dict[str, list[tuple[str, int, Action, Declaration]]] = {}
+    for key, d in ctx.declarations.items():
+        for i, a in enumerate(d.actions):
+            if a.options.on_turn_of is not None:
+                index.setdefault(a.options.on_turn_of, []).append((key, i, a, d))
+    ctx.riding = (ctx.declarations, index)
+    return index
+
 
 def ride(rs: Ruleset, ctx: RoundContext, c: Combatant, key: str, i: int, a: Action,
          code: str) -> None:
