@@ -88,6 +88,23 @@ class _FaceStream:
             if word < limit:
                 return word % size
 
+    def face(self, size: int) -> int:
+        """``randrange(size) + 1``, recorded: the compiled path's one call a die (SCALE-6)."""
+        if self.forced:
+            return self.randrange(size) + 1
+        limit = _SPAN - _SPAN % size
+        words = self.words
+        while True:
+            if not words:
+                digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
+                self.block += 1
+                words = self.words = list(_WORDS.unpack(digest))[::-1]
+            word = words.pop()
+            if word < limit:
+                value = word % size + 1
+                self.faces.append(value)
+                return value
+
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
         if stop is None:  # randrange(size) -> 0..size-1, d20 adds 1
             size = start
@@ -106,6 +123,7 @@ class _FaceStream:
 
 
 _WORDS = struct.Struct(">8I")
+_SPAN = 1 << 32
 
 
 class _RandomProxy:
@@ -424,7 +442,7 @@ def _dice(num: int, size: int | str, written: str, keep: tuple[str, str, int] | 
     draws = range(num)
 
     def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
-        faces = [gen.randrange(size) + 1 for _ in draws]
+        faces = [gen.face(size)] if num == 1 else [gen.face(size) for _ in draws]
         kept = faces if keep is None else _kept(faces, keep)
         if size == 20 and not natural and kept:
             natural.append(kept[0])

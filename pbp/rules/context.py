@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from . import messages
+from .evolve import evolve
 from .model import (
     Action,
     Combatant,
@@ -241,17 +242,11 @@ class RoundContext:
              **params: Any) -> Event:
         """Record an event; its English sentence comes from :mod:`pbp.rules.messages`."""
         if message is None:
-            message = messages.render(code, "en", self._names(actor, target, params))
+            message = messages.say(code, messages.names_of(params, self.name(actor), self.name(target)))
         event = Event(code=code, message=message, actor=actor, target=target, rule=rule,
                       params=params, rolls=tuple(rolls))
         self.events.append(event)
         return event
-
-    def _names(self, actor: str | None, target: str | None, params: Mapping[str, Any]) -> dict[str, Any]:
-        out = dict(params)
-        out.setdefault("actor", self.name(actor))
-        out.setdefault("target", self.name(target))
-        return out
 
     # -- dice ------------------------------------------------------------------------
     def roll(self, expression: str, *, who: Combatant | None = None, label: str | None = None) -> Roll:
@@ -279,7 +274,7 @@ class RoundContext:
         before = c.hp
         after = before - amount
         down = c.down or after <= 0
-        self.put(dataclasses.replace(c, hp=after, down=down))
+        self.put(evolve(c, hp=after, down=down))
         self.emit("damage", actor=source, target=key, rule=rule, rolls=rolls, amount=amount,
                   hp_before=before, hp_after=after, **params)
         if down and not c.down:
@@ -292,7 +287,7 @@ class RoundContext:
         c = self.get(key)
         before = c.hp
         after = min(c.max_hp, before + max(0, int(amount)))
-        self.put(dataclasses.replace(c, hp=after, down=c.down and after <= 0))
+        self.put(evolve(c, hp=after, down=c.down and after <= 0))
         self.emit("healing", actor=source, target=key, rule=rule, amount=after - before,
                   hp_before=before, hp_after=after, **params)
         return after - before
@@ -302,7 +297,7 @@ class RoundContext:
                       **params: Any) -> None:
         c = self.get(key)
         kept = tuple(x for x in c.conditions if x.name != condition.name)
-        self.put(dataclasses.replace(c, conditions=kept + (condition,)))
+        self.put(evolve(c, conditions=kept + (condition,)))
         self.emit("condition.added", actor=source, target=key, rule=rule, message=message,
                   condition=condition.name, rounds=condition.rounds, **params)
 
@@ -311,7 +306,7 @@ class RoundContext:
         c = self.get(key)
         if not c.has(name):
             return False
-        self.put(dataclasses.replace(c, conditions=tuple(x for x in c.conditions if x.name != name)))
+        self.put(evolve(c, conditions=tuple(x for x in c.conditions if x.name != name)))
         self.emit("condition.ended", target=key, rule=rule, condition=name, reason=reason, **params)
         return True
 

@@ -29,6 +29,7 @@ from ..dice import DiceBox
 from ..errors import PbpError
 from . import triggers, turn_order
 from .base import Ruleset
+from .evolve import evolve
 from .condition_names import known_conditions, normalise_condition
 from .context import Problem, RoundContext
 from .model import (
@@ -127,7 +128,7 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     for d in decls.values():
         if any(a.options.command == "init-clear" for a in d.actions):
             for key in list(ctx.combatants):
-                ctx.put(dataclasses.replace(ctx.get(key), initiative=None))
+                ctx.put(evolve(ctx.get(key), initiative=None))
             ctx.order = []
             ctx.emit("initiative.cleared", actor=d.actor, rule=rs.rule_ref("initiative"))
             break
@@ -145,7 +146,7 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
         group = rs.initiative_group(ctx, c)
         if group is not None and given is None and group in shared:
             value, leader = shared[group]
-            ctx.put(dataclasses.replace(c, initiative=float(value)))
+            ctx.put(evolve(c, initiative=float(value)))
             ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
                      value=int(value) if float(value).is_integer() else value,
                      mode="group", group=group, shared_with=leader,
@@ -156,10 +157,10 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
             value = float(rs.initiative_bonus(c))
             rolls: list[Any] = []
         else:
-            roll, _ = ctx.roll_for(given or Action(ActionKind.OTHER),
+            roll, _ = ctx.roll_for(given or _NO_ACTION,
                                    rs.initiative_expression(c), who=c, label="initiative")
             value, rolls = roll.total, [roll]
-        ctx.put(dataclasses.replace(c, initiative=float(value)))
+        ctx.put(evolve(c, initiative=float(value)))
         if group is not None and group not in shared:
             shared[group] = (float(value), c.key)
         # STALL-6: a player's initiative they did not post is rolled from the sheet by pbp
@@ -171,6 +172,10 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     ctx.order = _sort(ctx, rs, keys)
     ctx.emit("initiative.order", rule=rs.rule_ref("initiative"), order=list(ctx.order),
              names=", ".join(f"{ctx.name(k)} ({_fmt(ctx.get(k).initiative)})" for k in ctx.order))
+
+
+#: the action an initiative roll pbp makes stands for (roll_for reads only that it holds no roll)
+_NO_ACTION = Action(ActionKind.OTHER)
 
 
 def _initiative_action(d: Declaration | None) -> Action | None:
@@ -313,7 +318,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
     ctx.turn_of = None
     if ctx.delayed:  # FD-16: a delayed count is the combatant's initiative for the rest of combat
         for key, count in ctx.delayed.items():
-            ctx.put(dataclasses.replace(ctx.get(key), initiative=count))
+            ctx.put(evolve(ctx.get(key), initiative=count))
         ctx.delayed = {}
         ctx.order = _sort(ctx, rs, list(ctx.order))
 

@@ -155,8 +155,15 @@ VARIANTS: dict[str, str] = {
 }
 
 
+#: the codes :func:`template` may say with a variant (the others are one plain lookup)
+_VARIED = frozenset({"attack.parried", "opposed.tie", "wear", "die.stepped", "maneuver.disarm",
+                     "maneuver.sunder", "ready.triggered", "reaction.triggered", "move"})
+
+
 def template(code: str, params: Mapping[str, Any]) -> str | None:
     """The English template (a message id) saying event *code* with these *params*."""
+    if code not in _VARIED:
+        return EN.get(code)
     variant = None
     if code == "attack.parried" and params.get("parry") in (None, "-"):
         variant = "bare"
@@ -317,6 +324,27 @@ def render(code: str, lang: str, params: Mapping[str, Any]) -> str:
     if text is None:
         return code
     return text.format_map(_Safe({**params, **derived(code, params)}))
+
+
+def say(code: str, names: dict[str, Any]) -> str:
+    """:func:`render` in English for the engine's own *names* (the event's params with
+    ``actor`` and ``target`` said), which it may change: one dict, no copies (SCALE-6)."""
+    text = template(code, names)
+    if text is None:
+        return code
+    extra = derived(code, names)
+    if extra:
+        names.update(extra)
+    return text.format_map(names if isinstance(names, _Safe) else _Safe(names))
+
+
+def names_of(params: Mapping[str, Any], actor: str, target: str) -> dict[str, Any]:
+    """*params* with ``actor`` and ``target`` added unless they hold their own, ready for
+    :func:`say`."""
+    out = _Safe(params)
+    out.setdefault("actor", actor)
+    out.setdefault("target", target)
+    return out
 
 
 def fields(text: str) -> set[str]:

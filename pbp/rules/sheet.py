@@ -104,6 +104,8 @@ class Combatant:
         return int(self.stats.get(name, default))
 
     def has(self, condition: str) -> bool:
+        if not self.conditions:  # most sheets, most of the time (SCALE-6: asked ~20 times an attack)
+            return False
         return any(c.name == condition for c in self.conditions)
 
     def weapon(self, name: str | None) -> Weapon | None:
@@ -116,6 +118,8 @@ class Combatant:
         return None
 
     def condition(self, name: str) -> Condition | None:
+        if not self.conditions:
+            return None
         for c in self.conditions:
             if c.name == name:
                 return c
