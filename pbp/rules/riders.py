@@ -63,8 +63,9 @@ def _riding(ctx: RoundContext) -> dict[str, list[tuple[str, int, Action, Declara
     index: dict[str, list[tuple[str, int, Action, Declaration]]] = {}
     for key, d in ctx.declarations.items():
         for i, a in enumerate(d.actions):
-            if a.options.on_turn_of is not None:
-                index.setdefault(a.options.on_turn_of, []).append((key, i, a, d))
+            whose = a.options.on_turn_of
+            if isinstance(whose, str):  # junk (a list...) rides no one's turn: never equal to a key
+                index.setdefault(whose, []).append((key, i, a, d))
     ctx.riding = (ctx.declarations, index)
     return index
 
