@@ -29,7 +29,6 @@ import contextvars
 import hashlib
 import random as _random
 import re
-import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,6 +38,7 @@ import d20.diceast as _d20_ast
 import d20.expression as _d20_expression
 
 from .errors import DiceError
+from .rules.frozen import quick_init
 
 #: Longest expression accepted (NOTES.md: 256 characters is plenty for any real roll).
 MAX_EXPRESSION_LENGTH = 256
@@ -65,24 +65,27 @@ class _FaceStream:
     Forced faces (tests, ``pbp bench --dice``) are served first and recorded like others.
     """
 
-    __slots__ = ("block", "faces", "forced", "prefix", "words")
+    __slots__ = ("block", "digest", "faces", "forced", "pos", "prefix")
 
     def __init__(self, seed: str, index: int, forced: list[int]) -> None:
         self.prefix = f"{seed}:{index}:".encode()
         self.block = 0
-        self.words: list[int] = []
+        self.digest = b""
+        self.pos = 32  # bytes of the current block already used: none yet
         self.forced = forced
         self.faces: list[int] = []
 
     def _word(self) -> int:
-        if not self.words:
-            digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
+        pos = self.pos
+        if pos == 32:
+            self.digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
             self.block += 1
-            self.words = list(_WORDS.unpack(digest))[::-1]
-        return self.words.pop()
+            pos = 0
+        self.pos = pos + 4
+        return int.from_bytes(self.digest[pos:pos + 4], "big")
 
     def _below(self, size: int) -> int:
-        limit = (1 << 32) - (1 << 32) % size
+        limit = _SPAN - _SPAN % size
         while True:
             word = self._word()
             if word < limit:
@@ -93,13 +96,14 @@ class _FaceStream:
         if self.forced:
             return self.randrange(size) + 1
         limit = _SPAN - _SPAN % size
-        words = self.words
         while True:
-            if not words:
-                digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
+            pos = self.pos
+            if pos == 32:
+                self.digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
                 self.block += 1
-                words = self.words = list(_WORDS.unpack(digest))[::-1]
-            word = words.pop()
+                pos = 0
+            self.pos = pos + 4
+            word = int.from_bytes(self.digest[pos:pos + 4], "big")
             if word < limit:
                 value = word % size + 1
                 self.faces.append(value)
@@ -122,7 +126,6 @@ class _FaceStream:
         return value
 
 
-_WORDS = struct.Struct(">8I")
 _SPAN = 1 << 32
 
 
@@ -139,6 +142,7 @@ class _RandomProxy:
 _d20_expression.random = _RandomProxy()
 
 
+@quick_init
 @dataclass(frozen=True)
 class Roll:
     """One resolved roll: what was written, what came up, and where it came from.
@@ -403,7 +407,7 @@ def _compiled(text: str) -> _Node | None:
 
 def _dice_count(node: _d20_ast.ChildMixin) -> int:
     if isinstance(node, _d20_ast.Dice):
-        return node.num
+        return int(node.num)
     return sum(_dice_count(child) for child in node.children)
 
 

@@ -59,7 +59,6 @@ from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 
-
 #: what :meth:`Ruleset.setting` remembers for a path the settings do not hold
 _MISSING = object()
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from . import messages
-from .evolve import evolve
+from .frozen import evolve, quick_init
 from .model import (
     Action,
     Combatant,
@@ -43,6 +43,7 @@ class RuleBook(Protocol):
     def setting(self, path: str, default: Any = None) -> Any: ...
 
 
+@quick_init
 @dataclass(frozen=True)
 class Modifier:
     """One signed bonus or penalty with the reason and the rule that gives it."""
@@ -152,6 +153,7 @@ class Budget:
         return all(cap is None or self.spent.get(s, 0) <= cap for s, cap in self.slots.items())
 
 
+@quick_init
 @dataclass(frozen=True)
 class AttackRoll:
     """An attack roll: its total after modifiers, the natural d20, where it came from."""
@@ -163,6 +165,7 @@ class AttackRoll:
     player_rolled: bool = False
 
 
+@quick_init
 @dataclass(frozen=True)
 class Defense:
     """What an attack is tested against: a static value (BEY-13) or a roll (FD-4)."""

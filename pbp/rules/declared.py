@@ -8,6 +8,7 @@ from typing import Any
 
 from ..dice import Roll
 from ..errors import UnreadableInput
+from .frozen import quick_init
 from .kinds import ActionKind
 from .options import Options, options_for
 from .values import _build, _jsonable, _plain, roll_from_dict, roll_to_dict
@@ -82,6 +83,7 @@ class Declaration:
         return _build(cls, data, actions=lambda xs: tuple(Action.from_dict(a) for a in xs))
 
 
+@quick_init
 @dataclass(frozen=True)
 class Event:
     """Something that happened or was refused, explaining itself.

@@ -29,9 +29,9 @@ from ..dice import DiceBox
 from ..errors import PbpError
 from . import triggers, turn_order
 from .base import Ruleset
-from .evolve import evolve
 from .condition_names import known_conditions, normalise_condition
 from .context import Problem, RoundContext
+from .frozen import evolve
 from .model import (
     Action,
     ActionKind,
