@@ -245,9 +245,8 @@ class RoundContext:
              **params: Any) -> Event:
         """Record an event; its English sentence comes from :mod:`pbp.rules.messages`."""
         if message is None:
-            message = messages.say(code, messages.names_of(params, self.name(actor), self.name(target)))
-        event = Event(code=code, message=message, actor=actor, target=target, rule=rule,
-                      params=params, rolls=tuple(rolls))
+            message = messages.say(code, params, self.name(actor), self.name(target))
+        event = Event(code, message, actor, target, rule, params, tuple(rolls))
         self.events.append(event)
         return event
 

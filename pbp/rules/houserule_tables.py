@@ -19,13 +19,30 @@ from ..errors import ConfigError
 
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     """*override* on top of *base*, recursing into tables."""
-    out = copy.deepcopy(dict(base))
+    out: dict[str, Any] = _copy(dict(base))
     for key, value in override.items():
         if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
             out[key] = deep_merge(out[key], value)
         else:
-            out[key] = copy.deepcopy(value)
+            out[key] = _copy(value)
     return out
+
+
+_ATOMS = (str, int, float, bool, type(None))
+
+
+def _copy(value: Any) -> Any:
+    """``copy.deepcopy`` for TOML-like data (tables, arrays, scalars), without its memo
+    bookkeeping: a ruleset is made every round and its defaults are such data (SCALE-6).
+    Anything else still goes through ``deepcopy``."""
+    kind = type(value)
+    if kind is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    if kind is list:
+        return [_copy(v) for v in value]
+    if kind in _ATOMS:
+        return value
+    return copy.deepcopy(value)
 
 
 def check_keys(defaults: Mapping[str, Any], given: Mapping[str, Any], *, ruleset: str,

@@ -326,25 +326,21 @@ def render(code: str, lang: str, params: Mapping[str, Any]) -> str:
     return text.format_map(_Safe({**params, **derived(code, params)}))
 
 
-def say(code: str, names: dict[str, Any]) -> str:
-    """:func:`render` in English for the engine's own *names* (the event's params with
-    ``actor`` and ``target`` said), which it may change: one dict, no copies (SCALE-6)."""
-    text = template(code, names)
+def say(code: str, params: Mapping[str, Any], actor: str, target: str) -> str:
+    """``render(code, "en", params + {actor, target})`` for the engine's :meth:`emit`,
+    where *actor* and *target* are the names said unless *params* holds its own: one
+    dict and few calls, since a round says hundreds of events (SCALE-6)."""
+    names = _Safe(params)
+    if "actor" not in names:
+        names["actor"] = actor
+    if "target" not in names:
+        names["target"] = target
+    text = EN.get(code) if code not in _VARIED else template(code, names)
     if text is None:
         return code
-    extra = derived(code, names)
-    if extra:
-        names.update(extra)
-    return text.format_map(names if isinstance(names, _Safe) else _Safe(names))
-
-
-def names_of(params: Mapping[str, Any], actor: str, target: str) -> dict[str, Any]:
-    """*params* with ``actor`` and ``target`` added unless they hold their own, ready for
-    :func:`say`."""
-    out = _Safe(params)
-    out.setdefault("actor", actor)
-    out.setdefault("target", target)
-    return out
+    if code == "opposed.won" or "resistance" in names:
+        names.update(derived(code, names))
+    return text.format_map(names)
 
 
 def fields(text: str) -> set[str]:

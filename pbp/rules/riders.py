@@ -23,10 +23,15 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
     def wanted(a: Action) -> bool:
         return bool(a.options.interrupts) is interrupting
 
-    stored = ctx.note(c.key).get("riders", [])
+    note = ctx.note(c.key)
+    stored = note.get("riders", [])
+    riding = _riding(ctx).get(c.key, ())
+    if not stored and not riding:  # nobody rides this turn (most turns)
+        note["riders"] = []
+        return []
     riders = [r for r in stored if wanted(r[2])]
-    ctx.note(c.key)["riders"] = [r for r in stored if not wanted(r[2])]
-    for key, i, a, d in _riding(ctx).get(c.key, ()):
+    note["riders"] = [r for r in stored if not wanted(r[2])]
+    for key, i, a, d in riding:
         if key == c.key or key in ctx.acted:
             continue
         if not wanted(a) or i in ctx.note(key).get("ridden", {}):
