@@ -17,7 +17,9 @@ COMPILED = ["1d20", "d20", "1d20+5", "1d20-3", "1d20+(-1)", "-2+1d8", "(1d20)", 
             "2d20kh1", "2d20kl1", "2d20kh1+7", "4d6kh3", "4d6pl1", "3d6ph1", "3d20kl2",
             "5d4kh0", "2d20kh3", "1d8*2+3", "2*(1d6+1)", "10d10", "1d20+1d20", "1d1+1d20",
             "2d20kh1 - 1d4", "1d20 + 5"]
-TO_D20 = ["4d6k3", "1d%", "0d20+1d20", "10d10e10", "1d20ro1", "2d6rr1", "1d6/2", "4d6mi2", "1d6ra6", "1.5+1d4", "1d20>10"]
+#: (not "2d6rr1": d20 rerolls the dice of a set in hash order, so which die shows which
+#: reroll in its breakdown varies from run to run; the faces and total do not)
+TO_D20 = ["4d6k3", "1d%", "0d20+1d20", "10d10e10", "1d20ro1", "1d6rr1", "1d6/2", "4d6mi2", "1d6ra6", "1.5+1d4", "1d20>10"]
 
 
 def _by_d20(expression: str, seed: str, index: int) -> tuple[int, str, int | None, tuple[int, ...]]:
