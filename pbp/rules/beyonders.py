@@ -236,6 +236,8 @@ class Beyonders(Ruleset):
     def condition_modifiers(self, ctx: RoundContext, c: Combatant, role: str, *,
                             against: Combatant | None = None, ranged: bool = False
                             ) -> list[Modifier]:
+        if not c.conditions:  # every modifier below comes from a condition (SCALE-6)
+            return []
         mods: list[Modifier] = []
         late = c.condition(C.LATENCY)
         if late is not None and role != "defense":

@@ -76,6 +76,8 @@ class ForumD20(ForumD20Economy):
     def condition_modifiers(self, ctx: RoundContext, c: Combatant, role: str, *,
                             against: Combatant | None = None, ranged: bool = False
                             ) -> list[Modifier]:
+        if not c.conditions:  # every modifier below comes from a condition (SCALE-6)
+            return []
         mods: list[Modifier] = []
         vs = against.key if against is not None else None
         if c.has(C.FLAT_FOOTED) or c.has(C.GRAPPLED):
