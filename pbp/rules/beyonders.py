@@ -209,6 +209,8 @@ class Beyonders(Ruleset):
     # -- attack and defense (BEY-3, BEY-13, BEY-14, BEY-15) ---------------------------
     def advantage(self, ctx: RoundContext, attacker: Combatant, target: Combatant) -> int:
         """+1 advantage, -1 disadvantage, 0 neither (they cancel)."""
+        if not (ctx.surprise_round or attacker.conditions or target.conditions):
+            return 0  # every source below is the surprise round or a condition (SCALE-6)
         adv = dis = False
         if ctx.surprise_round and self.setting("surprise.advantage", True):
             adv = attacker.key not in ctx.surprised  # BEY-3

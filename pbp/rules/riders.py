@@ -23,12 +23,11 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
     def wanted(a: Action) -> bool:
         return bool(a.options.interrupts) is interrupting
 
+    riding = _riding(ctx).get(c.key, ())
+    if not riding and not ctx.scratch.get(c.key, {}).get("riders"):
+        return []  # nobody rides this turn (most turns); an absent list reads as empty
     note = ctx.note(c.key)
     stored = note.get("riders", [])
-    riding = _riding(ctx).get(c.key, ())
-    if not stored and not riding:  # nobody rides this turn (most turns)
-        note["riders"] = []
-        return []
     riders = [r for r in stored if wanted(r[2])]
     note["riders"] = [r for r in stored if not wanted(r[2])]
     for key, i, a, d in riding:
