@@ -329,7 +329,7 @@ class DiceBox:
         if has_stats(text):
             text = substitute_stats(text, stats or {}, resolve_name)
             text = check_expression(text)
-        index = self.start_index + len(self.rolls)
+        index = self.next_index
         gen = _FaceStream(self.seed, index, self.forced)
         plan = _compiled(text)
         if plan is not None:  # SCALE-6: the common shapes, without d20's object tree
@@ -426,6 +426,9 @@ def _compile_node(node: _d20_ast.ChildMixin) -> _Node:
         return _parenthetical(_compile_node(node.value))
     if kind is _d20_ast.UnOp and node.op in ("+", "-"):
         return _unary(node.op, _compile_node(node.value))
+    if kind is _d20_ast.BinOp and node.op in ("+", "-") and type(node.left) is _d20_ast.Dice \
+            and type(node.right) is _d20_ast.Literal and type(node.right.value) is int:
+        return _dice_and_number(node.left.num, node.left.size, node.op, node.right.value)
     if kind is _d20_ast.BinOp and node.op in ("+", "-", "*"):
         return _binary(_compile_node(node.left), node.op, _compile_node(node.right))
     raise _Unsupported(kind.__name__)
@@ -451,6 +454,29 @@ def _dice(num: int, size: int | str, written: str, keep: tuple[str, str, int] | 
         if size == 20 and not natural and kept:
             natural.append(kept[0])
         return sum(kept), head + ", ".join(map(str, faces)) + ")"
+    return run
+
+
+def _dice_and_number(num: int, size: int | str, op: str, number: int) -> _Node:
+    """``NdS+K`` / ``NdS-K``, the commonest roll of all, as one closure (what
+    ``_binary(_dice(...), op, _literal(...))`` would give)."""
+    if type(size) is not int or size < 1 or num < 1:
+        raise _Unsupported(f"{num}d{size}")
+    head = f"{num}d{size} ("
+    tail = f") {op} {number}"
+    signed = number if op == "+" else -number
+    draws = range(num)
+
+    def run(gen: _FaceStream, natural: list[int]) -> tuple[int, str]:
+        if num == 1:
+            face = gen.face(size)
+            if size == 20 and not natural:
+                natural.append(face)
+            return face + signed, f"{head}{face}{tail}"
+        faces = [gen.face(size) for _ in draws]
+        if size == 20 and not natural:
+            natural.append(faces[0])
+        return sum(faces) + signed, head + ", ".join(map(str, faces)) + tail
     return run
 
 

@@ -16,7 +16,7 @@ from pbp.errors import DiceError
 COMPILED = ["1d20", "d20", "1d20+5", "1d20-3", "1d20+(-1)", "-2+1d8", "(1d20)", "+1d4", "-1d4",
             "2d20kh1", "2d20kl1", "2d20kh1+7", "4d6kh3", "4d6pl1", "3d6ph1", "3d20kl2",
             "5d4kh0", "2d20kh3", "1d8*2+3", "2*(1d6+1)", "10d10", "1d20+1d20", "1d1+1d20",
-            "2d20kh1 - 1d4", "1d20 + 5"]
+            "2d20kh1 - 1d4", "1d20 + 5", "3d6+2", "2d20-1", "1d20+0", "1d6-7"]
 #: (not "2d6rr1": d20 rerolls the dice of a set in hash order, so which die shows which
 #: reroll in its breakdown varies from run to run; the faces and total do not)
 TO_D20 = ["4d6k3", "1d%", "0d20+1d20", "10d10e10", "1d20ro1", "1d6rr1", "1d6/2", "4d6mi2", "1d6ra6", "1.5+1d4", "1d20>10"]
