@@ -201,6 +201,10 @@ class RoundContext:
         self.round = round_number
         self.surprise_round = surprise_round
         self.combatants: dict[str, Combatant] = {c.key: c for c in encounter.combatants}
+        #: whether any combatant may have a condition (SCALE-6: expiry, checked before every
+        #: turn, skips the walk over everyone while nobody has any). Only ever turns True:
+        #: every change of a combatant goes through :meth:`put`.
+        self.conditioned = any(c.conditions for c in encounter.combatants)
         self.order: list[str] = list(encounter.order)
         self.delayed: dict[str, float] = dict(encounter.delayed)
         self.readied: dict[str, ReadiedAction] = dict(encounter.readied)
@@ -225,6 +229,8 @@ class RoundContext:
 
     def put(self, combatant: Combatant) -> None:
         self.combatants[combatant.key] = combatant
+        if combatant.conditions:
+            self.conditioned = True
 
     def name(self, key: str | None) -> str:
         if key is None:
@@ -318,6 +324,8 @@ class RoundContext:
 
     def expire_conditions(self, count: float | None, rule: str | None) -> None:
         """Remove every condition whose duration ran out at this point of the round (FD-6)."""
+        if not self.conditioned:
+            return
         for key in [k for k, c in self.combatants.items() if c.conditions]:
             for cond in self.get(key).conditions:
                 if cond.expired(self.round, count):

@@ -105,3 +105,25 @@ def test_scale6_a_round_is_a_function_of_its_seed(ruleset: str) -> None:
     assert any(e.code == "damage" for e in first.events)  # the round did something
     for roll in box.rolls:
         assert box.replay(roll.expression, roll.index).total == roll.total
+
+
+def test_scale6_fd6_expiry_still_runs_once_a_condition_appears_mid_round() -> None:
+    """FD-6 / SCALE-6: expiry skips the walk only while nobody has a condition; one added
+    during the round (through put) is expired when its count comes."""
+    from pbp.rules.context import RoundContext
+
+    enc = Encounter(ruleset="forum-d20", combatants=(Combatant("a", "A"), Combatant("b", "B")))
+    ctx = RoundContext(enc, registry.get("forum-d20"), DiceBox("s"), 2, False)
+    assert ctx.conditioned is False
+    ctx.expire_conditions(10.0, "FD-6")  # nothing to do, nothing said
+    assert ctx.events == []
+    # began at count 12 one round ago: ends just before count 12 of this round (FD-6)
+    ctx.add_condition("b", Condition("prone", rounds=1, started_round=1, started_count=12.0),
+                      rule="FD-18")
+    assert ctx.conditioned is True
+    ctx.expire_conditions(15.0, "FD-6")
+    assert ctx.get("b").has("prone")
+    ctx.expire_conditions(12.0, "FD-6")
+    assert not ctx.get("b").has("prone")
+    assert [e.code for e in ctx.events] == ["condition.added", "condition.ended"]
+    assert ctx.events[-1].params["reason"] == "expired"
