@@ -267,7 +267,8 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             count = ctx.get(key).initiative or 0.0
         ctx.count = count
         ctx.turn_of = key
-        ctx.expire_conditions(count, rs.rule_ref("conditions"))  # FD-6: just before the count
+        if ctx.conditioned:
+            ctx.expire_conditions(count, rs.rule_ref("conditions"))  # FD-6: just before the count
         c = ctx.get(key)
         if rest is None:
             if c.is_object:

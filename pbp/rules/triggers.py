@@ -98,7 +98,8 @@ def arm_reactions(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaratio
 
 def disarm_refused(ctx: RoundContext, key: str, accepted: list[Action]) -> None:
     """A reaction refused on its owner's turn (budget, surprise) no longer watches."""
-    ctx.watching = [w for w in ctx.watching if w.owner != key or w.action in accepted]
+    if ctx.watching:
+        ctx.watching = [w for w in ctx.watching if w.owner != key or w.action in accepted]
 
 
 def lapse_reactions(ctx: RoundContext, rs: Ruleset) -> None:
