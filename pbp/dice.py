@@ -325,13 +325,13 @@ class DiceBox:
         """Roll *expression* (after stat substitution) and record it. *turn* is whose turn
         asks for the roll: the dice ignore it; a box that hands back rolls already made
         (a correction's, pbp.rounds.overrides.ReplayingBox) matches them by it."""
-        text = check_expression(expression)
-        if has_stats(text):
+        text, named, plan = _prepared(expression)
+        if named:
             text = substitute_stats(text, stats or {}, resolve_name)
             text = check_expression(text)
+            plan = _compiled(text)
         index = self.next_index
         gen = _FaceStream(self.seed, index, self.forced)
-        plan = _compiled(text)
         if plan is not None:  # SCALE-6: the common shapes, without d20's object tree
             natural: list[int] = []
             total, shown = plan(gen, natural)
@@ -370,6 +370,16 @@ def _roll_with_d20(expression: str, text: str, gen: _FaceStream) -> tuple[int, s
     finally:
         _current.reset(token)
     return total, breakdown, _first_d20(result.expr)
+
+
+@lru_cache(maxsize=1024)
+def _prepared(expression: str) -> tuple[str, bool, _Node | None]:
+    """What :meth:`DiceBox.roll` needs of *expression*, in one cache: the checked text,
+    whether it names stats, and (when it does not) its compiled form (SCALE-6).
+    Refusals (:class:`DiceError`) are raised again every time, never cached."""
+    text = check_expression(expression)
+    named = has_stats(text)
+    return text, named, None if named else _compiled(text)
 
 
 #: A compiled node: draws its faces from the stream, appends the natural d20 (the first kept
