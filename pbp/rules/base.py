@@ -136,8 +136,8 @@ class Ruleset:
     ready_takes_count: ClassVar[bool] = False  # FD-14 moves the readier; DND-3 does not
 
     def initiative_expression(self, c: Combatant) -> str:
-        return f"1d20+{self.initiative_bonus(c)}" if self.initiative_bonus(c) >= 0 \
-            else f"1d20-{-self.initiative_bonus(c)}"
+        bonus = self.initiative_bonus(c)
+        return f"1d20+{bonus}" if bonus >= 0 else f"1d20-{-bonus}"
 
     def initiative_bonus(self, c: Combatant) -> int:
         return c.stat("initiative", c.stat("dex"))
