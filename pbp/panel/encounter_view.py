@@ -17,6 +17,7 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from sqlalchemy import bindparam, func, select
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -33,6 +34,7 @@ from ..store.models import (
     Declaration,
     Encounter,
     EventRecord,
+    ExtensionRequest,
     Override,
     Post,
     Reply,
@@ -170,17 +172,30 @@ def _version_statement() -> Any:
         select(Campaign.ruleset).where(Campaign.id == cid).scalar_subquery(),
         select(Campaign.timezone).where(Campaign.id == cid).scalar_subquery(),
         select(Campaign.houserules).where(Campaign.id == cid).scalar_subquery(),
+        # SCALE-5: the page's fragments are kept per version (pbp.panel.fragments), so every
+        # setting a fragment shows counts too: the campaign's, and the round's extension requests
+        *(select(col).where(Campaign.id == cid).scalar_subquery() for col in (
+            Campaign.language, Campaign.approval_mode, Campaign.round_hours, Campaign.quiet_hours,
+            Campaign.skip_weekends, Campaign.public_verification, Campaign.private_roll_values,
+            Campaign.extension_limit_hours, Campaign.early_close, Campaign.close_grace_minutes)),
+        select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
+        select(func.max(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
+        select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid,
+                                                      ExtensionRequest.state == "queued").scalar_subquery(),
     )
+
+
+#: every column of the encounter (its settings: round length, initiative mode...) counts
+_ENCOUNTER_COLUMNS = tuple(sa_inspect(Encounter).column_attrs)
 
 
 def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     """A fingerprint that changes whenever the page would: posts (new, edited, deleted, moved;
     not merely seen again by a poll), declarations, overrides, combatants, the round, its
-    reply, the houserules. One query."""
+    reply, the extension requests, the encounter's and campaign's settings. One query."""
     row = session.execute(_version_statement(), {"rid": rnd.id if rnd is not None else -1,
                                                  "eid": encounter.id, "cid": encounter.campaign_id}).one()
-    parts: list[Any] = [encounter.id, encounter.round_number, encounter.status, encounter.order,
-                        encounter.houserules, tuple(row)]
+    parts: list[Any] = [tuple(getattr(encounter, a.key) for a in _ENCOUNTER_COLUMNS), tuple(row)]
     if rnd is not None:
         parts += [rnd.id, rnd.state, rnd.deadline.isoformat(), rnd.waived, rnd.order]
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]

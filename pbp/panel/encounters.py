@@ -22,11 +22,12 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import get_locale
 from flask_babel import gettext as _
 from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
-from markupsafe import Markup
+from sqlalchemy import select
 
 from ..rounds import service
 from ..rounds.overrides import RESULT_KINDS, make_public, pending_among, roll_totals
@@ -37,7 +38,7 @@ from ..store.models import Combatant, Declaration, Override, Post, Reply, RollRe
 from . import fragments
 from .access import encounter_or_404, in_encounter_or_404
 from .db import session as db_session
-from .encounter_view import action_view, build, kind_options
+from .encounter_view import action_view, build, kind_options, ordered_combatants
 from .encounter_view import version as page_version
 from .fight_forms import AddActionForm, CorrectionForm, EndForm, StartForm
 from .forms import (
@@ -126,21 +127,40 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
             "pending_overrides": pending_among(ctx["overrides"], rnd)}
 
 
+def _rendered(encounter_id: int) -> tuple[Any, Any, Any, str, fragments.Rendered]:
+    """The encounter, its round, the page version and the page's fragments, kept per
+    version (SCALE-5): the page's context is built only when this process has no rendering
+    of this version, round and language."""
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
+    number = _round_arg()
+    rnd = queries.current_round(s, enc.id, number)
+    if number is not None and rnd is None:
+        abort(404)
+    version = page_version(s, enc, rnd)
+    key = (str(s.get_bind().engine.url), enc.id, number, version, str(get_locale()))
+    box: dict[str, Any] = {}
+
+    def build_context() -> dict[str, Any]:
+        box["ctx"] = _context(encounter_id, number, enc, rnd=rnd, page_version=version)
+        return box["ctx"]
+
+    rendered = fragments.kept(key, build_context)
+    return enc, rnd, box.get("ctx"), version, rendered
+
+
 @bp.route("/<int:encounter_id>")
 @login_required
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
-    ctx = _context(encounter_id, _round_arg())
-    ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
-    frags, order = fragments.render(ctx)
-    return render_template("panel/encounter.html", frag={k: Markup(v) for k, v in frags.items()},
-                           frag_hashes=fragments.hashes(frags), post_order=order, **ctx)
-
-
-def _post_data(pv: Any) -> dict[str, Any]:
-    p = pv.post
-    return {"id": p.id, "author": p.author, "posted_at": p.posted_at.isoformat(), "text": p.text,
-            "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
-                              "late": d.late, "edited_after_roll": d.edited_after_roll} for d in pv.declarations]}
+    enc, rnd, _ctx, version, got = _rendered(encounter_id)
+    s = db_session()
+    enc = s.get(type(enc), enc.id)           # the preview may have expired it
+    rnd = s.get(Round, rnd.id) if rnd is not None else None
+    page = {"encounter": enc, "campaign": enc.campaign, "selected": _round_arg(), "version": version,
+            "round": rnd, "combatants": ordered_combatants(enc, rnd)}
+    page.update(standing_context(s, enc))   # STALL-1/2: not versioned (time-bound), so per request
+    return render_template("panel/encounter.html", frag={k: fragments.fill(v) for k, v in got.html.items()},
+                           frag_hashes=got.hashes, post_order=got.order, **page)
 
 
 @bp.route("/<int:encounter_id>/live")
@@ -150,7 +170,7 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     is current: one query, nothing rendered. Else the new version, the round's post ids in
     order, and only the fragments whose hash differs from the one the tab sent in the
     ``X-Live-Have`` header (``name:hash,...``; none sent: every fragment), with their new
-    hashes and, for the posts among them, the posts as data."""
+    hashes, the posts among them as data, and who is missing."""
     s = db_session()
     enc = encounter_or_404(s, encounter_id)
     rnd = queries.current_round(s, enc.id, _round_arg())
@@ -158,14 +178,36 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
     have = fragments.parse_have(request.headers.get("X-Live-Have"))
-    ctx = _context(encounter_id, _round_arg(), enc, rnd=rnd, page_version=version)
-    frags, order = fragments.render(ctx)
-    sums = fragments.hashes(frags)
-    changed = {k: v for k, v in frags.items() if have.get(k) != sums[k]}
-    posts = [_post_data(pv) for pv in ctx["posts"] if f"post-{pv.post.id}" in changed]
-    return jsonify(changed=True, version=ctx["version"], fragments=changed,
-                   hashes={k: sums[k] for k in changed}, order=order, posts=posts,
-                   missing=[c.key for c in ctx["missing"]])
+    _enc, _rnd, _ctx, version, got = _rendered(encounter_id)
+    changed = [k for k, h in got.hashes.items() if have.get(k) != h]
+    ids = {int(k[5:]) for k in changed if k.startswith("post-")}
+    posts, missing = _live_data(encounter_id, version, ids)
+    return jsonify(changed=True, version=version, fragments={k: fragments.fill(got.html[k]) for k in changed},
+                   hashes={k: got.hashes[k] for k in changed}, order=got.order, posts=posts, missing=missing)
+
+
+def _live_data(encounter_id: int, version: str, ids: set[int]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The sent posts as data, and the keys of the combatants who have not declared: read
+    from the store (the kept rendering holds no rows)."""
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
+    rnd = queries.current_round(s, enc.id, _round_arg())
+    if rnd is None:
+        return [], []
+    decls = list(s.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
+                                                     Declaration.superseded.is_(False))))
+    missing = [c.key for c in queries.missing_among(ordered_combatants(enc, rnd), decls)]
+    posts = []
+    if ids:
+        by_post: dict[int, list[Declaration]] = {}
+        for d in decls:
+            by_post.setdefault(d.post_id or 0, []).append(d)
+        for p in s.scalars(select(Post).where(Post.id.in_(ids)).order_by(Post.posted_at, Post.id)):
+            posts.append({"id": p.id, "author": p.author, "posted_at": p.posted_at.isoformat(), "text": p.text,
+                          "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
+                                            "late": d.late, "edited_after_roll": d.edited_after_roll}
+                                           for d in by_post.get(p.id, [])]})
+    return posts, missing
 
 
 # --- on demand (SCALE-5): one override form, a whole post, an earlier round's posts -----------
@@ -177,7 +219,8 @@ def _fragment_wanted() -> bool:
 
 
 FORM_TITLES = {"action": _l("Confirm, correct or reject"), "add": _l("Add an action"),
-               "penalty": _l("Latency penalty"), "roll": _l("Set result"), "combatant": _l("Change")}
+               "penalty": _l("Latency penalty"), "roll": _l("Set result"), "combatant": _l("Change"),
+               "order": _l("Set an order")}
 
 
 @bp.route("/<int:encounter_id>/form/<kind>")
@@ -193,7 +236,7 @@ def form(encounter_id: int, kind: str):  # type: ignore[no-untyped-def]
     ident = request.args.get("id")
     ctx: dict[str, Any] = {"kind": kind, "encounter": enc, "campaign": enc.campaign,
                            "selected": _round_arg(), "kind_options": kind_options}
-    if kind == "combatant":
+    if kind in ("combatant", "order"):
         ctx["c"] = in_encounter_or_404(s, Combatant, ident, enc)
         ctx["condition_names"] = engine.known_conditions(enc.ruleset)
     elif kind == "roll":

@@ -7,28 +7,75 @@ one query: "unchanged" renders nothing), and answers only those whose hash diffe
 the one the tab holds. Each post of the round is a fragment of its own (``post-<id>``),
 so a new post costs that post and the few summaries it changes (violations, preview...).
 
-A hash is taken with the CSRF tokens left out: they are masked afresh on every render
-(:mod:`pbp.panel.csrf_mask`), and a form that did not change must not count as changed.
+The fragments are kept per process by page version (and language, round asked for):
+within one version every narrator sees the same HTML but for the CSRF token, which is
+rendered as a placeholder and filled in on every answer, masked afresh each time
+(:mod:`pbp.panel.csrf_mask`, BREACH), with the session's own token. The hashes are taken
+over the placeholder, so a form that did not change does not count as changed. The first
+paint of an unchanged page therefore renders no post again: the version query, then the
+cached fragments joined.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+from collections import OrderedDict
+from dataclasses import dataclass
 from typing import Any
 
 from flask import current_app
+from markupsafe import Markup
+
+from .csrf_mask import masked_csrf_token
 
 #: the fragments rendered from ``templates/panel/encounter/_<name>.html`` as they are
 SIMPLE = ("round", "combatants", "violations", "secret", "preview", "audit")
-#: the masked token's value inside a form (left out of a hash)
-_TOKEN = re.compile(r'(name="(?:[\w-]*-)?csrf_token" value=")[^"]*"')
 POSTS = "panel/encounter/_posts.html"
+#: what ``csrf_token()`` renders as in a kept fragment (no character HTML escapes)
+PLACEHOLDER = "pbp-csrf-placeholder"
+_PLACEHOLDER = re.compile(PLACEHOLDER)
+#: how many renderings a process keeps (each some 400 KB for 200 posts)
+KEEP = 12
 
 
 def fragment_hash(html: str) -> str:
-    """Eight hex digits of the fragment's SHA-1, CSRF tokens left out."""
-    return hashlib.sha1(_TOKEN.sub(r"\1", html).encode()).hexdigest()[:8]
+    """Eight hex digits of the fragment's SHA-1 (as rendered: with the placeholder)."""
+    return hashlib.sha1(html.encode()).hexdigest()[:8]
+
+
+def fill(html: str) -> Markup:
+    """*html* with each placeholder a freshly masked token of this session."""
+    if PLACEHOLDER not in html:
+        return Markup(html)
+    return Markup(_PLACEHOLDER.sub(lambda _m: masked_csrf_token(), html))
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """One rendering of the page's fragments: HTML with placeholders, hashes, post order."""
+
+    html: dict[str, str]
+    hashes: dict[str, str]
+    order: list[int]
+
+
+_KEPT: OrderedDict[tuple[Any, ...], Rendered] = OrderedDict()
+
+
+def kept(key: tuple[Any, ...], build: Any) -> Rendered:
+    """The rendering for *key* (database, encounter, round asked, version, language),
+    rendered by ``build()`` (the page's context) when this process has none."""
+    found = _KEPT.get(key)
+    if found is not None:
+        _KEPT.move_to_end(key)
+        return found
+    html, order = render(dict(build(), csrf_token=lambda: PLACEHOLDER))
+    found = Rendered(html, hashes(html), order)
+    _KEPT[key] = found
+    while len(_KEPT) > KEEP:
+        _KEPT.popitem(last=False)
+    return found
 
 
 def render(ctx: dict[str, Any]) -> tuple[dict[str, str], list[int]]:

@@ -8,8 +8,8 @@
  * the narrator is typing in, or that holds an open form, is left alone until the next tick.
  * Backs off while the tab is hidden or the server fails.
  *
- * On demand: a <details data-fetch="URL"> (an override form, an earlier round) fetches its
- * body when first opened; an <a data-expand> (the rest of a long post) replaces the post's
+ * On demand: a <details data-fetch> (an override form, an earlier round) fetches its body
+ * when first opened, from its data-fetch URL or else the plain link it holds; an <a data-expand> (the rest of a long post) replaces the post's
  * text in place. Without script the same URLs are plain links to pages.
  */
 (function () {
@@ -30,7 +30,10 @@
     if (!d || d.tagName !== "DETAILS" || !d.open || !d.hasAttribute("data-fetch") || d.getAttribute("data-loaded")) { return; }
     d.setAttribute("data-loaded", "loading");
     var slot = d.querySelector(".slot") || d;
-    fetchFragment(d.getAttribute("data-fetch"), function (html) {
+    var link = slot.querySelector("a[href]");
+    var target = d.getAttribute("data-fetch") || (link && link.getAttribute("href"));
+    if (!target) { return; }
+    fetchFragment(target, function (html) {
       slot.innerHTML = html;
       d.setAttribute("data-loaded", "yes");
       var first = slot.querySelector("input:not([type=hidden]), select, textarea");
