@@ -127,17 +127,22 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
             "pending_overrides": pending_among(ctx["overrides"], rnd)}
 
 
-def _rendered(encounter_id: int) -> tuple[Any, Any, Any, str, fragments.Rendered]:
-    """The encounter, its round, the page version and the page's fragments, kept per
-    version (SCALE-5): the page's context is built only when this process has no rendering
-    of this version, round and language."""
+def _rendered(encounter_id: int, known: tuple[Any, Any, str] | None = None
+              ) -> tuple[Any, Any, Any, str, fragments.Rendered]:
+    """The encounter, its round, the page's context (None when not built), the page
+    version and the page's fragments, kept per version (SCALE-5): the context is built
+    only when this process has no rendering of this version, round and language. *known*:
+    the encounter, round and version when the caller has them."""
     s = db_session()
-    enc = encounter_or_404(s, encounter_id)
     number = _round_arg()
-    rnd = queries.current_round(s, enc.id, number)
-    if number is not None and rnd is None:
-        abort(404)
-    version = page_version(s, enc, rnd)
+    if known is None:
+        enc = encounter_or_404(s, encounter_id)
+        rnd = queries.current_round(s, enc.id, number)
+        if number is not None and rnd is None:
+            abort(404)
+        version = page_version(s, enc, rnd)
+    else:
+        enc, rnd, version = known
     key = (str(s.get_bind().engine.url), enc.id, number, version, str(get_locale()))
     box: dict[str, Any] = {}
 
@@ -178,17 +183,27 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
     have = fragments.parse_have(request.headers.get("X-Live-Have"))
-    _enc, _rnd, _ctx, version, got = _rendered(encounter_id)
+    _enc, _rnd, ctx, version, got = _rendered(encounter_id, (enc, rnd, version))
     changed = [k for k, h in got.hashes.items() if have.get(k) != h]
     ids = {int(k[5:]) for k in changed if k.startswith("post-")}
-    posts, missing = _live_data(encounter_id, version, ids)
+    if ctx is not None:    # built just now: its rows
+        posts = [_post_data(pv.post, pv.declarations) for pv in ctx["posts"] if pv.post.id in ids]
+        missing = [c.key for c in ctx["missing"]]
+    else:
+        posts, missing = _live_data(encounter_id, ids)
     return jsonify(changed=True, version=version, fragments={k: fragments.fill(got.html[k]) for k in changed},
                    hashes={k: got.hashes[k] for k in changed}, order=got.order, posts=posts, missing=missing)
 
 
-def _live_data(encounter_id: int, version: str, ids: set[int]) -> tuple[list[dict[str, Any]], list[str]]:
-    """The sent posts as data, and the keys of the combatants who have not declared: read
-    from the store (the kept rendering holds no rows)."""
+def _post_data(p: Post, decls: list[Declaration]) -> dict[str, Any]:
+    return {"id": p.id, "author": p.author, "posted_at": p.posted_at.isoformat(), "text": p.text,
+            "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
+                              "late": d.late, "edited_after_roll": d.edited_after_roll} for d in decls]}
+
+
+def _live_data(encounter_id: int, ids: set[int]) -> tuple[list[dict[str, Any]], list[str]]:
+    """With a kept rendering (no rows loaded): the sent posts as data, and the keys of the
+    combatants who have not declared, read from the store."""
     s = db_session()
     enc = encounter_or_404(s, encounter_id)
     rnd = queries.current_round(s, enc.id, _round_arg())
@@ -197,16 +212,11 @@ def _live_data(encounter_id: int, version: str, ids: set[int]) -> tuple[list[dic
     decls = list(s.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
                                                      Declaration.superseded.is_(False))))
     missing = [c.key for c in queries.missing_among(ordered_combatants(enc, rnd), decls)]
-    posts = []
-    if ids:
-        by_post: dict[int, list[Declaration]] = {}
-        for d in decls:
-            by_post.setdefault(d.post_id or 0, []).append(d)
-        for p in s.scalars(select(Post).where(Post.id.in_(ids)).order_by(Post.posted_at, Post.id)):
-            posts.append({"id": p.id, "author": p.author, "posted_at": p.posted_at.isoformat(), "text": p.text,
-                          "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
-                                            "late": d.late, "edited_after_roll": d.edited_after_roll}
-                                           for d in by_post.get(p.id, [])]})
+    by_post: dict[int, list[Declaration]] = {}
+    for d in decls:
+        by_post.setdefault(d.post_id or 0, []).append(d)
+    posts = [_post_data(p, by_post.get(p.id, [])) for p in
+             s.scalars(select(Post).where(Post.id.in_(ids)).order_by(Post.posted_at, Post.id))] if ids else []
     return posts, missing
 
 

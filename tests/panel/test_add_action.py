@@ -42,7 +42,7 @@ def test_add_an_action_to_a_no_action_post(alice: Any, ids: dict[str, Any], db_u
     html = _page(alice, ids)
     # SCALE-5: the page links the form (fetched when opened); the form carries the declaration
     link = f"/encounters/{ids['encounter']}/form/add?id={did}"
-    assert f'data-fetch="{link}"' in html and "Add an action" in html
+    assert f'href="{link}"' in html and "Add an action" in html
     form = alice.get(link, headers={"X-Fragment": "1"}).text
     assert f'name="declaration_id" value="{did}"' in form and "<html" not in form
     url = f"/encounters/{ids['encounter']}/override/action/add"
