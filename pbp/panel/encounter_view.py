@@ -47,6 +47,8 @@ from .economy import remaining as actions_remaining
 from .history import past_round
 
 log = logging.getLogger(__name__)
+#: how a preview that failed begins (the page shows it; nothing keeps it)
+FAILED = "(no preview:"
 #: (database, round id, page version) -> preview text; small, per process.
 _PREVIEWS: dict[tuple[Any, ...], str] = {}
 #: the same key -> actions left per combatant (the ruleset's plan of every declaration)
@@ -135,7 +137,7 @@ def preview(session: Session, rnd: Round | None) -> str:
         text = service.preview_reply(session, rnd.id)
     except Exception as exc:  # the preview must never take the page down
         log.exception("preview of round %s failed", rnd.id)
-        text = f"(no preview: {exc})"
+        text = f"{FAILED} {exc})"
     marks = pending_marks(session, rnd)
     if marks:
         how = "post a correction to apply" if queries.posted(
@@ -233,8 +235,13 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     # is also the costliest part (a whole resolution): kept per page version.
     key = (str(session.get_bind().engine.url), rnd.id if rnd else None, page_version)
     preview_text = _PREVIEWS.get(key)
+    failed = False
     if preview_text is None:
-        preview_text = _keep(_PREVIEWS, key, preview(session, rnd))
+        preview_text = preview(session, rnd)
+        # a failed preview (a lock held by a worker...) is tried again by the next request
+        failed = preview_text.startswith(FAILED)
+        if not failed:
+            _keep(_PREVIEWS, key, preview_text)
         # the preview expired the session: reload what was loaded before it
         encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
         rnd = queries.current_round(session, encounter.id, number)
@@ -243,6 +250,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     with session.no_autoflush:
         ctx = _read(session, encounter, rnd, key)
     ctx["preview"] = preview_text
+    ctx["preview_failed"] = failed       # SCALE-5: such a page is not kept either
     ctx["version"] = page_version
     return ctx
 

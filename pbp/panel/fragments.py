@@ -70,8 +70,11 @@ def kept(key: tuple[Any, ...], build: Any) -> Rendered:
     if found is not None:
         _KEPT.move_to_end(key)
         return found
-    html, order = render(dict(build(), csrf_token=lambda: PLACEHOLDER))
+    ctx = build()
+    html, order = render(dict(ctx, csrf_token=lambda: PLACEHOLDER))
     found = Rendered(html, hashes(html), order)
+    if ctx.get("preview_failed"):    # a preview that failed is tried again next time
+        return found
     _KEPT[key] = found
     while len(_KEPT) > KEEP:
         _KEPT.popitem(last=False)
