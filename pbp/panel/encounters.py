@@ -164,7 +164,8 @@ def show(encounter_id: int):  # type: ignore[no-untyped-def]
     page = {"encounter": enc, "campaign": enc.campaign, "selected": _round_arg(), "version": version,
             "round": rnd, "combatants": ordered_combatants(enc, rnd)}
     page.update(standing_context(s, enc))   # STALL-1/2: not versioned (time-bound), so per request
-    return render_template("panel/encounter.html", frag={k: fragments.fill(v) for k, v in got.html.items()},
+    frag = {k: fragments.fill(got.html[k]) for k in FRAGMENTS}
+    return render_template("panel/encounter.html", frag=frag, posts_html=got.posts,
                            frag_hashes=got.hashes, post_order=got.order, **page)
 
 

@@ -58,6 +58,8 @@ class Rendered:
     html: dict[str, str]
     hashes: dict[str, str]
     order: list[int]
+    #: the round's posts joined in order (they hold no token): the page's middle column
+    posts: Markup
 
 
 _KEPT: OrderedDict[tuple[Any, ...], Rendered] = OrderedDict()
@@ -72,7 +74,7 @@ def kept(key: tuple[Any, ...], build: Any) -> Rendered:
         return found
     ctx = build()
     html, order = render(dict(ctx, csrf_token=lambda: PLACEHOLDER))
-    found = Rendered(html, hashes(html), order)
+    found = Rendered(html, hashes(html), order, Markup("".join(html[f"post-{i}"] for i in order)))
     if ctx.get("preview_failed"):    # a preview that failed is tried again next time
         return found
     _KEPT[key] = found
