@@ -34,10 +34,13 @@
     var target = d.getAttribute("data-fetch") || (link && link.getAttribute("href"));
     if (!target) { return; }
     fetchFragment(target, function (html) {
+      /* focus stays where the narrator put it: on the summary; if they had tabbed on to
+         the stand-in link, it moves to the form's first field */
+      var had = slot.contains(document.activeElement);
       slot.innerHTML = html;
       d.setAttribute("data-loaded", "yes");
       var first = slot.querySelector("input:not([type=hidden]), select, textarea");
-      if (first && d.classList.contains("override")) { first.focus(); }
+      if (had && first) { first.focus(); }
     }, function () { d.removeAttribute("data-loaded"); });
   }, true);
 
