@@ -39,6 +39,7 @@ from ..store.models import (
     Post,
     Reply,
     RollRecord,
+    RollReveal,
     Round,
 )
 from ..store.roll_ledger import LedgerRow, encounter_ledger, watched
@@ -184,6 +185,14 @@ def _version_statement() -> Any:
         select(func.max(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
         select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid,
                                                       ExtensionRequest.state == "queued").scalar_subquery(),
+        # ... the round's rolls (a secret roll has no post) and the encounter's reveals
+        select(func.count(RollRecord.id)).where(RollRecord.round_id == rid).scalar_subquery(),
+        select(func.max(RollRecord.id)).where(RollRecord.round_id == rid).scalar_subquery(),
+        select(func.max(RollReveal.id)).where(RollReveal.encounter_id == eid).scalar_subquery(),
+        # ... and every round's replies (the page lists those held of earlier rounds)
+        *(select(agg).join(Round, Round.id == Reply.round_id).where(Round.encounter_id == eid).scalar_subquery()
+          for agg in (func.count(Reply.id), func.max(Reply.id), func.min(Reply.state), func.max(Reply.state),
+                      func.sum(func.length(Reply.state) * Reply.id))),
     )
 
 
