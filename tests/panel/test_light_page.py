@@ -91,10 +91,10 @@ def test_scale5_the_form_on_demand_posts_and_the_change_shows(alice: Any, ids: d
 
 
 def test_scale5_long_post_and_earlier_round_on_demand(alice: Any, ids: dict[str, Any], db_url: str) -> None:
-    """SCALE-5: a post over 600 characters shows its start and a link to the whole text
+    """SCALE-5: a post over 2,000 characters shows its start and a link to the whole text
     (escaped, as a fragment or a page); round 1's posts come as fragments in place."""
     tail = "<b>the end</b>"
-    _ingest(db_url, ids, "I attack Goblin 1 [roll]1d20+6[/roll] " + "and I keep talking " * 50 + tail, "long-1")
+    _ingest(db_url, ids, "I attack Goblin 1 [roll]1d20+6[/roll] " + "and I keep talking " * 120 + tail, "long-1")
     html = _page(alice, ids)
     assert "&lt;b&gt;the end&lt;/b&gt;" not in html and "Show the whole post" in html
     href = re.search(r'<a class="more" data-expand href="([^"]+)"', html).group(1)
