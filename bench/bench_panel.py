@@ -7,7 +7,8 @@ open round (issue 17 item 5, SCALE-5).
    this page version, :mod:`pbp.panel.fragments`) and the page built (kept fragments and
    preview dropped before each request), beside the dashboard.
 2. The page on the wire (brotli, gzip, uncompressed) through gunicorn.
-3. Requests/s under wrk (keep-alive, loopback only) with gunicorn -w 2 for both apps:
+3. Requests/s under wrk (keep-alive, loopback only) with gunicorn -w 2 for both apps,
+   baseline and subject alternating ``--reps`` times (ratio of the medians):
    the encounter page asked for as a browser does (``Accept-Encoding: br, gzip``) against
    a bare Flask + Jinja page of the same rows (``bench/bare_panel.py``, same run, same
    database), and the live refresh when nothing changed (the tab's version and fragment
@@ -71,16 +72,18 @@ def render_times(url: str, eid: int, n: int) -> dict[str, float]:
     app = create_app({"TESTING": True, "SECRET_KEY": "bench", "DATABASE_URL": url, "WTF_CSRF_ENABLED": False})
     c = app.test_client()
     assert c.post("/login", data={"name": "alice", "password": sample.PASSWORD}).status_code == 302
+    from pbp.panel import encounter_view
     try:
-        from pbp.panel import encounter_view, fragments
+        from pbp.panel import fragments
     except ImportError:        # --before a revision without them
-        fragments = encounter_view = None  # type: ignore[assignment]
+        fragments = None  # type: ignore[assignment]
 
     def median(path: str, cold: bool = False) -> tuple[float, int]:
         times, size = [], 0
         for _ in range(n):
-            if cold and fragments is not None:
-                fragments._KEPT.clear()
+            if cold:
+                if fragments is not None:
+                    fragments._KEPT.clear()
                 encounter_view._PREVIEWS.clear()
             t = time.perf_counter()
             r = c.get(path)
@@ -243,20 +246,27 @@ def measure(url: str, ids: dict, args: argparse.Namespace, data_dir: str) -> dic
         version, have = page_state(decoded(body, hdrs).decode())
         gen = load_wrk if shutil.which("wrk") else load
         print(f"load generator: {'wrk' if gen is load_wrk else 'Python threads (install wrk)'}, "
-              f"{args.clients} connections, {args.seconds:.0f} s each; gunicorn -w 2 for both apps")
-        rows = [("bare Flask+Jinja page, same rows (baseline)", bare_port, f"/page/{eid}", {}, "bare_page_rps"),
-                ("encounter page (br, as a browser)", port, page, {**auth, **BROWSER}, "page_rps"),
-                ("bare Flask+Jinja 50-row page (baseline)", bare_port, f"/rows/{eid}", {}, "bare_rows_rps"),
-                ("live refresh, nothing changed", port, f"{live}?v={version}",
-                 {**auth, **BROWSER, "X-Live-Have": have}, "unchanged_rps")]
-        for label, p, path, headers, key in rows:
-            rps, ms = gen(p, path, headers, args.clients, args.seconds)
-            out[key] = rps
-            print(f"  {label}: {rps:,.1f} req/s, {'mean' if gen is load_wrk else 'median'} {ms:.1f} ms", flush=True)
-        out["page_ratio"] = out["page_rps"] / out["bare_page_rps"]
-        out["unchanged_ratio"] = out["unchanged_rps"] / out["bare_rows_rps"]
+              f"{args.clients} connections, {args.seconds:.0f} s a run, {args.reps} runs each, alternating; "
+              "gunicorn -w 2 for both apps")
+        pairs = [("page", (bare_port, f"/page/{eid}", {}), (port, page, {**auth, **BROWSER}),
+                  "bare Flask+Jinja page, same rows (baseline)", "encounter page (br, as a browser)"),
+                 ("unchanged", (bare_port, f"/rows/{eid}", {}),
+                  (port, f"{live}?v={version}", {**auth, **BROWSER, "X-Live-Have": have}),
+                  "bare Flask+Jinja 50-row page (baseline)", "live refresh, nothing changed")]
+        # baseline and subject alternate, args.reps times each: the load of this shared
+        # machine moves both alike; the ratio is of the medians
+        for key, (bp, bpath, bh), (sp, spath, sh), blabel, slabel in pairs:
+            base_runs, subject_runs = [], []
+            for _ in range(args.reps):
+                base_runs.append(gen(bp, bpath, bh, args.clients, args.seconds)[0])
+                subject_runs.append(gen(sp, spath, sh, args.clients, args.seconds)[0])
+            b, a = statistics.median(base_runs), statistics.median(subject_runs)
+            out[f"bare_{key}_rps"], out[f"{key}_rps"], out[f"{key}_ratio"] = b, a, a / b
+            print(f"  {blabel}: {b:,.1f} req/s (median of {', '.join(f'{x:,.0f}' for x in base_runs)})", flush=True)
+            print(f"  {slabel}: {a:,.1f} req/s (median of {', '.join(f'{x:,.0f}' for x in subject_runs)})", flush=True)
         print(f"ratios: page / bare same-row page {out['page_ratio']:.2f}x (target at least 0.5x); "
-              f"unchanged refresh / bare 50-row page {out['unchanged_ratio']:.2f}x (target at least 0.8x)", flush=True)
+              f"unchanged refresh / bare 50-row page {out['unchanged_ratio']:.2f}x (target at least 0.8x); "
+              f"load average now {os.getloadavg()[0]:.2f}", flush=True)
         # a worker's poll that re-saw the 200 posts unchanged is no change for the page
         poll_unchanged(url, ids["thread"])
         _st, body, hdrs, took = get(port, f"{live}?v={version}", {**auth, **BROWSER, "X-Live-Have": have})
@@ -353,6 +363,7 @@ def main() -> None:
     ap.add_argument("--renders", type=int, default=10)
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--clients", type=int, default=8)
+    ap.add_argument("--reps", type=int, default=3, help="alternating runs of baseline and subject")
     ap.add_argument("--before", metavar="REV", help="also measure git revision REV, same data, same run")
     ap.add_argument("--code", help=argparse.SUPPRESS)     # subprocess of --before: the tree measured
     ap.add_argument("--db", help=argparse.SUPPRESS)       # ... the seeded database
@@ -381,7 +392,8 @@ def main() -> None:
             out = Path(tmp) / "before.json"
             subprocess.run([sys.executable, __file__, "--code", str(tree), "--db", copy_db(seeded, Path(tmp) / "b.sqlite"),
                             "--ids", json.dumps(ids), "--result", str(out), "--renders", str(args.renders),
-                            "--seconds", str(args.seconds), "--clients", str(args.clients)], check=True)
+                            "--seconds", str(args.seconds), "--clients", str(args.clients),
+                            "--reps", str(args.reps)], check=True)
             results["before"] = json.loads(out.read_text())
             print("\n--- after: this tree ---", flush=True)
         results["after"] = measure(copy_db(seeded, Path(tmp) / "a.sqlite"), ids, args, tmp)
