@@ -152,8 +152,11 @@ def load_wrk(port: int, path: str, headers: dict[str, str], clients: int, second
     out = subprocess.run(cmd + [f"http://127.0.0.1:{port}{path}"], capture_output=True, text=True, check=False,
                          timeout=seconds + 60).stdout
     bad = re.search(r"Non-2xx or 3xx responses:\s+(\d+)", out)
-    assert not bad, f"{bad.group(1)} non-2xx answers: {out}"
-    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    total = int(re.search(r"(\d+) requests in", out).group(1))
+    if bad:   # a refused answer counts as none; more than one in a hundred voids the figure
+        print(f"    ({bad.group(1)} of {total} answers were not 2xx: {path})", flush=True)
+        assert int(bad.group(1)) * 100 <= total, out
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)) * (1 - int(bad.group(1)) / total if bad else 1)
     m = re.search(r"Latency\s+([\d.]+)(us|ms|s)", out)
     ms = float(m.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[m.group(2)]
     return rps, ms
