@@ -17,6 +17,7 @@ from typing import Any
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
 from sqlalchemy import bindparam, func, select
+from sqlalchemy import inspect as sa_inspect
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -33,10 +34,12 @@ from ..store.models import (
     Declaration,
     Encounter,
     EventRecord,
+    ExtensionRequest,
     Override,
     Post,
     Reply,
     RollRecord,
+    RollReveal,
     Round,
 )
 from ..store.roll_ledger import LedgerRow, encounter_ledger, watched
@@ -45,6 +48,8 @@ from .economy import remaining as actions_remaining
 from .history import past_round
 
 log = logging.getLogger(__name__)
+#: how a preview that failed begins (the page shows it; nothing keeps it)
+FAILED = "(no preview:"
 #: (database, round id, page version) -> preview text; small, per process.
 _PREVIEWS: dict[tuple[Any, ...], str] = {}
 #: the same key -> actions left per combatant (the ruleset's plan of every declaration)
@@ -133,7 +138,7 @@ def preview(session: Session, rnd: Round | None) -> str:
         text = service.preview_reply(session, rnd.id)
     except Exception as exc:  # the preview must never take the page down
         log.exception("preview of round %s failed", rnd.id)
-        text = f"(no preview: {exc})"
+        text = f"{FAILED} {exc})"
     marks = pending_marks(session, rnd)
     if marks:
         how = "post a correction to apply" if queries.posted(
@@ -170,17 +175,38 @@ def _version_statement() -> Any:
         select(Campaign.ruleset).where(Campaign.id == cid).scalar_subquery(),
         select(Campaign.timezone).where(Campaign.id == cid).scalar_subquery(),
         select(Campaign.houserules).where(Campaign.id == cid).scalar_subquery(),
+        # SCALE-5: the page's fragments are kept per version (pbp.panel.fragments), so every
+        # setting a fragment shows counts too: the campaign's, and the round's extension requests
+        *(select(col).where(Campaign.id == cid).scalar_subquery() for col in (
+            Campaign.language, Campaign.approval_mode, Campaign.round_hours, Campaign.quiet_hours,
+            Campaign.skip_weekends, Campaign.public_verification, Campaign.private_roll_values,
+            Campaign.extension_limit_hours, Campaign.early_close, Campaign.close_grace_minutes)),
+        select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
+        select(func.max(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
+        select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid,
+                                                      ExtensionRequest.state == "queued").scalar_subquery(),
+        # ... the round's rolls (a secret roll has no post) and the encounter's reveals
+        select(func.count(RollRecord.id)).where(RollRecord.round_id == rid).scalar_subquery(),
+        select(func.max(RollRecord.id)).where(RollRecord.round_id == rid).scalar_subquery(),
+        select(func.max(RollReveal.id)).where(RollReveal.encounter_id == eid).scalar_subquery(),
+        # ... and every round's replies (the page lists those held of earlier rounds)
+        *(select(agg).join(Round, Round.id == Reply.round_id).where(Round.encounter_id == eid).scalar_subquery()
+          for agg in (func.count(Reply.id), func.max(Reply.id), func.min(Reply.state), func.max(Reply.state),
+                      func.sum(func.length(Reply.state) * Reply.id))),
     )
+
+
+#: every column of the encounter (its settings: round length, initiative mode...) counts
+_ENCOUNTER_COLUMNS = tuple(sa_inspect(Encounter).column_attrs)
 
 
 def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     """A fingerprint that changes whenever the page would: posts (new, edited, deleted, moved;
     not merely seen again by a poll), declarations, overrides, combatants, the round, its
-    reply, the houserules. One query."""
+    reply, the extension requests, the encounter's and campaign's settings. One query."""
     row = session.execute(_version_statement(), {"rid": rnd.id if rnd is not None else -1,
                                                  "eid": encounter.id, "cid": encounter.campaign_id}).one()
-    parts: list[Any] = [encounter.id, encounter.round_number, encounter.status, encounter.order,
-                        encounter.houserules, tuple(row)]
+    parts: list[Any] = [tuple(getattr(encounter, a.key) for a in _ENCOUNTER_COLUMNS), tuple(row)]
     if rnd is not None:
         parts += [rnd.id, rnd.state, rnd.deadline.isoformat(), rnd.waived, rnd.order]
     return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
@@ -218,8 +244,13 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     # is also the costliest part (a whole resolution): kept per page version.
     key = (str(session.get_bind().engine.url), rnd.id if rnd else None, page_version)
     preview_text = _PREVIEWS.get(key)
+    failed = False
     if preview_text is None:
-        preview_text = _keep(_PREVIEWS, key, preview(session, rnd))
+        preview_text = preview(session, rnd)
+        # a failed preview (a lock held by a worker...) is tried again by the next request
+        failed = preview_text.startswith(FAILED)
+        if not failed:
+            _keep(_PREVIEWS, key, preview_text)
         # the preview expired the session: reload what was loaded before it
         encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
         rnd = queries.current_round(session, encounter.id, number)
@@ -228,6 +259,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     with session.no_autoflush:
         ctx = _read(session, encounter, rnd, key)
     ctx["preview"] = preview_text
+    ctx["preview_failed"] = failed       # SCALE-5: such a page is not kept either
     ctx["version"] = page_version
     return ctx
 

@@ -22,18 +22,23 @@ from flask import (
     request,
     url_for,
 )
+from flask_babel import get_locale
 from flask_babel import gettext as _
+from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
+from sqlalchemy import select
 
 from ..rounds import service
-from ..rounds.overrides import RESULT_KINDS, make_public, pending_among
+from ..rounds.overrides import RESULT_KINDS, make_public, pending_among, roll_totals
+from ..rules import engine
 from ..rules.model import ActionKind
 from ..store import queries
-from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
+from ..store.models import Combatant, Declaration, Override, Post, Reply, RollRecord, Round
+from . import fragments
 from .access import encounter_or_404, in_encounter_or_404
 from .db import session as db_session
-from .encounter_view import build
+from .encounter_view import action_view, build, kind_options, ordered_combatants
 from .encounter_view import version as page_version
 from .fight_forms import AddActionForm, CorrectionForm, EndForm, StartForm
 from .forms import (
@@ -69,7 +74,8 @@ from .submit import submit
 
 bp = Blueprint("encounters", __name__, url_prefix="/encounters")
 
-FRAGMENTS = ("combatants", "posts", "violations", "preview", "audit", "round", "secret")
+#: the fragments every page has (besides one ``post-<id>`` per post of the round)
+FRAGMENTS = (*fragments.SIMPLE, "posts", "orphans")
 
 
 def _forms() -> dict[str, Any]:
@@ -121,35 +127,174 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
             "pending_overrides": pending_among(ctx["overrides"], rnd)}
 
 
+def _rendered(encounter_id: int, known: tuple[Any, Any, str] | None = None
+              ) -> tuple[Any, Any, Any, str, fragments.Rendered]:
+    """The encounter, its round, the page's context (None when not built), the page
+    version and the page's fragments, kept per version (SCALE-5): the context is built
+    only when this process has no rendering of this version, round and language. *known*:
+    the encounter, round and version when the caller has them."""
+    s = db_session()
+    number = _round_arg()
+    if known is None:
+        enc = encounter_or_404(s, encounter_id)
+        rnd = queries.current_round(s, enc.id, number)
+        if number is not None and rnd is None:
+            abort(404)
+        version = page_version(s, enc, rnd)
+    else:
+        enc, rnd, version = known
+    key = (str(s.get_bind().engine.url), enc.id, number, version, str(get_locale()))
+    box: dict[str, Any] = {}
+
+    def build_context() -> dict[str, Any]:
+        box["ctx"] = _context(encounter_id, number, enc, rnd=rnd, page_version=version)
+        return box["ctx"]
+
+    rendered = fragments.kept(key, build_context)
+    return enc, rnd, box.get("ctx"), version, rendered
+
+
 @bp.route("/<int:encounter_id>")
 @login_required
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
-    ctx = _context(encounter_id, _round_arg())
-    ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
-    return render_template("panel/encounter.html", **ctx)
+    enc, rnd, _ctx, version, got = _rendered(encounter_id)
+    s = db_session()
+    enc = s.get(type(enc), enc.id)           # the preview may have expired it
+    rnd = s.get(Round, rnd.id) if rnd is not None else None
+    page = {"encounter": enc, "campaign": enc.campaign, "selected": _round_arg(), "version": version,
+            "round": rnd, "combatants": ordered_combatants(enc, rnd)}
+    page.update(standing_context(s, enc))   # STALL-1/2: not versioned (time-bound), so per request
+    frag = {k: fragments.fill(got.html[k]) for k in FRAGMENTS}
+    return render_template("panel/encounter.html", frag=frag, posts_html=got.posts,
+                           frag_hashes=got.hashes, post_order=got.order, **page)
 
 
 @bp.route("/<int:encounter_id>/live")
 @login_required
 def live(encounter_id: int):  # type: ignore[no-untyped-def]
-    """JSON refresh: ``{changed: false}`` when the version the page holds is current, else
-    the new version, the posts and declarations as data, and the page's fragments."""
+    """JSON refresh (SCALE-5). ``{changed: false}`` when the version the page holds (``v``)
+    is current: one query, nothing rendered. Else the new version, the round's post ids in
+    order, and only the fragments whose hash differs from the one the tab sent in the
+    ``X-Live-Have`` header (``name:hash,...``; none sent: every fragment), with their new
+    hashes, the posts among them as data, and who is missing."""
     s = db_session()
     enc = encounter_or_404(s, encounter_id)
     rnd = queries.current_round(s, enc.id, _round_arg())
     version = page_version(s, enc, rnd)
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
-    ctx = _context(encounter_id, _round_arg(), enc, rnd=rnd, page_version=version)
-    env = current_app.jinja_env
-    frags = {name: env.get_template(f"panel/encounter/_{name}.html").render(**ctx) for name in FRAGMENTS}
-    posts = [{"id": p.post.id, "author": p.post.author, "posted_at": p.post.posted_at.isoformat(),
-              "text": p.post.text,
-              "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
-                                "late": d.late, "edited_after_roll": d.edited_after_roll} for d in p.declarations]}
-             for p in ctx["posts"]]
-    return jsonify(changed=True, version=ctx["version"], posts=posts, fragments=frags,
-                   missing=[c.key for c in ctx["missing"]])
+    have = fragments.parse_have(request.headers.get("X-Live-Have"))
+    _enc, _rnd, ctx, version, got = _rendered(encounter_id, (enc, rnd, version))
+    changed = [k for k, h in got.hashes.items() if have.get(k) != h]
+    ids = {int(k[5:]) for k in changed if k.startswith("post-")}
+    if ctx is not None:    # built just now: its rows
+        posts = [_post_data(pv.post, pv.declarations) for pv in ctx["posts"] if pv.post.id in ids]
+        missing = [c.key for c in ctx["missing"]]
+    else:
+        posts, missing = _live_data(encounter_id, ids)
+    return jsonify(changed=True, version=version, fragments={k: fragments.fill(got.html[k]) for k in changed},
+                   hashes={k: got.hashes[k] for k in changed}, order=got.order, posts=posts, missing=missing)
+
+
+def _post_data(p: Post, decls: list[Declaration]) -> dict[str, Any]:
+    return {"id": p.id, "author": p.author, "posted_at": p.posted_at.isoformat(), "text": p.text,
+            "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
+                              "late": d.late, "edited_after_roll": d.edited_after_roll} for d in decls]}
+
+
+def _live_data(encounter_id: int, ids: set[int]) -> tuple[list[dict[str, Any]], list[str]]:
+    """With a kept rendering (no rows loaded): the sent posts as data, and the keys of the
+    combatants who have not declared, read from the store."""
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
+    rnd = queries.current_round(s, enc.id, _round_arg())
+    if rnd is None:
+        return [], []
+    decls = list(s.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
+                                                     Declaration.superseded.is_(False))))
+    missing = [c.key for c in queries.missing_among(ordered_combatants(enc, rnd), decls)]
+    by_post: dict[int, list[Declaration]] = {}
+    for d in decls:
+        by_post.setdefault(d.post_id or 0, []).append(d)
+    posts = [_post_data(p, by_post.get(p.id, [])) for p in
+             s.scalars(select(Post).where(Post.id.in_(ids)).order_by(Post.posted_at, Post.id))] if ids else []
+    return posts, missing
+
+
+# --- on demand (SCALE-5): one override form, a whole post, an earlier round's posts -----------
+
+
+def _fragment_wanted() -> bool:
+    """Asked by the page's script (the form goes in place) rather than followed as a link."""
+    return request.headers.get("X-Fragment") == "1"
+
+
+FORM_TITLES = {"action": _l("Confirm, correct or reject"), "add": _l("Add an action"),
+               "penalty": _l("Latency penalty"), "roll": _l("Set result"), "combatant": _l("Change"),
+               "order": _l("Set an order")}
+
+
+@bp.route("/<int:encounter_id>/form/<kind>")
+@login_required
+def form(encounter_id: int, kind: str):  # type: ignore[no-untyped-def]
+    """One override form of the encounter page, filled for one action, declaration, roll or
+    combatant (``?id=``, ``&index=`` for an action): the fragment for the page's script, a
+    page of its own for a browser without it. Posts to the same override routes as ever."""
+    if kind not in FORM_TITLES:
+        abort(404)
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
+    ident = request.args.get("id")
+    ctx: dict[str, Any] = {"kind": kind, "encounter": enc, "campaign": enc.campaign,
+                           "selected": _round_arg(), "kind_options": kind_options}
+    if kind in ("combatant", "order"):
+        ctx["c"] = in_encounter_or_404(s, Combatant, ident, enc)
+        ctx["condition_names"] = engine.known_conditions(enc.ruleset)
+    elif kind == "roll":
+        r = in_encounter_or_404(s, RollRecord, ident, enc)
+        totals = roll_totals(s, r.round_id) if r.round_id is not None else {}
+        ctx.update(r=r, over=totals.get(r.roll_index))
+    else:
+        d = in_encounter_or_404(s, Declaration, ident, enc)
+        ctx["d"] = d
+        if kind == "action":
+            index = request.args.get("index", type=int)
+            if index is None or not 0 <= index < len(d.actions):
+                abort(404)
+            ctx.update(index=index, a=action_view(d.actions[index]))
+        elif kind == "add":
+            ctx["combatants"] = sorted(enc.combatants, key=lambda c: c.id)
+    if _fragment_wanted():
+        return render_template("panel/encounter/_form.html", **ctx)
+    back = url_for("encounters.show", encounter_id=enc.id, round=ctx["selected"])
+    return render_template("panel/encounter_form.html", title=str(FORM_TITLES[kind]), back=back, **ctx)
+
+
+@bp.route("/<int:encounter_id>/posts/<int:post_id>")
+@login_required
+def post_body(encounter_id: int, post_id: int):  # type: ignore[no-untyped-def]
+    """A long post's whole text (the page shows its start): as a fragment, or a page."""
+    s = db_session()
+    enc = encounter_or_404(s, encounter_id)
+    post = s.get(Post, post_id)
+    if post is None or post.round_id is None:
+        abort(404)
+    in_encounter_or_404(s, Round, post.round_id, enc)
+    if _fragment_wanted():
+        return render_template("panel/encounter/_post_body.html", post=post)
+    return render_template("panel/encounter_post.html", post=post, encounter=enc, campaign=enc.campaign)
+
+
+@bp.route("/<int:encounter_id>/rounds/<int:number>/posts")
+@login_required
+def round_posts(encounter_id: int, number: int):  # type: ignore[no-untyped-def]
+    """An earlier round's posts, opened in place on the page (the link without script
+    goes to the page of that round)."""
+    if not _fragment_wanted():
+        return redirect(url_for("encounters.show", encounter_id=encounter_id, round=number))
+    ctx = _context(encounter_id, number)
+    module = current_app.jinja_env.get_template(fragments.POSTS).make_module(vars=ctx)
+    return "".join(str(module.post(pv)) for pv in ctx["posts"]) or str(module)
 
 
 def _back(encounter_id: int, anchor: str = "") -> Any:

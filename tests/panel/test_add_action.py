@@ -40,7 +40,11 @@ def test_add_an_action_to_a_no_action_post(alice: Any, ids: dict[str, Any], db_u
     read the post as an attack on Goblin 1; without a reason nothing changes."""
     did = _no_action_post(db_url, ids)
     html = _page(alice, ids)
-    assert f'name="declaration_id" value="{did}"' in html and "Add an action" in html
+    # SCALE-5: the page links the form (fetched when opened); the form carries the declaration
+    link = f"/encounters/{ids['encounter']}/form/add?id={did}"
+    assert f'href="{link}"' in html and "Add an action" in html
+    form = alice.get(link, headers={"X-Fragment": "1"}).text
+    assert f'name="declaration_id" value="{did}"' in form and "<html" not in form
     url = f"/encounters/{ids['encounter']}/override/action/add"
     data = {"declaration_id": did, "kind": "attack", "target": "goblin-1", "weapon": ""}
     r = alice.post(url, dict(data, reason=""))

@@ -187,5 +187,10 @@ def test_keyboard_navigation(browser: Any, live_server: str, ids: dict[str, Any]
     assert outline != "none"
     page.keyboard.press("Enter")
     page.keyboard.press("Tab")
+    # SCALE-5: the form is fetched when opened; Tab leads into it once it is there
+    for _ in range(50):
+        if page.evaluate("document.activeElement.name") == "hp":
+            break
+        page.wait_for_timeout(100)
     assert page.evaluate("document.activeElement.name") == "hp"
     ctx.close()

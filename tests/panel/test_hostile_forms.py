@@ -208,6 +208,7 @@ def _read_forms(app: Any, ids: dict[str, int]) -> dict[str, list[str]]:
     pages = ["/", "/account/", "/campaigns/new", f"/campaigns/{ids['campaign']}",
              f"/encounters/{ids['encounter']}", f"/encounters/{ids['encounter']}/combatants/",
              f"/encounters/{ids['encounter']}/combatants/new",
+             f"/encounters/{ids['encounter']}/form/combatant?id={ids['combatant']}",   # SCALE-5: on demand
              f"/encounters/{ids['encounter']}/combatants/{ids['combatant']}",
              f"/sources/{ids['thread']}", f"/sources/{ids['thread']}/remove"]
     adapter = app.url_map.bind("localhost")
