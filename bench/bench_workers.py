@@ -469,6 +469,133 @@ def run(args: argparse.Namespace) -> None:
     print(json.dumps(rows))
 
 
+# --- one forum of 1,000 threads through its topic list (SCALE-2) -------------------------------
+
+def topic_list_run(args: argparse.Namespace) -> None:
+    """1,000 threads on one machina-like forum (no ETag, a fresh token per page), watched the
+    way the service watches them by default: the topic list found from the machina preset
+    (no ``listing_url`` in any thread's options). The real task path in this process, as
+    one worker with the real host interval: ``workers.tasks.dispatch_polls`` every
+    dispatch interval (eager Celery: its ``watch_forum`` and ``poll_thread`` run inline).
+
+    Not measured: the first read of every thread (1,000 requests, 33 minutes at 2 s a
+    request), done beforehand with no host interval through the same task; then each
+    thread's next full re-read is spread over its recheck interval, as a steady state has
+    it. Measured for ``--minutes``: a player posts ``--posts-per-minute`` new posts in
+    random topics at random moments; then the posting stops and the polling goes on for
+    one poll interval to drain. Printed: the median and p95 post -> ingest delay against
+    the poll interval, and the requests to the host in the busiest minute against the 30 a
+    2 s interval allows."""
+    import tempfile
+    from datetime import timedelta
+
+    from sqlalchemy import select, update
+
+    from pbp.jobs.listings import listing_of
+    from pbp.jobs.threads import recheck_interval
+    from pbp.settings import load_settings
+    from pbp.sources.http import reset_host_intervals
+    from pbp.store.budget import forget_shared_budgets
+    from pbp.store.db import make_engine, session_scope, upgrade
+    from pbp.store.models import Campaign, Post, Thread
+    from workers import runtime as rtm
+    from workers import tasks
+    from workers.celery_app import dispatch_interval, make_celery
+
+    server, port = start_server(args.threads, args.pages * PER_PAGE)
+    rng = random.Random(args.seed)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = args.db or f"sqlite:///{tmp}/bench-list.sqlite"
+            env = {"PBP_DATA_DIR": f"{tmp}/data", "PBP_DATABASE_URL": db, "PBP_BROKER_URL": "memory://",
+                   "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1", "PBP_POLL_INTERVAL": str(args.poll_interval)}
+            upgrade(db)
+            engine = make_engine(db)
+            opts: dict[str, Any] = {"preset": "machina", "allowed_hosts": ["127.0.0.1"], "backfill_pages": 1}
+            with session_scope(engine) as s:
+                c = Campaign(name="bench", slug=f"bench-list-{os.getpid()}", ruleset="forum-d20")
+                s.add(c)
+                s.flush()
+                rows = [Thread(campaign_id=c.id, kind="forum", url=topic_url(port, t), platform="html",
+                               options=dict(opts)) for t in range(1, args.threads + 1)]
+                s.add_all(rows)
+                s.flush()
+                ids = [r.id for r in rows]
+            choice = listing_of("forum", topic_url(port, 1), opts)
+            assert choice.url, choice.reason
+            # the unmeasured first reads, with no host interval, through the same tasks
+            fast = load_settings(env={**env, "PBP_MIN_HOST_INTERVAL": "0"})
+            make_celery(fast, task_always_eager=True)
+            t0 = time.perf_counter()
+            for tid in ids:
+                tasks.poll_thread.apply(args=[tid], throw=True)
+            tasks.watch_forum.apply(args=[choice.url], throw=True)
+            warm_s = time.perf_counter() - t0
+            settings = load_settings(env={**env, "PBP_MIN_HOST_INTERVAL": str(args.host_interval)})
+            now = datetime.now(UTC)
+            with session_scope(engine) as s:   # each full re-read somewhere in its recheck interval
+                last = {tid: at for tid, at in s.execute(select(Post.thread_id, Post.posted_at))}
+                for tid in ids:
+                    quiet = (now - last.get(tid, now).replace(tzinfo=UTC)).total_seconds()
+                    span = recheck_interval(args.poll_interval, quiet, settings)
+                    s.execute(update(Thread).where(Thread.id == tid)
+                              .values(next_poll=now + timedelta(seconds=rng.uniform(0, span))))
+            reset_host_intervals()
+            forget_shared_budgets()
+            app = make_celery(settings, task_always_eager=True)
+            rtm.runtime(settings)
+            beat = dispatch_interval(settings)
+            posted: dict[str, float] = {}
+            stop = threading.Event()
+
+            def player() -> None:
+                gap = 60.0 / args.posts_per_minute
+                while not stop.wait(rng.expovariate(1.0 / gap)):
+                    pid, when = add_post(port, rng.randint(1, args.threads))
+                    posted[pid] = when
+
+            samples: list[tuple[float, int]] = []
+            cpu0, r0 = time.process_time(), stats(port)["requests"]
+            start = time.time()
+            threading.Thread(target=player, daemon=True).start()
+            drain_until = start + args.minutes * 60 + args.poll_interval + 10
+            while time.time() < drain_until:
+                if time.time() >= start + args.minutes * 60:
+                    stop.set()
+                tick = time.time()
+                tasks.dispatch_polls.apply(throw=True)
+                samples.append((time.time(), stats(port)["requests"]))
+                time.sleep(max(0.0, beat - (time.time() - tick)))
+            stop.set()
+            elapsed = time.time() - start
+            cpu = time.process_time() - cpu0
+            total = stats(port)["requests"] - r0
+            busiest = max((b[1] - a[1] for a in samples for b in samples if 0 < b[0] - a[0] <= 60.0), default=0)
+            with session_scope(engine) as s:
+                seen = {pid: at.replace(tzinfo=UTC).timestamp()
+                        for pid, at in s.execute(select(Post.platform_id, Post.first_seen_at))}
+            delays = [seen[p] - at for p, at in posted.items() if p in seen]
+            del app
+    finally:
+        server.terminate()
+        server.wait()
+    med = percentile(delays, 0.5)
+    print(f"{args.threads} threads on one forum through its topic list (found from the machina preset), "
+          f"{args.minutes} min measured + {args.poll_interval} s drain, {args.posts_per_minute} posts a minute, "
+          f"poll interval {args.poll_interval} s, host interval {args.host_interval} s, forum as machina "
+          f"(no ETag, a token per page), db={'given' if args.db else 'sqlite'}; first reads (not measured) "
+          f"{warm_s:.0f} s with no interval; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    row = {"posts": len(posted), "ingested": len(delays), "delay_median_s": round(med, 1),
+           "delay_p95_s": round(percentile(delays, 0.95), 1), "poll_interval_s": args.poll_interval,
+           "median_vs_interval": round(med / args.poll_interval, 2),
+           "requests_per_min": round(total / (elapsed / 60), 1), "busiest_minute_requests": busiest,
+           "budget_per_min": round(60 / args.host_interval, 1) if args.host_interval > 0 else None,
+           "cpu_s_per_min": round(cpu / (elapsed / 60), 2)}
+    for k, v in row.items():
+        print(f"{k:26}{v}")
+    print(json.dumps(row))
+
+
 # --- embedded brokers ---------------------------------------------------------------------------
 
 BROKER_TASKS = r'''
@@ -590,8 +717,15 @@ def main() -> None:
     p.add_argument("--fraction", type=float, default=0.1)
     p.add_argument("--db", default=None, help="database URL for pbp (default: a temporary SQLite file)")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--topic-list", action="store_true",
+                   help="SCALE-2: one forum's threads through its topic list, found from the preset")
+    p.add_argument("--minutes", type=float, default=3.0, help="--topic-list: minutes of posting measured")
+    p.add_argument("--posts-per-minute", type=float, default=10.0, help="--topic-list: new posts a minute")
+    p.add_argument("--poll-interval", type=int, default=60, help="--topic-list: the poll interval setting")
     args = p.parse_args()
-    if args.cmd == "brokers":
+    if args.topic_list:
+        topic_list_run(args)
+    elif args.cmd == "brokers":
         brokers(args)
     elif args.cmd == "serve":
         server = serve(Forum(args.threads, args.posts, etags=args.etags), 0)
