@@ -28,6 +28,7 @@ wall-clock ``cycle_s``, says whether one core keeps a one-minute cycle.
 from __future__ import annotations
 
 import argparse
+import collections
 import hashlib
 import json
 import os
@@ -77,6 +78,8 @@ class Forum:
         self.requests = 0
         self.bytes = 0
         self.not_modified = 0
+        self.times: list[float] = []     # when each request came: the busiest minute
+        self.kinds: collections.Counter[str] = collections.Counter()   # topic list / topic pages
 
     def _add(self, topic: int, author: str, when: datetime, body: str) -> int:
         pid = self.next_id
@@ -136,6 +139,16 @@ class Forum:
         return html, etag, chunk[-1][2]
 
 
+def busiest_minute(times: list[float]) -> int:
+    """The most requests in any 60 s window."""
+    best, lo = 0, 0
+    for hi, t in enumerate(times):
+        while t - times[lo] > 60.0:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
 def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -151,6 +164,9 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
                 forum.requests += 1
                 forum.bytes += len(body) + 200  # ~headers
                 forum.not_modified += code == 304
+                forum.times.append(time.time())
+                forum.kinds[("list" if self.path.split("?")[0].rstrip("/").endswith(FORUM) else "topic")
+                            + (f" {code}" if code != 200 else "")] += 1
             self.send_response(code)
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
@@ -176,8 +192,11 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             if parts.path == "/_bench/stats":
+                since = float(parse_qs(parts.query).get("since", ["0"])[0])
                 with forum.lock:
-                    data = {"requests": forum.requests, "bytes": forum.bytes, "not_modified": forum.not_modified}
+                    data = {"requests": forum.requests, "bytes": forum.bytes, "not_modified": forum.not_modified,
+                            "busiest_minute": busiest_minute([t for t in forum.times if t >= since]),
+                            "kinds": dict(forum.kinds)}
                 body = json.dumps(data).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
@@ -244,8 +263,8 @@ def topic_url(port: int, tid: int) -> str:
     return f"http://127.0.0.1:{port}/forum/forum/{FORUM}/topic/topic-{tid}-{tid}/"
 
 
-def stats(port: int) -> dict[str, int]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/stats") as r:
+def stats(port: int, since: float = 0.0) -> dict[str, int]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/stats?since={since}") as r:
         return json.loads(r.read())
 
 
@@ -489,7 +508,7 @@ def topic_list_run(args: argparse.Namespace) -> None:
     import tempfile
     from datetime import timedelta
 
-    from sqlalchemy import select, update
+    from sqlalchemy import func, select, update
 
     from pbp.jobs.listings import listing_of
     from pbp.jobs.threads import recheck_interval
@@ -534,7 +553,7 @@ def topic_list_run(args: argparse.Namespace) -> None:
             settings = load_settings(env={**env, "PBP_MIN_HOST_INTERVAL": str(args.host_interval)})
             now = datetime.now(UTC)
             with session_scope(engine) as s:   # each full re-read somewhere in its recheck interval
-                last = {tid: at for tid, at in s.execute(select(Post.thread_id, Post.posted_at))}
+                last = dict(s.execute(select(Post.thread_id, func.max(Post.posted_at)).group_by(Post.thread_id)).all())
                 for tid in ids:
                     quiet = (now - last.get(tid, now).replace(tzinfo=UTC)).total_seconds()
                     span = recheck_interval(args.poll_interval, quiet, settings)
@@ -554,26 +573,34 @@ def topic_list_run(args: argparse.Namespace) -> None:
                     pid, when = add_post(port, rng.randint(1, args.threads))
                     posted[pid] = when
 
-            samples: list[tuple[float, int]] = []
-            cpu0, r0 = time.process_time(), stats(port)["requests"]
+            def ingested() -> dict[str, float]:
+                with session_scope(engine) as s:
+                    return {pid: at.replace(tzinfo=UTC).timestamp()
+                            for pid, at in s.execute(select(Post.platform_id, Post.first_seen_at))}
+
+            before = stats(port)
+            cpu0, r0 = time.process_time(), before["requests"]
             start = time.time()
             threading.Thread(target=player, daemon=True).start()
-            drain_until = start + args.minutes * 60 + args.poll_interval + 10
+            end_posting = start + args.minutes * 60
+            drain_until = end_posting + 3 * args.poll_interval   # at most: then what is missing is missed
             while time.time() < drain_until:
-                if time.time() >= start + args.minutes * 60:
+                if time.time() >= end_posting:
                     stop.set()
+                    if set(posted) <= set(ingested()):
+                        break
                 tick = time.time()
                 tasks.dispatch_polls.apply(throw=True)
-                samples.append((time.time(), stats(port)["requests"]))
                 time.sleep(max(0.0, beat - (time.time() - tick)))
             stop.set()
             elapsed = time.time() - start
             cpu = time.process_time() - cpu0
-            total = stats(port)["requests"] - r0
-            busiest = max((b[1] - a[1] for a in samples for b in samples if 0 < b[0] - a[0] <= 60.0), default=0)
+            after = stats(port, since=start)
+            total, busiest = after["requests"] - r0, after["busiest_minute"]
+            seen = ingested()
             with session_scope(engine) as s:
-                seen = {pid: at.replace(tzinfo=UTC).timestamp()
-                        for pid, at in s.execute(select(Post.platform_id, Post.first_seen_at))}
+                from pbp.store.polling import listing_reads as reads_of
+                listing_reads = [round(t - start, 1) for t in reads_of(s, [choice.url]).get(choice.url, [])]
             delays = [seen[p] - at for p, at in posted.items() if p in seen]
             del app
     finally:
@@ -581,7 +608,7 @@ def topic_list_run(args: argparse.Namespace) -> None:
         server.wait()
     med = percentile(delays, 0.5)
     print(f"{args.threads} threads on one forum through its topic list (found from the machina preset), "
-          f"{args.minutes} min measured + {args.poll_interval} s drain, {args.posts_per_minute} posts a minute, "
+          f"{args.minutes} min of posting + {elapsed - args.minutes * 60:.0f} s drain, {args.posts_per_minute} posts a minute, "
           f"poll interval {args.poll_interval} s, host interval {args.host_interval} s, forum as machina "
           f"(no ETag, a token per page), db={'given' if args.db else 'sqlite'}; first reads (not measured) "
           f"{warm_s:.0f} s with no interval; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -590,7 +617,9 @@ def topic_list_run(args: argparse.Namespace) -> None:
            "median_vs_interval": round(med / args.poll_interval, 2),
            "requests_per_min": round(total / (elapsed / 60), 1), "busiest_minute_requests": busiest,
            "budget_per_min": round(60 / args.host_interval, 1) if args.host_interval > 0 else None,
-           "cpu_s_per_min": round(cpu / (elapsed / 60), 2)}
+           "cpu_s_per_min": round(cpu / (elapsed / 60), 2),
+           "requests_by_kind": {k: v - before["kinds"].get(k, 0) for k, v in after["kinds"].items()},
+           "listing_reads": listing_reads}
     for k, v in row.items():
         print(f"{k:26}{v}")
     print(json.dumps(row))
@@ -720,7 +749,7 @@ def main() -> None:
     p.add_argument("--topic-list", action="store_true",
                    help="SCALE-2: one forum's threads through its topic list, found from the preset")
     p.add_argument("--minutes", type=float, default=3.0, help="--topic-list: minutes of posting measured")
-    p.add_argument("--posts-per-minute", type=float, default=10.0, help="--topic-list: new posts a minute")
+    p.add_argument("--posts-per-minute", type=float, default=5.0, help="--topic-list: new posts a minute")
     p.add_argument("--poll-interval", type=int, default=60, help="--topic-list: the poll interval setting")
     args = p.parse_args()
     if args.topic_list:
