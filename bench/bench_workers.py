@@ -498,9 +498,9 @@ def topic_list_run(args: argparse.Namespace) -> None:
     dispatch interval (eager Celery: its ``watch_forum`` and ``poll_thread`` run inline).
 
     Not measured: the first read of every thread (1,000 requests, 33 minutes at 2 s a
-    request), done beforehand with no host interval through the same task; then each
-    thread's next full re-read is spread over its recheck interval, as a steady state has
-    it. Measured for ``--minutes``: a player posts ``--posts-per-minute`` new posts in
+    request), done beforehand with no host interval through the same task; then, as a
+    steady state has them, each thread's next recheck is spread over its recheck interval
+    and its last full read (every page, for edits) over the last ``full_reread_hours``. Measured for ``--minutes``: a player posts ``--posts-per-minute`` new posts in
     random topics at random moments; then the posting stops and the polling goes on for
     one poll interval to drain. Printed: the median and p95 post -> ingest delay against
     the poll interval, and the requests to the host in the busiest minute against the 30 a
@@ -554,11 +554,18 @@ def topic_list_run(args: argparse.Namespace) -> None:
             now = datetime.now(UTC)
             with session_scope(engine) as s:   # each full re-read somewhere in its recheck interval
                 last = dict(s.execute(select(Post.thread_id, func.max(Post.posted_at)).group_by(Post.thread_id)).all())
+                cursors = dict(s.execute(select(Thread.id, Thread.cursor)).all())
+                full_every = settings.full_reread_hours * 3600
                 for tid in ids:
                     quiet = (now - last.get(tid, now).replace(tzinfo=UTC)).total_seconds()
                     span = recheck_interval(args.poll_interval, quiet, settings)
+                    # its last full read (every page: edits) somewhere in the last full_reread_hours
+                    cursor = {**(cursors.get(tid) or {}),
+                              "full_at": now.timestamp() - rng.uniform(0, full_every)}
                     s.execute(update(Thread).where(Thread.id == tid)
-                              .values(next_poll=now + timedelta(seconds=rng.uniform(0, span))))
+                              .values(next_poll=now + timedelta(seconds=rng.uniform(0, span)), cursor=cursor))
+            with session_scope(engine) as s:
+                seeded = [at for (at,) in s.execute(select(Thread.next_poll))]
             reset_host_intervals()
             forget_shared_budgets()
             app = make_celery(settings, task_always_eager=True)
@@ -599,6 +606,11 @@ def topic_list_run(args: argparse.Namespace) -> None:
             total, busiest = after["requests"] - r0, after["busiest_minute"]
             seen = ingested()
             with session_scope(engine) as s:
+                polled = sum(1 for (at,) in s.execute(select(Thread.last_poll))
+                             if at is not None and at.replace(tzinfo=UTC).timestamp() >= start)
+            rechecks_due = sum(1 for at in seeded if at is not None
+                               and at.replace(tzinfo=UTC).timestamp() <= start + elapsed)
+            with session_scope(engine) as s:
                 from pbp.store.polling import listing_reads as reads_of
                 listing_reads = [round(t - start, 1) for t in reads_of(s, [choice.url]).get(choice.url, [])]
             delays = [seen[p] - at for p, at in posted.items() if p in seen]
@@ -619,7 +631,7 @@ def topic_list_run(args: argparse.Namespace) -> None:
            "budget_per_min": round(60 / args.host_interval, 1) if args.host_interval > 0 else None,
            "cpu_s_per_min": round(cpu / (elapsed / 60), 2),
            "requests_by_kind": {k: v - before["kinds"].get(k, 0) for k, v in after["kinds"].items()},
-           "listing_reads": listing_reads}
+           "listing_reads": listing_reads, "threads_polled": polled, "rechecks_due": rechecks_due}
     for k, v in row.items():
         print(f"{k:26}{v}")
     print(json.dumps(row))
