@@ -13,9 +13,9 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import Table, bindparam, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -112,9 +112,10 @@ class Target:
     cursor: Any
 
 
-_TARGET = (select(Thread.__table__.c.kind, Thread.__table__.c.url, Thread.__table__.c.options,
-                  Thread.__table__.c.cursor)
-           .where(Thread.__table__.c.id == bindparam("tid"), Thread.__table__.c.active.is_(True)))
+#: the threads table itself: an idle poll's read and write are Core statements (SCALE-3)
+_THREADS = cast(Table, Thread.__table__)
+_TARGET = (select(_THREADS.c.kind, _THREADS.c.url, _THREADS.c.options, _THREADS.c.cursor)
+           .where(_THREADS.c.id == bindparam("tid"), _THREADS.c.active.is_(True)))
 
 
 def poll_target(session: Session | Connection, thread_id: int) -> Target | None:
@@ -137,8 +138,7 @@ def store_poll(session: Session | Connection, thread_id: int, result: FetchResul
     if result.posts:
         assert isinstance(session, Session), "posts are ingested through the ORM"
         post_ids = list(service.ingest_posts(session, thread_id, list(result.posts)))
-    table = Thread.__table__
-    session.execute(table.update().where(table.c.id == thread_id)
+    session.execute(update(_THREADS).where(_THREADS.c.id == thread_id)
                     .values(cursor=dict(result.cursor), last_poll=now, error_count=0, last_error=None))
     return post_ids
 
