@@ -43,10 +43,12 @@ def shared_session(root: str, username: str = "") -> requests.Session:
 def _new_session() -> requests.Session:
     """A session that reads the environment's proxies once, not on every request: with
     ``trust_env`` requests scans the environment and stats ``~/.netrc`` per request (a
-    fifth of an idle poll's CPU, SCALE-3). When a proxy is configured it keeps
-    ``trust_env``, so ``NO_PROXY`` is still honoured per URL."""
+    fifth of an idle poll's CPU, SCALE-3). When a proxy or a CA bundle
+    (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) is configured it keeps ``trust_env``, so
+    ``NO_PROXY`` is still honoured per URL and the operator's CAs still verify."""
     session = requests.Session()
-    if not urllib.request.getproxies():
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if not urllib.request.getproxies() and not bundle:
         session.trust_env = False
     return session
 
