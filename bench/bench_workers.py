@@ -28,6 +28,7 @@ wall-clock ``cycle_s``, says whether one core keeps a one-minute cycle.
 from __future__ import annotations
 
 import argparse
+import collections
 import hashlib
 import json
 import os
@@ -77,6 +78,8 @@ class Forum:
         self.requests = 0
         self.bytes = 0
         self.not_modified = 0
+        self.times: list[float] = []     # when each request came: the busiest minute
+        self.kinds: collections.Counter[str] = collections.Counter()   # topic list / topic pages
 
     def _add(self, topic: int, author: str, when: datetime, body: str) -> int:
         pid = self.next_id
@@ -136,6 +139,16 @@ class Forum:
         return html, etag, chunk[-1][2]
 
 
+def busiest_minute(times: list[float]) -> int:
+    """The most requests in any 60 s window."""
+    best, lo = 0, 0
+    for hi, t in enumerate(times):
+        while t - times[lo] > 60.0:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
 def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -151,6 +164,9 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
                 forum.requests += 1
                 forum.bytes += len(body) + 200  # ~headers
                 forum.not_modified += code == 304
+                forum.times.append(time.time())
+                forum.kinds[("list" if self.path.split("?")[0].rstrip("/").endswith(FORUM) else "topic")
+                            + (f" {code}" if code != 200 else "")] += 1
             self.send_response(code)
             for k, v in (headers or {}).items():
                 self.send_header(k, v)
@@ -176,8 +192,11 @@ def serve(forum: Forum, port: int) -> ThreadingHTTPServer:
         def do_GET(self) -> None:
             parts = urlsplit(self.path)
             if parts.path == "/_bench/stats":
+                since = float(parse_qs(parts.query).get("since", ["0"])[0])
                 with forum.lock:
-                    data = {"requests": forum.requests, "bytes": forum.bytes, "not_modified": forum.not_modified}
+                    data = {"requests": forum.requests, "bytes": forum.bytes, "not_modified": forum.not_modified,
+                            "busiest_minute": busiest_minute([t for t in forum.times if t >= since]),
+                            "kinds": dict(forum.kinds)}
                 body = json.dumps(data).encode()
                 self.send_response(200)
                 self.send_header("Content-Length", str(len(body)))
@@ -244,8 +263,8 @@ def topic_url(port: int, tid: int) -> str:
     return f"http://127.0.0.1:{port}/forum/forum/{FORUM}/topic/topic-{tid}-{tid}/"
 
 
-def stats(port: int) -> dict[str, int]:
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/stats") as r:
+def stats(port: int, since: float = 0.0) -> dict[str, int]:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/_bench/stats?since={since}") as r:
         return json.loads(r.read())
 
 
@@ -469,6 +488,155 @@ def run(args: argparse.Namespace) -> None:
     print(json.dumps(rows))
 
 
+# --- one forum of 1,000 threads through its topic list (SCALE-2) -------------------------------
+
+def topic_list_run(args: argparse.Namespace) -> None:
+    """1,000 threads on one machina-like forum (no ETag, a fresh token per page), watched the
+    way the service watches them by default: the topic list found from the machina preset
+    (no ``listing_url`` in any thread's options). The real task path in this process, as
+    one worker with the real host interval: ``workers.tasks.dispatch_polls`` every
+    dispatch interval (eager Celery: its ``watch_forum`` and ``poll_thread`` run inline).
+
+    Not measured: the first read of every thread (1,000 requests, 33 minutes at 2 s a
+    request), done beforehand with no host interval through the same task; then, as a
+    steady state has them, each thread's next recheck is spread over its recheck interval
+    and its last full read (every page, for edits) over the last ``full_reread_hours``. Measured for ``--minutes``: a player posts ``--posts-per-minute`` new posts in
+    random topics at random moments; then the posting stops and the polling goes on for
+    one poll interval to drain. Printed: the median and p95 post -> ingest delay against
+    the poll interval, and the requests to the host in the busiest minute against the 30 a
+    2 s interval allows."""
+    import tempfile
+    from datetime import timedelta
+
+    from sqlalchemy import func, select, update
+
+    from pbp.jobs.listings import listing_of
+    from pbp.jobs.threads import recheck_interval
+    from pbp.settings import load_settings
+    from pbp.sources.http import reset_host_intervals
+    from pbp.store.budget import forget_shared_budgets
+    from pbp.store.db import make_engine, session_scope, upgrade
+    from pbp.store.models import Campaign, Post, Thread
+    from workers import runtime as rtm
+    from workers import tasks
+    from workers.celery_app import dispatch_interval, make_celery
+
+    server, port = start_server(args.threads, args.pages * PER_PAGE)
+    rng = random.Random(args.seed)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            db = args.db or f"sqlite:///{tmp}/bench-list.sqlite"
+            env = {"PBP_DATA_DIR": f"{tmp}/data", "PBP_DATABASE_URL": db, "PBP_BROKER_URL": "memory://",
+                   "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1", "PBP_POLL_INTERVAL": str(args.poll_interval)}
+            upgrade(db)
+            engine = make_engine(db)
+            opts: dict[str, Any] = {"preset": "machina", "allowed_hosts": ["127.0.0.1"], "backfill_pages": 1}
+            with session_scope(engine) as s:
+                c = Campaign(name="bench", slug=f"bench-list-{os.getpid()}", ruleset="forum-d20")
+                s.add(c)
+                s.flush()
+                rows = [Thread(campaign_id=c.id, kind="forum", url=topic_url(port, t), platform="html",
+                               options=dict(opts)) for t in range(1, args.threads + 1)]
+                s.add_all(rows)
+                s.flush()
+                ids = [r.id for r in rows]
+            choice = listing_of("forum", topic_url(port, 1), opts)
+            assert choice.url, choice.reason
+            # the unmeasured first reads, with no host interval, through the same tasks
+            fast = load_settings(env={**env, "PBP_MIN_HOST_INTERVAL": "0"})
+            make_celery(fast, task_always_eager=True)
+            t0 = time.perf_counter()
+            for tid in ids:
+                tasks.poll_thread.apply(args=[tid], throw=True)
+            tasks.watch_forum.apply(args=[choice.url], throw=True)
+            warm_s = time.perf_counter() - t0
+            settings = load_settings(env={**env, "PBP_MIN_HOST_INTERVAL": str(args.host_interval)})
+            now = datetime.now(UTC)
+            with session_scope(engine) as s:   # each full re-read somewhere in its recheck interval
+                last = dict(s.execute(select(Post.thread_id, func.max(Post.posted_at)).group_by(Post.thread_id)).all())
+                cursors = dict(s.execute(select(Thread.id, Thread.cursor)).all())
+                full_every = settings.full_reread_hours * 3600
+                for tid in ids:
+                    quiet = (now - last.get(tid, now).replace(tzinfo=UTC)).total_seconds()
+                    span = recheck_interval(args.poll_interval, quiet, settings)
+                    # its last full read (every page: edits) somewhere in the last full_reread_hours
+                    cursor = {**(cursors.get(tid) or {}),
+                              "full_at": now.timestamp() - rng.uniform(0, full_every)}
+                    s.execute(update(Thread).where(Thread.id == tid)
+                              .values(next_poll=now + timedelta(seconds=rng.uniform(0, span)), cursor=cursor))
+            with session_scope(engine) as s:
+                seeded = [at for (at,) in s.execute(select(Thread.next_poll))]
+            reset_host_intervals()
+            forget_shared_budgets()
+            app = make_celery(settings, task_always_eager=True)
+            rtm.runtime(settings)
+            beat = dispatch_interval(settings)
+            posted: dict[str, float] = {}
+            stop = threading.Event()
+
+            def player() -> None:
+                gap = 60.0 / args.posts_per_minute
+                while not stop.wait(rng.expovariate(1.0 / gap)):
+                    pid, when = add_post(port, rng.randint(1, args.threads))
+                    posted[pid] = when
+
+            def ingested() -> dict[str, float]:
+                with session_scope(engine) as s:
+                    return {pid: at.replace(tzinfo=UTC).timestamp()
+                            for pid, at in s.execute(select(Post.platform_id, Post.first_seen_at))}
+
+            before = stats(port)
+            cpu0, r0 = time.process_time(), before["requests"]
+            start = time.time()
+            threading.Thread(target=player, daemon=True).start()
+            end_posting = start + args.minutes * 60
+            drain_until = end_posting + 3 * args.poll_interval   # at most: then what is missing is missed
+            while time.time() < drain_until:
+                if time.time() >= end_posting:
+                    stop.set()
+                    if set(posted) <= set(ingested()):
+                        break
+                tick = time.time()
+                tasks.dispatch_polls.apply(throw=True)
+                time.sleep(max(0.0, beat - (time.time() - tick)))
+            stop.set()
+            elapsed = time.time() - start
+            cpu = time.process_time() - cpu0
+            after = stats(port, since=start)
+            total, busiest = after["requests"] - r0, after["busiest_minute"]
+            seen = ingested()
+            with session_scope(engine) as s:
+                polled = sum(1 for (at,) in s.execute(select(Thread.last_poll))
+                             if at is not None and at.replace(tzinfo=UTC).timestamp() >= start)
+            rechecks_due = sum(1 for at in seeded if at is not None
+                               and at.replace(tzinfo=UTC).timestamp() <= start + elapsed)
+            with session_scope(engine) as s:
+                from pbp.store.polling import listing_reads as reads_of
+                listing_reads = [round(t - start, 1) for t in reads_of(s, [choice.url]).get(choice.url, [])]
+            delays = [seen[p] - at for p, at in posted.items() if p in seen]
+            del app
+    finally:
+        server.terminate()
+        server.wait()
+    med = percentile(delays, 0.5)
+    print(f"{args.threads} threads on one forum through its topic list (found from the machina preset), "
+          f"{args.minutes} min of posting + {elapsed - args.minutes * 60:.0f} s drain, {args.posts_per_minute} posts a minute, "
+          f"poll interval {args.poll_interval} s, host interval {args.host_interval} s, forum as machina "
+          f"(no ETag, a token per page), db={'given' if args.db else 'sqlite'}; first reads (not measured) "
+          f"{warm_s:.0f} s with no interval; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    row = {"posts": len(posted), "ingested": len(delays), "delay_median_s": round(med, 1),
+           "delay_p95_s": round(percentile(delays, 0.95), 1), "poll_interval_s": args.poll_interval,
+           "median_vs_interval": round(med / args.poll_interval, 2),
+           "requests_per_min": round(total / (elapsed / 60), 1), "busiest_minute_requests": busiest,
+           "budget_per_min": round(60 / args.host_interval, 1) if args.host_interval > 0 else None,
+           "cpu_s_per_min": round(cpu / (elapsed / 60), 2),
+           "requests_by_kind": {k: v - before["kinds"].get(k, 0) for k, v in after["kinds"].items()},
+           "listing_reads": listing_reads, "threads_polled": polled, "rechecks_due": rechecks_due}
+    for k, v in row.items():
+        print(f"{k:26}{v}")
+    print(json.dumps(row))
+
+
 # --- embedded brokers ---------------------------------------------------------------------------
 
 BROKER_TASKS = r'''
@@ -590,8 +758,15 @@ def main() -> None:
     p.add_argument("--fraction", type=float, default=0.1)
     p.add_argument("--db", default=None, help="database URL for pbp (default: a temporary SQLite file)")
     p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--topic-list", action="store_true",
+                   help="SCALE-2: one forum's threads through its topic list, found from the preset")
+    p.add_argument("--minutes", type=float, default=3.0, help="--topic-list: minutes of posting measured")
+    p.add_argument("--posts-per-minute", type=float, default=5.0, help="--topic-list: new posts a minute")
+    p.add_argument("--poll-interval", type=int, default=60, help="--topic-list: the poll interval setting")
     args = p.parse_args()
-    if args.cmd == "brokers":
+    if args.topic_list:
+        topic_list_run(args)
+    elif args.cmd == "brokers":
         brokers(args)
     elif args.cmd == "serve":
         server = serve(Forum(args.threads, args.posts, etags=args.etags), 0)

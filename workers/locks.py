@@ -79,6 +79,9 @@ class RedisLease:
             raise ConfigError("a Redis lock URL needs the redis package (pip install 'pbp[scale]')")
         self.client: Any = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
         self.prefix = prefix
+        # EVALSHA of a script registered once, not EVAL of its text on every release
+        self._release = self.client.register_script(_RELEASE)
+        self._extend = self.client.register_script(_EXTEND)
 
     def acquire(self, name: str, ttl: float) -> Lease:
         holder = secrets.token_hex(8)
@@ -86,10 +89,10 @@ class RedisLease:
         return Lease(name, holder, self if ok else None)
 
     def release(self, name: str, holder: str) -> None:
-        self.client.eval(_RELEASE, 1, self.prefix + name, holder)
+        self._release(keys=[self.prefix + name], args=[holder])
 
     def extend(self, name: str, holder: str, ttl: float) -> bool:
-        return bool(self.client.eval(_EXTEND, 1, self.prefix + name, holder, int(ttl * 1000)))
+        return bool(self._extend(keys=[self.prefix + name], args=[holder, int(ttl * 1000)]))
 
 
 class DatabaseLease:

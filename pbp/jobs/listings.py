@@ -1,9 +1,11 @@
 """Forum topic-list watching: one request per forum tells which watched threads grew.
 
 Why: polling 1,000 threads one by one costs 1,000 requests a cycle even when every
-thread page answers 304. A thread whose options name its forum's topic list
-(``listing_url``) is instead checked through :class:`pbp.sources.forum_watch.ForumWatcher`
-every poll interval, and read itself only when its last post changed — plus a full
+thread page answers 304, and at a forum's 30 requests a minute that is a 33-minute cycle.
+A forum thread whose preset says where its forum's topic list lives (``[listing]``
+``forum_pattern`` and ``url``: :func:`listing_of`, by default since SCALE-2), or whose
+options name one (``listing_url``; empty turns it off), is instead checked through
+:class:`pbp.sources.forum_watch.ForumWatcher` every poll interval, and read itself only when its last post changed — plus a full
 re-read as often as its activity asks (:func:`~pbp.jobs.threads.recheck_interval`) for edits
 and deletions, which do not move a topic's last post, and for anything the listing walk
 did not reach.
@@ -18,23 +20,29 @@ import functools
 import json
 import logging
 import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Session
 
+from ..errors import ConfigError
 from ..settings import Settings
 from ..sources.base import SourceError
 from ..sources.forum_preset import ForumPreset, load_preset
 from ..sources.forum_watch import ForumWatcher
-from ..store.db import session_scope
+from ..store.db import reading
 from ..store.infra import watch_table
 from ..store.models import Thread
 from .resources import Resources
 from .schedule import jittered
 
 log = logging.getLogger("pbp.jobs.listings")
+
+#: read times of a topic list kept in its state (the measured cycle: SCALE-2)
+CHECKS_KEPT = 6
 
 
 def ensure_table(engine: Engine) -> None:
@@ -91,14 +99,54 @@ def claim_listing(conn: Connection, key: str, now: float, until: float) -> bool:
     return True
 
 
-@functools.lru_cache(maxsize=64)
-def _preset(name: str, overrides_json: str) -> ForumPreset:
-    return load_preset(name, json.loads(overrides_json) or None)
-
-
 def _preset_of(options: dict[str, Any]) -> ForumPreset:
-    return _preset(options.get("preset", "machina"),
-                   json.dumps(options.get("overrides") or {}, sort_keys=True))
+    """The thread's preset: parsed once per process per file version (load_preset's cache)."""
+    return load_preset(options.get("preset", "machina"), options.get("overrides") or None)
+
+
+@dataclass(frozen=True)
+class ListingChoice:
+    """How a forum thread is watched (SCALE-2): through *url*, its forum's topic list, or
+    alone (*url* None) for the *reason* the narrator reads on the campaign page."""
+
+    url: str | None
+    reason: str
+
+
+def listing_of(kind: str, url: str, options: dict[str, Any]) -> ListingChoice:
+    """The topic list a thread is watched through, found from its preset by default.
+
+    A ``listing_url`` in the thread's options wins; an empty or false one turns the topic
+    list off for that thread. Otherwise the preset's ``[listing]`` says where the engine's
+    list of a thread's forum lives (``forum_pattern`` on the thread URL, ``url``); a preset
+    without it, or a URL it cannot read, leaves the thread polled alone, with the reason.
+    """
+    if "listing_url" in options:
+        named = options.get("listing_url")
+        return (ListingChoice(str(named), "named in the thread's options") if named
+                else ListingChoice(None, "topic list turned off in the thread's options"))
+    if kind != "forum":
+        return ListingChoice(None, "")
+    return _derived(url, json.dumps(options, sort_keys=True, default=str))
+
+
+@functools.lru_cache(maxsize=20_000)
+def _derived(url: str, options_json: str) -> ListingChoice:
+    options = json.loads(options_json)
+    try:
+        preset = _preset_of(options)
+    except ConfigError as exc:
+        return ListingChoice(None, f"no preset: {exc}")
+    if preset.listing is None:
+        return ListingChoice(None, f"preset {preset.name!r} has no topic list ([listing])")
+    m = preset.thread.pattern.match(url)
+    found = (preset.listing.listing_url(url, {k: v for k, v in m.groupdict().items() if v is not None})
+             if m else None)
+    if found is None:
+        why = ("does not say where its topic list is" if not preset.listing.url
+               else "cannot tell the forum of this thread URL")
+        return ListingChoice(None, f"preset {preset.name!r} {why}")
+    return ListingChoice(found, "found from the preset")
 
 
 def topic_id(url: str, options: dict[str, Any]) -> str | None:
@@ -113,12 +161,14 @@ def watcher_for(listing_url: str, options: dict[str, Any], settings: Settings) -
 
 
 def active_listings(session: Session) -> dict[str, dict[str, Any]]:
-    """Each topic list some active thread is watched through, with that thread's options."""
+    """Each topic list some active thread is watched through (:func:`listing_of`), with
+    that thread's options."""
     listings: dict[str, dict[str, Any]] = {}
-    for (opts,) in session.execute(sa.select(Thread.options).where(Thread.active.is_(True))):
-        url = (opts or {}).get("listing_url")
-        if url:
-            listings.setdefault(url, dict(opts))
+    for kind, url, opts in session.execute(sa.select(Thread.kind, Thread.url, Thread.options)
+                                           .where(Thread.active.is_(True))):
+        listing = listing_of(kind, url, dict(opts or {})).url
+        if listing:
+            listings.setdefault(listing, dict(opts or {}))
     return listings
 
 
@@ -138,18 +188,27 @@ def claim_due_listings(engine: Engine, listings: dict[str, dict[str, Any]], now:
     return claimed
 
 
-def _watched_threads(engine: Engine, listing_url: str) -> tuple[dict[str, list[int]], dict[str, Any]]:
-    """The watched threads of a listing by topic id, and the first one's options."""
-    with session_scope(engine) as s:
-        rows = [(t.id, t.url, dict(t.options or {})) for t in s.scalars(
-            sa.select(Thread).where(Thread.active.is_(True)))
-            if (t.options or {}).get("listing_url") == listing_url]
+def _watched_threads(engine: Engine, listing_url: str
+                     ) -> tuple[dict[str, list[int]], dict[str, Any], dict[int, float]]:
+    """The watched threads of a listing by topic id, the first one's options, and when
+    each was last read (0: never)."""
+    with reading(engine).connect() as conn:
+        rows = [(tid, url, dict(opts or {}), last) for tid, kind, url, opts, last in conn.execute(
+            sa.select(Thread.id, Thread.kind, Thread.url, Thread.options, Thread.last_poll)
+            .where(Thread.active.is_(True)))
+            if listing_of(kind, url, dict(opts or {})).url == listing_url]
     by_topic: dict[str, list[int]] = {}
-    for tid, url, opts in rows:
+    for tid, url, opts, _ in rows:
         topic = topic_id(url, opts)
         if topic is not None:
             by_topic.setdefault(topic, []).append(tid)
-    return by_topic, (rows[0][2] if rows else {})
+    read_at = {tid: (_epoch(last) if last is not None else 0.0) for tid, _, _, last in rows}
+    return by_topic, (rows[0][2] if rows else {}), read_at
+
+
+def _epoch(at: datetime) -> float:
+    """SQLite hands back naive UTC times."""
+    return (at if at.tzinfo is not None else at.replace(tzinfo=UTC)).timestamp()
 
 
 def check_listing(res: Resources, listing_url: str, retries: int = 0) -> list[int]:
@@ -161,19 +220,21 @@ def check_listing(res: Resources, listing_url: str, retries: int = 0) -> list[in
         return []
     try:
         ensure_table(res.engine)
-        by_topic, options = _watched_threads(res.engine, listing_url)
+        by_topic, options, read_at = _watched_threads(res.engine, listing_url)
         if not options:
             return []
-        return _read_listing(res, listing_url, options, by_topic, retries)
+        return _read_listing(res, listing_url, options, by_topic, read_at, retries)
     finally:
         lease.release()
 
 
 def _read_listing(res: Resources, listing_url: str, options: dict[str, Any],
-                  by_topic: dict[str, list[int]], retries: int) -> list[int]:
+                  by_topic: dict[str, list[int]], read_at: dict[int, float],
+                  retries: int) -> list[int]:
     interval = float(options.get("poll_interval") or res.settings.poll_interval)
-    with res.engine.begin() as conn:
+    with reading(res.engine).connect() as conn:
         state, _ = load_state(conn, listing_url)
+    started = time.time()
     try:
         result = watcher_for(listing_url, options, res.settings).changed(state or None)
     except SourceError as exc:
@@ -184,8 +245,16 @@ def _read_listing(res: Resources, listing_url: str, options: dict[str, Any],
         log.warning("topic list failed", extra={"error": str(exc), "retry_in": round(delay, 1)})
         return []
     due = sorted({tid for topic in result.changed for tid in by_topic.get(topic, ())})
+    if not (state or {}).get("last_posts"):
+        # the first walk counts every listed topic as changed: read only the threads not
+        # read within an interval (their own first poll has their posts), not all again
+        due = [tid for tid in due if read_at.get(tid, 0.0) < started - interval]
+    new_state = dict(result.state)
+    # when the list was read, the last few times: the campaign page's measured cycle
+    new_state["checks"] = [*list((state or {}).get("checks") or [])[-(CHECKS_KEPT - 1):],
+                           round(started, 1)]
     with res.engine.begin() as conn:
-        save_state(conn, listing_url, state=dict(result.state),
+        save_state(conn, listing_url, state=new_state,
                    next_check=time.time() + jittered(interval))
     log.info("topic list read", extra={"changed": len(due), "requests": result.requests,
                                        "not_modified": result.not_modified})

@@ -13,9 +13,10 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select
+from sqlalchemy import Table, bindparam, select, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from ..errors import PbpError
@@ -23,10 +24,11 @@ from ..rounds import service
 from ..settings import Settings
 from ..sources.base import FetchResult, SourceError
 from ..sources.factory import open_source
-from ..store.db import session_scope
+from ..store.db import reading, session_scope
 from ..store.models import Round, Thread
 from ..store.polling import last_post_times
 from .groups import group_key
+from .listings import listing_of
 from .resources import Busy, Resources, error_note, utcnow
 from .schedule import jittered
 
@@ -80,11 +82,12 @@ def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> l
         q = q.with_for_update(skip_locked=True)
     due = []
     threads = list(session.scalars(q))
-    watched = [t.id for t in threads if (t.options or {}).get("listing_url")]
-    last_posts = last_post_times(session, watched)
+    listed = {t.id for t in threads
+              if listing_of(t.kind, t.url, dict(t.options or {})).url is not None}
+    last_posts = last_post_times(session, sorted(listed))
     for t in threads:
         interval = poll_interval(t, settings)
-        if (t.options or {}).get("listing_url"):
+        if t.id in listed:
             quiet_since = last_posts.get(t.id) or t.created_at or now
             interval = recheck_interval(interval, (now - _aware(quiet_since)).total_seconds(),
                                         settings)
@@ -109,23 +112,35 @@ class Target:
     cursor: Any
 
 
-def poll_target(session: Session, thread_id: int) -> Target | None:
-    """The source and cursor of an active thread; None when it is gone or inactive."""
-    t = session.get(Thread, thread_id)
-    if t is None or not t.active:
+#: the threads table itself: an idle poll's read and write are Core statements (SCALE-3)
+_THREADS = cast(Table, Thread.__table__)
+_TARGET = (select(_THREADS.c.kind, _THREADS.c.url, _THREADS.c.options, _THREADS.c.cursor)
+           .where(_THREADS.c.id == bindparam("tid"), _THREADS.c.active.is_(True)))
+
+
+def poll_target(session: Session | Connection, thread_id: int) -> Target | None:
+    """The source and cursor of an active thread; None when it is gone or inactive.
+    One Core SELECT of four columns, no ORM object (an idle poll's read, SCALE-3)."""
+    row = session.execute(_TARGET, {"tid": thread_id}).first()
+    if row is None:
         return None
-    return Target(t.kind, t.url, dict(t.options or {}), t.cursor)
+    return Target(row.kind, row.url, dict(row.options or {}), row.cursor)
 
 
-def store_poll(session: Session, thread_id: int, result: FetchResult, now: datetime) -> list[int]:
-    """Store a fetch's posts with its cursor; a good poll clears the thread's errors."""
-    post_ids = service.ingest_posts(session, thread_id, list(result.posts)) if result.posts else []
-    t = session.get_one(Thread, thread_id)
-    t.cursor = dict(result.cursor)
-    t.last_poll = now
-    t.error_count = 0
-    t.last_error = None
-    return list(post_ids)
+def store_poll(session: Session | Connection, thread_id: int, result: FetchResult,
+               now: datetime) -> list[int]:
+    """Store a fetch's posts with its cursor; a good poll clears the thread's errors.
+
+    The cursor, ``last_poll`` and the cleared errors go in one UPDATE, in the caller's one
+    transaction with the posts: an idle poll is one write transaction of one statement
+    (SCALE-3), no ORM load and flush of the row."""
+    post_ids: list[int] = []
+    if result.posts:
+        assert isinstance(session, Session), "posts are ingested through the ORM"
+        post_ids = list(service.ingest_posts(session, thread_id, list(result.posts)))
+    session.execute(update(_THREADS).where(_THREADS.c.id == thread_id)
+                    .values(cursor=dict(result.cursor), last_poll=now, error_count=0, last_error=None))
+    return post_ids
 
 
 def record_thread_error(session: Session, thread_id: int, exc: BaseException,
@@ -149,14 +164,18 @@ def fetch_and_store(res: Resources, thread_id: int) -> int | None:
     if not lease:
         raise Busy(thread_id)
     try:
-        with session_scope(res.engine) as s:
-            target = poll_target(s, thread_id)
+        with reading(res.engine).connect() as conn:   # a read: no write lock, no ORM session
+            target = poll_target(conn, thread_id)
         if target is None:
             return None
         source = open_source(target.kind, target.url, target.options, res.settings)
         result = source.fetch(target.cursor)
-        with session_scope(res.engine) as s:
-            stored = store_poll(s, thread_id, result, utcnow())
+        if result.posts:
+            with session_scope(res.engine) as s:
+                stored = store_poll(s, thread_id, result, utcnow())
+        else:                                       # idle: one UPDATE, one transaction
+            with res.engine.begin() as conn:
+                stored = store_poll(conn, thread_id, result, utcnow())
         # An idle poll is the common case (every few seconds per thread): DEBUG, not INFO.
         log.log(logging.INFO if result.posts else logging.DEBUG, "polled",
                 extra={"new": len(result.posts), "requests": result.requests,

@@ -182,6 +182,28 @@ class ListingSpec:
     next_page: str = ""
     sorted: bool = True
     max_pages: int = 5
+    #: where a thread's topic list lives (SCALE-2): *forum_pattern* is matched against the
+    #: thread's URL and *url* formatted with its groups (and the thread pattern's, ``root``
+    #: among them); a preset without them cannot find the list, and its threads are
+    #: polled one by one unless a thread's options name ``listing_url``
+    url: str = ""
+    forum_pattern: re.Pattern[str] | None = None
+
+    def listing_url(self, thread_url: str, groups: Mapping[str, str]) -> str | None:
+        """The topic list of *thread_url* (whose thread-pattern *groups* are given), or
+        None when this preset cannot tell it from the URL."""
+        if not self.url:
+            return None
+        found = dict(groups)
+        if self.forum_pattern is not None:
+            m = self.forum_pattern.search(thread_url)
+            if not m:
+                return None
+            found.update({k: v for k, v in m.groupdict().items() if v is not None})
+        try:
+            return self.url.format(**found)
+        except (KeyError, IndexError):
+            return None
 
 
 @dataclass(frozen=True)
@@ -219,7 +241,7 @@ _TOP = {"name", "engine", "description", "example", "markup", "format", "thread"
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
                "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern",
-               "quote_author_pattern"}
+               "quote_author_pattern", "forum_pattern"}
 _REGEX_LISTS = {"missing_text", "volatile", "flood_patterns"}
 _SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_post"}
 _CSS_KEYS = {"container", "scope", "page_links", "quote", "quote_author", "form", "failure",

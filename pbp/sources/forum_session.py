@@ -7,14 +7,18 @@ forum, and logging in for each would look like an attack (and trip flood control
 
 from __future__ import annotations
 
+import os
 import threading
+import urllib.request
+from pathlib import Path
+from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import requests
 from bs4 import Tag
 
 from ..errors import ConfigError
-from ..settings import load_settings, secret_env_name, secrets_for
+from ..settings import Settings, load_settings, secret_env_name, secrets_for
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
 from .forum_reading import ThreadReader, _reason
@@ -26,9 +30,27 @@ _logged_in: set[tuple[str, str]] = set()
 
 
 def shared_session(root: str, username: str = "") -> requests.Session:
-    """One cookie jar per (site, bot account) in this process: logins are reused."""
+    """One cookie jar per (site, bot account) in this process: logins are reused, and so
+    is its pool of open connections (SCALE-3: the guarded adapter is mounted once,
+    :func:`pbp.sources.http._guard`)."""
     with _sessions_lock:
-        return _sessions.setdefault((root, username), requests.Session())
+        session = _sessions.get((root, username))
+        if session is None:
+            session = _sessions[(root, username)] = _new_session()
+        return session
+
+
+def _new_session() -> requests.Session:
+    """A session that reads the environment's proxies once, not on every request: with
+    ``trust_env`` requests scans the environment and stats ``~/.netrc`` per request (a
+    fifth of an idle poll's CPU, SCALE-3). When a proxy or a CA bundle
+    (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) is configured it keeps ``trust_env``, so
+    ``NO_PROXY`` is still honoured per URL and the operator's CAs still verify."""
+    session = requests.Session()
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if not urllib.request.getproxies() and not bundle:
+        session.trust_env = False
+    return session
 
 
 def forget_sessions() -> None:
@@ -39,6 +61,40 @@ def forget_sessions() -> None:
             session.close()
         _sessions.clear()
         _logged_in.clear()
+    with _secrets_lock:
+        _secrets.clear()
+
+
+_secrets_lock = threading.Lock()
+_secrets: dict[tuple[Any, ...], dict[str, str]] = {}
+
+
+def cached_secrets(settings: Settings, host: str, port: int | None) -> dict[str, str]:
+    """The bot credentials of a forum (:func:`pbp.settings.secrets_for`), read once per
+    process (SCALE-3: a source is opened on every poll, and the secrets file parsed and
+    the environment scanned each time were a fifth of an idle poll). Read again when the
+    settings change, the secrets file's modification time changes, or the ``PBP_SECRET_``
+    variables change (a cheap look at the environment's names); :func:`forget_sessions`
+    drops them all. An unreadable secrets file means no credentials, as before."""
+    try:
+        mtime = (Path(settings.secrets_file).expanduser().stat().st_mtime_ns
+                 if settings.secrets_file else 0)
+    except OSError:
+        mtime = -1
+    env = tuple(sorted((k, os.environ[k]) for k in os.environ if k[:11].upper() == "PBP_SECRET_"))
+    key = (settings, host, port, mtime, env)
+    with _secrets_lock:
+        found = _secrets.get(key)
+    if found is None:
+        try:
+            found = secrets_for(settings, host, port)
+        except ConfigError:
+            found = {}
+        with _secrets_lock:
+            if len(_secrets) > 256:
+                _secrets.clear()
+            _secrets[key] = found
+    return found
 
 
 def form_fields(form: Tag) -> dict[str, str]:
@@ -83,10 +139,7 @@ class ForumAccount(ThreadReader):
     def _credentials_or_none(self) -> dict[str, str] | None:
         if self._credentials is None:
             host, port = self._host_port()
-            try:
-                self._credentials = secrets_for(self.settings or load_settings(), host, port)
-            except ConfigError:
-                self._credentials = {}
+            self._credentials = dict(cached_secrets(self.settings or load_settings(), host, port))
         return self._credentials
 
     def _host_port(self) -> tuple[str, int]:

@@ -23,6 +23,7 @@ from ..settings import Settings, load_settings
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
 from .forum_preset import ForumPreset, describe, load_preset
+from .forum_session import shared_session
 from .http import PoliteClient, Response, host_budget
 
 
@@ -53,8 +54,11 @@ class ForumWatcher:
         hosts = {h.lower() for h in allowed_hosts} if allowed_hosts is not None else {host}
         if client is None:
             s = settings or load_settings()
+            parts = urlsplit(forum_url)
+            # a visitor's jar of the forum, as the thread sources read: its connections too
             client = PoliteClient(user_agent=s.user_agent, min_interval=s.min_host_interval,
                                   allowed_hosts=hosts, private_hosts=s.allow_private_hosts,
+                                  session=shared_session(f"{parts.scheme}://{parts.netloc}", ""),
                                   budget=host_budget(s))
         client.check_url(forum_url)
         self.url = forum_url

@@ -18,6 +18,7 @@ pbp.sources.base.SourceError: http://169.254.169.254/latest/meta-data: host '169
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -159,7 +160,7 @@ class PoliteClient:
         self.allowed_hosts = ({h.lower() for h in allowed_hosts}
                               if allowed_hosts is not None else None)
         self.private_hosts = (private_hosts if isinstance(private_hosts, PrivateHosts)
-                              else PrivateHosts.parse(private_hosts))
+                              else _parse_private(private_hosts))
         self.timeout = (connect_timeout, read_timeout)
         self.deadline = deadline
         self.max_bytes = max_bytes
@@ -167,15 +168,7 @@ class PoliteClient:
         self.sleep = sleep
         self.session = session or requests.Session()
         self.session.headers["User-Agent"] = user_agent
-        # Transient failures only (connection reset, 502-504) and only for GET; a 429 is
-        # the forum asking us to slow down: it goes back to the caller with its delay.
-        retry = Retry(total=retries, connect=retries, read=0, status=retries,
-                      backoff_factor=0.5, status_forcelist=(502, 503, 504),
-                      allowed_methods=frozenset({"GET", "HEAD"}), raise_on_status=False,
-                      respect_retry_after_header=False, redirect=False)
-        adapter = GuardedAdapter(self.private_hosts, max_retries=retry)
-        self.session.mount("http://", adapter)
-        self.session.mount("https://", adapter)
+        _guard(self.session, self.private_hosts, retries)
         self.requests_made = 0
         self.bytes_read = 0
 
@@ -286,6 +279,41 @@ class PoliteClient:
             wait = max(wait, self.budget.reserve(f"host:{host}", self.min_interval))
         if wait > 0:
             self.sleep(wait)
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_private(text: str | None) -> PrivateHosts:
+    """The operator's allow-list, parsed once per process per setting (a client is built
+    on every poll: SCALE-3)."""
+    return PrivateHosts.parse(text)
+
+
+#: the (allow-list, retries) a session's guarded adapter was mounted with
+_GUARD_ATTR = "_pbp_guard"
+
+
+def _guard(session: requests.Session, allow: PrivateHosts, retries: int) -> None:
+    """Mount the guarded adapter on *session*, once (SCALE-3): a session shared per host
+    and account (:func:`pbp.sources.forum_session.shared_session`) keeps its adapter and
+    with it its pool of open connections, so a poll reuses the last poll's connection
+    instead of opening a new one. A client asking for another allow-list or retry count
+    mounts a fresh adapter (the old pool is closed)."""
+    want = (allow, retries)
+    if getattr(session, _GUARD_ATTR, None) == want:
+        return
+    # Transient failures only (connection reset, 502-504) and only for GET; a 429 is
+    # the forum asking us to slow down: it goes back to the caller with its delay.
+    retry = Retry(total=retries, connect=retries, read=0, status=retries,
+                  backoff_factor=0.5, status_forcelist=(502, 503, 504),
+                  allowed_methods=frozenset({"GET", "HEAD"}), raise_on_status=False,
+                  respect_retry_after_header=False, redirect=False)
+    adapter = GuardedAdapter(allow, max_retries=retry)
+    for prefix in ("http://", "https://"):
+        old = session.adapters.get(prefix)
+        session.mount(prefix, adapter)
+        if old is not None and old is not adapter:
+            old.close()
+    setattr(session, _GUARD_ATTR, want)
 
 
 def _header_size(r: requests.Response) -> int:
