@@ -23,7 +23,9 @@ engine-alone baseline.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
 import statistics
 import sys
 import tempfile
@@ -102,7 +104,7 @@ def posts_for(round_no: int, n: int, opens: datetime) -> list[PostRecord]:
     return out
 
 
-def bench_db(kind: str, url: str, rounds: int, n: int) -> dict[str, Any]:
+def bench_db(kind: str, url: str, rounds: int, n: int, profile: Any = None) -> dict[str, Any]:
     engine = make_engine(url)
     m.Base.metadata.create_all(engine)
     with session_scope(engine) as s:
@@ -142,8 +144,12 @@ def bench_db(kind: str, url: str, rounds: int, n: int) -> dict[str, Any]:
             batch = posts_for(r, n, now)
             posts += len(batch)
             seen += batch
+            if profile is not None:
+                profile.enable()
             with ingest.run(), session_scope(engine) as s:
                 service.ingest_posts(s, tid, batch, now=now + timedelta(hours=2))
+            if profile is not None:
+                profile.disable()
             now = now + timedelta(hours=24, minutes=1)
             t0 = time.perf_counter()
             with resolve.run(), session_scope(engine) as s:
@@ -192,14 +198,20 @@ def main() -> None:
     ap.add_argument("--combatants", type=int, default=50)
     ap.add_argument("--pg", default=PG_DEFAULT)
     ap.add_argument("--no-pg", action="store_true")
+    ap.add_argument("--profile", type=int, default=0, metavar="N",
+                    help="profile ingest (cProfile) and print its N costliest functions")
     args = ap.parse_args()
     results = []
+    profiles: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         with temporary_database("sqlite", directory=tmp) as url:
-            results.append(bench_db("sqlite", url, args.rounds, args.combatants))
+            profiles["sqlite"] = cProfile.Profile() if args.profile else None
+            results.append(bench_db("sqlite", url, args.rounds, args.combatants, profiles["sqlite"]))
         if not args.no_pg:
             with temporary_database("postgresql", directory=tmp, postgres_url=args.pg) as url:
-                results.append(bench_db("postgresql", url, args.rounds, args.combatants))
+                profiles["postgresql"] = cProfile.Profile() if args.profile else None
+                results.append(bench_db("postgresql", url, args.rounds, args.combatants,
+                                        profiles["postgresql"]))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.combatants} combatants, {args.rounds} rounds per database "
           f"({args.combatants // 2 + 1} posts a round); load average {load:.1f} on "
@@ -220,6 +232,10 @@ def main() -> None:
     print("by this process's CPU time: " + "; ".join(
         f"{r['db']} {r['rounds_per_cpu_s']:.1f} rounds/CPU-s, engine {r['engine_cpu_share']:.0%}, "
         f"store {r['store_cpu_share']:.0%}" for r in results))
+    for kind, prof in profiles.items():
+        if prof is not None:
+            print(f"\ningest profile, {kind} (cumulative; cProfile adds its own overhead):")
+            pstats.Stats(prof).sort_stats("cumulative").print_stats(args.profile)
 
 
 if __name__ == "__main__":

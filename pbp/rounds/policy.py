@@ -20,7 +20,7 @@ from ..errors import ConfigError
 from ..houserule_files import load as load_houserules
 from ..rules import engine, registry
 from ..rules.base import deep_merge
-from ..rules.speech import speech_limit
+from ..rules.speech import speech_limit, verdict
 
 #: speech over the limit: "drop" (PBP-3 default: not part of the round) or "warn" (kept)
 SPEECH_OVERFLOW = ("drop", "warn")
@@ -42,9 +42,10 @@ class RoundPolicy:
     latency_enabled: bool = True
 
     def speech(self, count: int) -> engine.SpeechVerdict:
-        """PBP-3: the engine's verdict on *count* speeches in one post."""
-        return engine.speech_verdict(self.ruleset, {**self.houserules, "rounds": self.rounds},
-                                     count)
+        """PBP-3: the engine's verdict on *count* speeches in one post, against the limit
+        :func:`make_policy` asked the engine for once (SCALE-6: asking again built the
+        ruleset, houserules deep-copied, for every declaration)."""
+        return verdict(self.speech_limit, count)
 
 
 def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
