@@ -33,7 +33,7 @@ from sqlalchemy.orm import Session
 from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
-from . import codec, reposts, standing
+from . import bulk, codec, reposts, standing
 from .batch import BatchReads
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post
@@ -166,14 +166,18 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
         if found is None and reading.standing and not reading.in_character() \
                 and not reading.errors:
             continue   # STALL-1/2: standing lines only declare nothing for this round
+        rows = bulk.pending(session) if batch is not None else None
         if found is None:
             decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
                                  source="narrator" if is_narrator else "post", created_at=now)
-            session.add(decl)
+            if rows is None:
+                session.add(decl)
         else:
             decl = found
         _fill(session, decl, reading, row, post, rnd, rolled, policy, late=late,
               after_resolution=after_resolution, now=now, batch=batch)
+        if found is None and rows is not None:   # SCALE-6: one insert for the batch's
+            rows.declarations.append(decl)
         out.append(decl)
     if batch is None:
         session.flush()

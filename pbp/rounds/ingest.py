@@ -27,7 +27,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import inspect, select
+from sqlalchemy import insert, inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -37,6 +37,7 @@ from ..store import models as m
 from ..store.types import utcnow
 from . import between
 from .batch import BatchReads
+from .bulk import bulk_batch, columns
 from .codec import combatant_to_model
 from .declare import process_post
 from .extensions import read_extensions
@@ -91,8 +92,7 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
         post.revisions.append(m.PostRevision(number=1, content_hash=rec.revision, body=rec.body,
                                              text=rec.text, change="new", seen_at=now,
                                              edited_at=post.edited_at))
-        if known is not None:   # a clash breaks the batch: it is read again guarded
-            session.add(post)
+        if known is not None:   # written in bulk by the caller; a clash breaks the batch
             known[rec.platform_id] = post
             return post, True
         try:
@@ -155,20 +155,23 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         kept = [r for r in records if all(r is not bad for bad, _ in left_out)]
         if left_out or guarded:
             first = None
+        inserted: list[m.Post] = []   # the posts a pass wrote past the ORM
         try:
-            with session.begin_nested(), roll_batch(session, enabled=not guarded):
-                ids = _read_batch(session, thread_id, kept, now, parse, reading, guarded, first)
+            with session.begin_nested(), roll_batch(session, enabled=not guarded), \
+                    bulk_batch(session, enabled=not guarded):
+                ids = _read_batch(session, thread_id, kept, now, parse, reading, guarded, first,
+                                  inserted)
             break
-        except IntegrityError:
-            if guarded:
-                raise
-            guarded = True   # another worker stored some of it first: read it again, guarded
-        except SQLAlchemyError:
-            raise            # the database itself: the poll fails and is retried whole
-        except Exception as exc:  # noqa: BLE001 - one bad post must not lose the batch
-            if not reading:
-                raise
-            left_out.append((reading[-1], exc))
+        except BaseException as exc:
+            for post in inserted:   # rolled back: their rows (and on SQLite their ids) are gone
+                if post in session:
+                    session.expunge(post)
+            if isinstance(exc, IntegrityError) and not guarded:
+                guarded = True   # another worker stored some of it first: read it again, guarded
+                continue
+            if isinstance(exc, SQLAlchemyError) or not isinstance(exc, Exception) or not reading:
+                raise            # the database itself: the poll fails and is retried whole
+            left_out.append((reading[-1], exc))   # one bad post must not lose the batch
     else:  # pragma: no cover - every pass leaves one more post out
         raise RuntimeError("ingest could not settle its batch")
     for rec, exc in left_out:
@@ -178,7 +181,7 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
 
 def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord], now: datetime,
                 parse: ParseFn | None, reading: list[PostRecord], guarded: bool,
-                first: dict[str, m.Post] | None) -> list[int]:
+                first: dict[str, m.Post] | None, inserted: list[m.Post]) -> list[int]:
     """Store every record (one flush), then read the changed posts in order. *first*: the
     stored posts read before the batch began (None once a pass was rolled back)."""
     batch = BatchReads(session, session.get_one(m.Thread, thread_id))
@@ -192,8 +195,8 @@ def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord],
             session, (known[r.platform_id].id for r in records
                       if r.platform_id in known and _changes(r, known[r.platform_id])))
     stored: list[m.Post] = []
-    fresh: set[int] = set()        # id() of the posts this batch inserted
-    to_read: dict[int, tuple[m.Post, PostRecord]] = {}   # id(post) -> (post, its last record)
+    fresh: dict[str, m.Post] = {}   # the posts this batch inserts, by platform id
+    to_read: dict[str, PostRecord] = {}   # platform id -> its last record, at its first place
     for rec in records:
         reading.append(rec)
         before = None if known is None else known.get(rec.platform_id)
@@ -202,19 +205,36 @@ def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord],
             continue
         stored.append(post)
         if changed and before is None and rec.change != "deleted" and post.revisions_seen == 1:
-            fresh.add(id(post))
+            fresh[rec.platform_id] = post
         if rec.change == "deleted" and changed:
             batch.deleted_in_batch = True
-        if changed and not post.is_ours:   # read once, at its first place, as last seen
-            to_read[id(post)] = (post, rec)
+        if changed and not post.is_ours:
+            to_read[rec.platform_id] = rec
             _place(batch, post)
     reading.clear()
-    session.flush()   # every post and revision of the batch in one go
-    for post, rec in to_read.values():
+    written = _insert_posts(session, thread_id, list(fresh.values())) if known is not None else {}
+    inserted.extend(written.values())
+    stored = [written.get(p.platform_id, p) for p in stored]
+    session.flush()   # the edits and deletions of known posts
+    by_id = {p.platform_id: p for p in stored}
+    for platform_id, rec in to_read.items():
         reading.append(rec)
-        _read_one(session, batch, post, rec, now, parse, fresh=id(post) in fresh)
+        _read_one(session, batch, by_id[platform_id], rec, now, parse, fresh=platform_id in fresh)
     reading.clear()
     return [p.id for p in stored]
+
+
+def _insert_posts(session: Session, thread_id: int, posts: Sequence[m.Post]) -> dict[str, m.Post]:
+    """Write the batch's new posts and their revisions in one statement each (SCALE-6: the
+    unit of work wrote them row by row) and read them back as stored, by platform id."""
+    if not posts:
+        return {}
+    session.execute(insert(m.Post), [columns(p) for p in posts])
+    stored = ingest_reads.known_posts(session, thread_id, (p.platform_id for p in posts),
+                                      fresh=True)
+    session.execute(insert(m.PostRevision), [
+        {**columns(r), "post_id": stored[p.platform_id].id} for p in posts for r in p.revisions])
+    return stored
 
 
 def _place(batch: BatchReads, post: m.Post) -> None:

@@ -34,6 +34,7 @@ from ..dice import DiceBox, Roll, commitment, hidden_seed, seal
 from ..errors import PbpError
 from ..rules.stats import resolve_name
 from ..store import models as m
+from . import bulk
 from .codec import record_from_roll
 
 #: ``session.info`` key of the running batch's next roll index per round (see roll_batch)
@@ -148,10 +149,14 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
         if hidden:
             record.hidden, record.seal = True, seal(own, roll.expression)
         if batch is not None:   # a clash breaks the batch's savepoint: it is read again guarded
-            session.add(record)
             kept = _post_kept(session, record)
-            if kept is not None:
-                batch.posts.append((record, kept))
+            rows = bulk.pending(session)
+            if rows is not None:   # written with the batch's other rolls, in one statement
+                rows.rolls.append((record, kept))
+            else:
+                session.add(record)
+                if kept is not None:
+                    batch.posts.append((record, kept))
             batch.next[rnd.id] = index + 1
             return record
         try:

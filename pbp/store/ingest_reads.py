@@ -29,14 +29,19 @@ from .standing import Absence
 CHUNK = 500
 
 
-def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str]) -> dict[str, Post]:
-    """The thread's stored posts among *platform_ids*, by platform id (one query per 500)."""
+def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str], *,
+                fresh: bool = False) -> dict[str, Post]:
+    """The thread's stored posts among *platform_ids*, by platform id (one query per 500).
+    *fresh*: rows just written past the ORM, whose ids a rolled-back attempt may have held
+    for other posts still in the session: their objects are filled from the rows again."""
     ids = sorted(set(platform_ids))
     known: dict[str, Post] = {}
     for start in range(0, len(ids), CHUNK):
-        known.update((p.platform_id, p) for p in session.scalars(
-            select(Post).where(Post.thread_id == thread_id,
-                               Post.platform_id.in_(ids[start:start + CHUNK]))))
+        q = select(Post).where(Post.thread_id == thread_id,
+                               Post.platform_id.in_(ids[start:start + CHUNK]))
+        if fresh:
+            q = q.execution_options(populate_existing=True)
+        known.update((p.platform_id, p) for p in session.scalars(q))
     return known
 
 
