@@ -34,8 +34,9 @@ class BatchReads:
         self.thread = thread
         self.campaign = thread.campaign
         self.deleted_in_batch = False   # a post deleted now may give its roll back at once
+        self.since: datetime | None = None   # no post of the batch was made before it
         self._rounds: dict[int, list[m.Round]] = {}
-        self.per_encounter: dict[int, tuple[Any, list[Any], Any]] = {}   # policy, roster, index
+        self.per_encounter: dict[int, tuple[Any, ...]] = {}   # policy, roster, index, cast
 
     @cached_property
     def narrators(self) -> set[str]:
@@ -54,7 +55,8 @@ class BatchReads:
     def round_at(self, encounter_id: int, at: datetime) -> m.Round | None:
         """Like :func:`pbp.rounds.declare.round_at`: the latest round opened by *at*."""
         if encounter_id not in self._rounds:
-            self._rounds[encounter_id] = reads.rounds_latest_first(self.session, encounter_id)
+            self._rounds[encounter_id] = reads.rounds_latest_first(self.session, encounter_id,
+                                                                   self.since)
         return next((r for r in self._rounds[encounter_id] if _utc(r.opens_at) <= at), None)
 
     @cached_property

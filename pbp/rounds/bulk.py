@@ -17,11 +17,11 @@ clash (a unique constraint) raises :class:`~sqlalchemy.exc.IntegrityError` as be
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import event, insert, inspect, select, tuple_
+from sqlalchemy import event, inspect, select, tuple_
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from ..store import models as m
@@ -31,10 +31,22 @@ KEY = "pbp.bulk"
 
 
 def columns(obj: Any) -> dict[str, Any]:
-    """The column values set on a transient ORM object (its defaults are the table's)."""
+    """The column values set on a transient ORM object, by column key (those it leaves
+    unset get the table's defaults)."""
     state = obj.__dict__
-    return {a.key: state[a.key] for a in inspect(type(obj)).column_attrs
+    return {a.columns[0].key: state[a.key] for a in inspect(type(obj)).column_attrs
             if a.key in state and a.key != "id"}
+
+
+def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]]) -> None:
+    """INSERT *rows* into *model*'s table on the session's connection, one executemany per
+    set of keys (the columns a row leaves out take their defaults)."""
+    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(frozenset(row), []).append(row)
+    connection = session.connection()
+    for group in groups.values():
+        connection.execute(model.__table__.insert(), group)
 
 
 class Pending:
@@ -56,17 +68,17 @@ class Pending:
             self.declarations, self.rolls = [], []
             session = self.session
             if rolls:
-                session.execute(insert(m.RollRecord), [columns(r) for r, _ in rolls])
+                insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls])
                 kept = [(r, post) for r, post in rolls if post is not None]
                 if kept:
                     ids = dict(((int(rd), int(ix)), int(i)) for i, rd, ix in session.execute(
                         select(m.RollRecord.id, m.RollRecord.round_id, m.RollRecord.roll_index)
                         .where(tuple_(m.RollRecord.round_id, m.RollRecord.roll_index)
                                .in_([(r.round_id, r.roll_index) for r, _ in kept]))))
-                    session.execute(insert(m.RollPost), [
+                    insert_rows(session, m.RollPost, [
                         {"roll_id": ids[(r.round_id, r.roll_index)], **post} for r, post in kept])
             if decls:
-                session.execute(insert(m.Declaration), [columns(d) for d in decls])
+                insert_rows(session, m.Declaration, [columns(d) for d in decls])
         finally:
             self._writing = False
 

@@ -66,6 +66,27 @@ def narrator_names(session: Session, campaign: m.Campaign, thread: m.Thread) -> 
     return names
 
 
+class Cast:
+    """An encounter's combatants indexed once for many posts (SCALE-6: every post looked
+    through the whole roster several times over, an attribute read per combatant each)."""
+
+    def __init__(self, combatants: Sequence[m.Combatant]) -> None:
+        self.rows = list(combatants)
+        self.by_key = {c.key: c for c in self.rows}
+        self.by_player: dict[str, list[m.Combatant]] = {}
+        self.unowned = []
+        for c in self.rows:
+            if c.player:
+                self.by_player.setdefault(c.player.casefold(), []).append(c)
+            elif c.player is None:
+                self.unowned.append(c)
+
+    def controlled_by(self, author: str, is_narrator: bool) -> list[m.Combatant]:
+        """Like :func:`controlled_by`."""
+        mine = list(self.by_player.get(author.casefold(), ()))
+        return mine if mine or not is_narrator else list(self.unowned)
+
+
 def controlled_by(author: str, combatants: Sequence[m.Combatant], is_narrator: bool
                   ) -> list[m.Combatant]:
     folded = author.casefold()
@@ -97,14 +118,17 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
                  encounter: m.Encounter, rnd: m.Round | None, is_narrator: bool,
                  edited_at: datetime | None = None, parse: ParseFn | None = None,
                  roster: Sequence[Any] | None = None, indexed: Any = None,
-                 batch: BatchReads | None = None, fresh: bool = False) -> list[m.Declaration]:
+                 batch: BatchReads | None = None, fresh: bool = False,
+                 cast: Cast | None = None) -> list[m.Declaration]:
     """(Re)read *post* for *rnd* and update its declarations; returns them.
     *roster* (the combatants as engine values) may be passed in by a caller reading many
     posts of one encounter. In an ingest *batch* (SCALE-6) nothing is flushed here (the
     batch flushes once) and the batch's hints spare per-post queries; *fresh*: the batch
-    itself stored the post, so no declaration, roll or roll given back can name it yet."""
-    combatants = list(encounter.combatants)
-    controlled = controlled_by(post.author, combatants, is_narrator)
+    itself stored the post, so no declaration, roll or roll given back can name it yet;
+    *cast*: the encounter's :class:`Cast`, built once for the batch."""
+    cast = cast if cast is not None else Cast(encounter.combatants)
+    combatants = cast.rows
+    controlled = cast.controlled_by(post.author, is_narrator)
     if not controlled:
         return []
     if rnd is None:   # a setup post: it declares nothing, but "away until Friday" counts
@@ -118,7 +142,7 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
                 encounter=encounter, rnd=None, policy=policy, now=now,
                 absent=batch.absent if batch is not None else None)
         return []
-    by_key = {c.key: c for c in combatants}
+    by_key = cast.by_key
     existing: dict[int, m.Declaration] = {}
     rolled: dict[int | None, m.RollRecord] = {}
     if not fresh:

@@ -27,7 +27,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import insert, inspect, select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session
 
@@ -37,9 +37,9 @@ from ..store import models as m
 from ..store.types import utcnow
 from . import between
 from .batch import BatchReads
-from .bulk import bulk_batch, columns
+from .bulk import bulk_batch, columns, insert_rows
 from .codec import combatant_to_model
-from .declare import process_post
+from .declare import Cast, process_post
 from .extensions import read_extensions
 from .ladder import player_posted
 from .policy import policy_for
@@ -194,6 +194,9 @@ def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord],
         rolled = ingest_reads.posts_with_rolls(
             session, (known[r.platform_id].id for r in records
                       if r.platform_id in known and _changes(r, known[r.platform_id])))
+    if known is not None:   # guarded, a stored post's time is read only as it is stored
+        batch.since = min([_utc(r.posted_at) for r in records]
+                          + [_utc(p.posted_at) for p in known.values()], default=None)
     stored: list[m.Post] = []
     fresh: dict[str, m.Post] = {}   # the posts this batch inserts, by platform id
     to_read: dict[str, PostRecord] = {}   # platform id -> its last record, at its first place
@@ -229,10 +232,10 @@ def _insert_posts(session: Session, thread_id: int, posts: Sequence[m.Post]) -> 
     unit of work wrote them row by row) and read them back as stored, by platform id."""
     if not posts:
         return {}
-    session.execute(insert(m.Post), [columns(p) for p in posts])
+    insert_rows(session, m.Post, [columns(p) for p in posts])
     stored = ingest_reads.known_posts(session, thread_id, (p.platform_id for p in posts),
                                       fresh=True)
-    session.execute(insert(m.PostRevision), [
+    insert_rows(session, m.PostRevision, [
         {**columns(r), "post_id": stored[p.platform_id].id} for p in posts for r in p.revisions])
     return stored
 
@@ -261,14 +264,14 @@ def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord
     if encounter.id not in batch.per_encounter:
         models = [combatant_to_model(c) for c in encounter.combatants]
         batch.per_encounter[encounter.id] = (policy_for(campaign, encounter), models,
-                                             parser_roster(models))
-    policy, roster, indexed = batch.per_encounter[encounter.id]
+                                             parser_roster(models), Cast(encounter.combatants))
+    policy, roster, indexed, cast = batch.per_encounter[encounter.id]
     is_narrator = post.author.casefold() in narrators
     read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)
     process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
                  is_narrator=is_narrator,
                  edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
-                 roster=roster, indexed=indexed, batch=batch, fresh=fresh)
+                 roster=roster, indexed=indexed, batch=batch, fresh=fresh, cast=cast)
     if not is_narrator and batch.ladder_counts(post.author):
         player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
 

@@ -63,7 +63,7 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
         session.flush()
     if post.deleted_at is not None:
         return
-    rows = {c.key: c for c in encounter.combatants}
+    rows: dict[str, m.Combatant] = {}   # by key, built only for a post with standing lines
     built: list[Any] = []
 
     def roster() -> list[Any]:
@@ -77,9 +77,11 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
     specs: list[read.AwaySpec] = []
     back = False
     for reading in readings:
-        row = rows[reading.actor]
+        if reading.standing and not rows:
+            rows.update((c.key, c) for c in encounter.combatants)
         lang = reading.lang or policy.language
         for cmd in reading.standing:
+            row = rows[reading.actor]
             rest = cmd.args[0] if cmd.args else ""
             if cmd.name == "standing.away":
                 specs.append(read.away_command(rest, lang, post.posted_at, tz, cmd.position))

@@ -10,8 +10,9 @@ here each is one query. Nothing here writes.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from .models import (
@@ -66,12 +67,18 @@ def live_encounters(session: Session, thread_id: int) -> list[Encounter]:
         .order_by(Encounter.started_at.desc(), Encounter.id.desc())) if e.started_at is not None]
 
 
-def rounds_latest_first(session: Session, encounter_id: int) -> list[Round]:
+def rounds_latest_first(session: Session, encounter_id: int, since: datetime | None = None
+                        ) -> list[Round]:
     """An encounter's rounds not cancelled, latest first (the order
-    :func:`pbp.rounds.declare.round_at` picks from)."""
-    return list(session.scalars(
-        select(Round).where(Round.encounter_id == encounter_id, Round.state != "cancelled")
-        .order_by(Round.number.desc())))
+    :func:`pbp.rounds.declare.round_at` picks from). *since*: the earliest moment asked
+    about; rounds before the one open at *since* cannot be the answer and are not read
+    (a long fight's every round was read for every batch)."""
+    live = (Round.encounter_id == encounter_id, Round.state != "cancelled")
+    q = select(Round).where(*live)
+    if since is not None:
+        floor = select(func.max(Round.number)).where(*live, Round.opens_at <= since)
+        q = q.where(Round.number >= func.coalesce(floor.scalar_subquery(), 0))
+    return list(session.scalars(q.order_by(Round.number.desc())))
 
 
 def campaign_narrator_names(session: Session, campaign_id: int) -> set[str]:
