@@ -38,15 +38,29 @@ def columns(obj: Any) -> dict[str, Any]:
             if a.key in state and a.key != "id"}
 
 
-def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]]) -> None:
-    """INSERT *rows* into *model*'s table on the session's connection, one executemany per
-    set of keys (the columns a row leaves out take their defaults)."""
+def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
+                returning: Sequence[str] = ()) -> list[Any]:
+    """INSERT *rows* into *model*'s table on the session's connection, the rows of one set
+    of keys together (the columns a row leaves out take their defaults); returns the
+    *returning* columns of every row, in no particular order.
+
+    With RETURNING (or the primary key, when *returning* is empty) SQLAlchemy sends a
+    page of rows as one multi-row INSERT on both SQLite and PostgreSQL ("insertmanyvalues");
+    without it psycopg sends a message per row."""
+    table = model.__table__
+    cols = [table.c[c] for c in returning] or list(table.primary_key.columns)
+    connection = session.connection()
+    batched = connection.dialect.insert_executemany_returning
     groups: dict[frozenset[str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(frozenset(row), []).append(row)
-    connection = session.connection()
+    out: list[Any] = []
     for group in groups.values():
-        connection.execute(model.__table__.insert(), group)
+        if batched:
+            out.extend(connection.execute(table.insert().returning(*cols), group))
+        else:   # pragma: no cover - an SQLite older than 3.35
+            connection.execute(table.insert(), group)
+    return out
 
 
 class Pending:
@@ -68,13 +82,17 @@ class Pending:
             self.declarations, self.rolls = [], []
             session = self.session
             if rolls:
-                insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls])
+                made = insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls],
+                                   ("id", "round_id", "roll_index"))
                 kept = [(r, post) for r, post in rolls if post is not None]
                 if kept:
-                    ids = dict(((int(rd), int(ix)), int(i)) for i, rd, ix in session.execute(
-                        select(m.RollRecord.id, m.RollRecord.round_id, m.RollRecord.roll_index)
-                        .where(tuple_(m.RollRecord.round_id, m.RollRecord.roll_index)
-                               .in_([(r.round_id, r.roll_index) for r, _ in kept]))))
+                    ids = {(int(rd), int(ix)): int(i) for i, rd, ix in made}
+                    if len(ids) < len(rolls):   # no RETURNING: read them by (round, index)
+                        ids = {(int(rd), int(ix)): int(i) for i, rd, ix in session.execute(
+                            select(m.RollRecord.id, m.RollRecord.round_id,
+                                   m.RollRecord.roll_index)
+                            .where(tuple_(m.RollRecord.round_id, m.RollRecord.roll_index)
+                                   .in_([(r.round_id, r.roll_index) for r, _ in kept])))}
                     insert_rows(session, m.RollPost, [
                         {"roll_id": ids[(r.round_id, r.roll_index)], **post} for r, post in kept])
             if decls:
