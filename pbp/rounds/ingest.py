@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from ..sources.base import PostRecord, carries_marker
 from ..store import ingest_reads
@@ -142,8 +142,8 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     """
     now = now or utcnow()
     records = list(records)
-    if session.get(m.Thread, thread_id) is None:
-        raise LookupError(f"no thread {thread_id}")
+    if session.get(m.Thread, thread_id, options=[joinedload(m.Thread.campaign)]) is None:
+        raise LookupError(f"no thread {thread_id}")   # its campaign read with it: one query
     known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
     if not any(_changes(r, known.get(r.platform_id)) for r in records):
         return [known[r.platform_id].id for r in records if r.platform_id in known]
