@@ -33,7 +33,8 @@ from sqlalchemy.orm import Session
 from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
-from . import codec, reposts, standing
+from . import bulk, codec, reposts, standing
+from .batch import BatchReads
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post
 from .rolls import make_roll
@@ -63,6 +64,27 @@ def narrator_names(session: Session, campaign: m.Campaign, thread: m.Thread) -> 
                                 .where(m.CampaignNarrator.campaign_id == campaign.id)):
         names.update(str(n).casefold() for n in link.platform_names or [])
     return names
+
+
+class Cast:
+    """An encounter's combatants indexed once for many posts (SCALE-6: every post looked
+    through the whole roster several times over, an attribute read per combatant each)."""
+
+    def __init__(self, combatants: Sequence[m.Combatant]) -> None:
+        self.rows = list(combatants)
+        self.by_key = {c.key: c for c in self.rows}
+        self.by_player: dict[str, list[m.Combatant]] = {}
+        self.unowned = []
+        for c in self.rows:
+            if c.player:
+                self.by_player.setdefault(c.player.casefold(), []).append(c)
+            elif c.player is None:
+                self.unowned.append(c)
+
+    def controlled_by(self, author: str, is_narrator: bool) -> list[m.Combatant]:
+        """Like :func:`controlled_by`."""
+        mine = list(self.by_player.get(author.casefold(), ()))
+        return mine if mine or not is_narrator else list(self.unowned)
 
 
 def controlled_by(author: str, combatants: Sequence[m.Combatant], is_narrator: bool
@@ -95,12 +117,18 @@ def _drop_note(decl: m.Declaration, code: str) -> None:
 def process_post(session: Session, post: m.Post, *, now: datetime, policy: RoundPolicy,
                  encounter: m.Encounter, rnd: m.Round | None, is_narrator: bool,
                  edited_at: datetime | None = None, parse: ParseFn | None = None,
-                 roster: Sequence[Any] | None = None, indexed: Any = None) -> list[int]:
-    """(Re)read *post* for *rnd* and update its declarations; returns declaration ids.
+                 roster: Sequence[Any] | None = None, indexed: Any = None,
+                 batch: BatchReads | None = None, fresh: bool = False,
+                 cast: Cast | None = None) -> list[m.Declaration]:
+    """(Re)read *post* for *rnd* and update its declarations; returns them.
     *roster* (the combatants as engine values) may be passed in by a caller reading many
-    posts of one encounter."""
-    combatants = list(encounter.combatants)
-    controlled = controlled_by(post.author, combatants, is_narrator)
+    posts of one encounter. In an ingest *batch* (SCALE-6) nothing is flushed here (the
+    batch flushes once) and the batch's hints spare per-post queries; *fresh*: the batch
+    itself stored the post, so no declaration, roll or roll given back can name it yet;
+    *cast*: the encounter's :class:`Cast`, built once for the batch."""
+    cast = cast if cast is not None else Cast(encounter.combatants)
+    combatants = cast.rows
+    controlled = cast.controlled_by(post.author, is_narrator)
     if not controlled:
         return []
     if rnd is None:   # a setup post: it declares nothing, but "away until Friday" counts
@@ -111,15 +139,19 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
             standing.record_post(session, post, read_post(
                 post.body, post.text, post.fmt, policy.language, setup_roster,
                 [c for c in setup_roster if c.key in own], parse=parse, indexed=indexed),
-                encounter=encounter, rnd=None, policy=policy, now=now)
+                encounter=encounter, rnd=None, policy=policy, now=now,
+                absent=batch.absent if batch is not None else None)
         return []
-    by_key = {c.key: c for c in combatants}
-    existing = {d.combatant_id: d for d in session.scalars(
-        select(m.Declaration).where(m.Declaration.round_id == rnd.id,
-                                    m.Declaration.post_id == post.id))}
-    rolled: dict[int | None, m.RollRecord] = {r.tag_index: r for r in session.scalars(
-        select(m.RollRecord).where(m.RollRecord.post_id == post.id))}
-    rolled.update(reposts.given_back(session, post.id).items())   # DICE-3: a re-post's first roll
+    by_key = cast.by_key
+    existing: dict[int, m.Declaration] = {}
+    rolled: dict[int | None, m.RollRecord] = {}
+    if not fresh:
+        existing = {d.combatant_id: d for d in session.scalars(
+            select(m.Declaration).where(m.Declaration.round_id == rnd.id,
+                                        m.Declaration.post_id == post.id))}
+        rolled = {r.tag_index: r for r in session.scalars(
+            select(m.RollRecord).where(m.RollRecord.post_id == post.id))}
+        rolled.update(reposts.given_back(session, post.id).items())   # DICE-3: a re-post's first roll
     late = post.posted_at > rnd.deadline
     after_resolution = rnd.state != "open"
 
@@ -132,7 +164,7 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
                 mine = [r for r in rolled.values() if r.actor == decl.combatant.key]
                 _note(decl, "deleted-after-roll" if mine else "deleted")
             decl.updated_at = now
-        return [d.id for d in existing.values()]
+        return list(existing.values())
 
     edit_time = edited_at or (now if post.revisions_seen > 1 else post.posted_at)
     if existing and post.revisions_seen > 1 and (
@@ -140,7 +172,7 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
         for decl in existing.values():   # recorded, shown, but the deadline froze it
             _note(decl, "edited-after-deadline")
             decl.updated_at = now
-        return [d.id for d in existing.values()]
+        return list(existing.values())
 
     if roster is None:
         roster = [codec.combatant_to_model(c) for c in combatants]
@@ -149,34 +181,42 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
                          [models[c.key] for c in controlled], parse=parse, indexed=indexed)
     if not is_narrator or any(r.standing for r in readings):
         standing.record_post(session, post, readings, encounter=encounter, rnd=rnd,
-                             policy=policy, now=now)
-    ids: list[int] = []
+                             policy=policy, now=now,
+                             absent=batch.absent if batch is not None else None)
+    out: list[m.Declaration] = []
     for reading in readings:
         row = by_key[reading.actor]
         found = existing.get(row.id)
         if found is None and reading.standing and not reading.in_character() \
                 and not reading.errors:
             continue   # STALL-1/2: standing lines only declare nothing for this round
+        rows = bulk.pending(session) if batch is not None else None
         if found is None:
             decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
                                  source="narrator" if is_narrator else "post", created_at=now)
-            session.add(decl)
+            if rows is None:
+                session.add(decl)
         else:
             decl = found
         _fill(session, decl, reading, row, post, rnd, rolled, policy, late=late,
-              after_resolution=after_resolution, now=now)
+              after_resolution=after_resolution, now=now, batch=batch)
+        if found is None and rows is not None:   # SCALE-6: one insert for the batch's
+            rows.declarations.append(decl)
+        out.append(decl)
+    if batch is None:
         session.flush()
-        ids.append(decl.id)
-    return ids
+    return out
 
 
 def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combatant,
           post: m.Post, rnd: m.Round, rolled: dict[int | None, m.RollRecord],
-          policy: RoundPolicy, *, late: bool, after_resolution: bool, now: datetime) -> None:
+          policy: RoundPolicy, *, late: bool, after_resolution: bool, now: datetime,
+          batch: BatchReads | None = None) -> None:
     had_rolls = any(r.actor == row.key for r in rolled.values())
     found: list[dict[str, Any]] = []
     tag_rolls, errors, changed_tags = _roll_tags(session, reading, row, post, rnd, rolled,
-                                                 after_resolution=after_resolution, notes=found)
+                                                 after_resolution=after_resolution, notes=found,
+                                                 batch=batch)
     for n in found:
         _note(decl, **n)
     draws, problems = roll_tables(session, rnd, row, post,
@@ -210,7 +250,8 @@ def _fill(session: Session, decl: m.Declaration, reading: Reading, row: m.Combat
 
 def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Post,
                rnd: m.Round, rolled: dict[int | None, m.RollRecord], *, after_resolution: bool,
-               notes: list[dict[str, Any]]) -> tuple[dict[int, m.RollRecord], list[Any], bool]:
+               notes: list[dict[str, Any]], batch: BatchReads | None = None
+               ) -> tuple[dict[int, m.RollRecord], list[Any], bool]:
     """PBP-4: each roll tag rolled once (a stored roll stands, even when an edit changed
     its tag); returns (tag ordinal -> roll, the post's problems, whether a rolled tag
     changed). A new tag repeating a deleted post's rolled tag gets that roll back
@@ -231,8 +272,10 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
             continue
         if after_resolution:
             continue
-        back, unmatched = reposts.give_back(session, post, rnd, row.key, tag.tag_index,
-                                            tag.written or tag.expression, tag.label)
+        back, unmatched = None, False
+        if batch is None or batch.may_give_back(rnd.id, row.key):
+            back, unmatched = reposts.give_back(session, post, rnd, row.key, tag.tag_index,
+                                                tag.written or tag.expression, tag.label)
         if back is not None:
             rolled[tag.tag_index] = tag_rolls[tag.tag_index] = back
             notes.append({"code": "reposted-roll-kept"})
@@ -243,7 +286,7 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
             rec = make_roll(session, rnd, tag.expression, kind="tag", stats=stats, actor=row.key,
                             label=tag.label, post_id=post.id, tag_index=tag.tag_index,
                             position=tag.position, written=tag.written or tag.expression,
-                            hidden=tag.hidden)
+                            hidden=tag.hidden, checked=batch is not None)
         except DiceError as exc:
             errors.append({"code": "roll.refused", "message": str(exc), "position": tag.position})
             continue

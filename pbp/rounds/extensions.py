@@ -37,8 +37,10 @@ def read_extensions(session: Session, post: m.Post, encounter: m.Encounter,
             or post.posted_at > rnd.deadline:
         return None
     found = asks(post.text or post.body or "")
+    if not found:   # most posts: no roster walked for them (SCALE-6)
+        return None
     mine = [c for c in controlled_by(post.author, list(encounter.combatants), False) if c.player]
-    if not found or not mine:
+    if not mine:
         return None
     ask = found[0]
     if ask.problem is not None:

@@ -3,17 +3,22 @@
 Idempotent by construction: a post is unique per (thread, platform id); a revision is
 stored only when the content hash changes; reading a post again finds its rolls by
 (post, tag) and its declarations by (round, combatant, post). Feeding the same records
-twice changes nothing.
+twice changes nothing, and writes nothing: posts whose content hash is the stored one are
+skipped without a statement beyond the one read that found them (SCALE-6).
 
-One batch, one savepoint (SCALE-6): a poll's posts are stored and read under a single
-savepoint, with no savepoint per post or roll and the thread's encounters and rounds read
-once per batch, not once per post. Two things break the savepoint, and neither loses a post
-or a roll: a clash with another worker (an :class:`IntegrityError`: it stored the post or
-took the roll index first) reads the whole batch again in the guarded mode, a savepoint per
-post and roll as before, which takes what the other worker stored; a post whose reading
-fails for any other reason is left out and the batch read again without it, then that post
-is stored unread (so the thread's history keeps it and an edit reads it again) and logged
-with its platform id.
+One batch, one savepoint, one flush (SCALE-6): a poll's posts are stored first, all in one
+flush, then read in order for the round; what the reading makes (declarations, rolls, the
+rolls' posts kept beside them) goes in at the batch's end. The thread's encounters,
+rounds, narrators and the campaign's hints (who may have an absence to end, a ladder count
+to reset, a deleted post's roll to take back) are read once per batch
+(:class:`pbp.rounds.batch.BatchReads`), not once per post; a post the batch stored itself
+has no declaration or roll to look up. Two things break the savepoint, and neither loses a
+post or a roll: a clash with another worker (an :class:`IntegrityError`: it stored the post
+or took the roll index first) reads the whole batch again in the guarded mode, a savepoint
+per post and roll as before, which takes what the other worker stored; a post whose
+reading fails for any other reason is left out and the batch read again without it, then
+that post is stored unread (so the thread's history keeps it and an edit reads it again)
+and logged with its platform id.
 """
 
 from __future__ import annotations
@@ -21,18 +26,20 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from ..sources.base import PostRecord, carries_marker
+from ..store import ingest_reads
 from ..store import models as m
 from ..store.types import utcnow
 from . import between
+from .batch import BatchReads
+from .bulk import bulk_batch, columns, insert_rows
 from .codec import combatant_to_model
-from .declare import narrator_names, process_post
+from .declare import Cast, process_post
 from .extensions import read_extensions
 from .ladder import player_posted
 from .policy import policy_for
@@ -53,46 +60,21 @@ def _utc(dt: datetime) -> datetime:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def _known(session: Session, thread_id: int, records: Sequence[PostRecord]) -> dict[str, m.Post]:
-    """The thread's stored posts among *records*, in one query per 500 (not one per post)."""
-    ids = sorted({r.platform_id for r in records})
-    known: dict[str, m.Post] = {}
-    for start in range(0, len(ids), 500):
-        known.update((p.platform_id, p) for p in session.scalars(
-            select(m.Post).where(m.Post.thread_id == thread_id,
-                                 m.Post.platform_id.in_(ids[start:start + 500]))))
-    return known
-
-
-class _Windows:
-    """The thread's live encounters and their rounds, read once per batch: the post's
-    encounter and round are then found in memory (SCALE-6; ingest opens no round)."""
-
-    def __init__(self, session: Session, thread_id: int) -> None:
-        self.session = session
-        self.encounters = [e for e in session.scalars(
-            select(m.Encounter).where(m.Encounter.thread_id == thread_id,
-                                      m.Encounter.status.in_(("setup", "active")))
-            .order_by(m.Encounter.started_at.desc(), m.Encounter.id.desc())) if e.started_at is not None]
-        self.rounds: dict[int, list[m.Round]] = {}
-
-    def encounter_at(self, at: datetime) -> m.Encounter | None:
-        """Like :func:`pbp.rounds.declare.live_encounter`: the latest started by *at*."""
-        return next((e for e in self.encounters if _utc(e.started_at) <= at), None)
-
-    def round_at(self, encounter_id: int, at: datetime) -> m.Round | None:
-        """Like :func:`pbp.rounds.declare.round_at`: the latest round opened by *at*."""
-        if encounter_id not in self.rounds:
-            self.rounds[encounter_id] = list(self.session.scalars(
-                select(m.Round).where(m.Round.encounter_id == encounter_id, m.Round.state != "cancelled")
-                .order_by(m.Round.number.desc())))
-        return next((r for r in self.rounds[encounter_id] if _utc(r.opens_at) <= at), None)
+def _changes(rec: PostRecord, post: m.Post | None) -> bool:
+    """Whether *rec* changes what is stored of its post (else it is skipped unwritten)."""
+    if post is None:
+        return rec.change != "deleted"
+    if rec.change == "deleted":
+        return post.deleted_at is None
+    return rec.revision != post.content_hash
 
 
 def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
-           known: dict[str, m.Post] | None = None) -> tuple[m.Post | None, bool]:
-    """(post, whether anything changed). *known*: the batch's stored posts by platform id
-    (a batch needs no savepoint per post: its own savepoint covers a clash)."""
+           known: dict[str, m.Post] | None = None, rolled: set[int] | None = None
+           ) -> tuple[m.Post | None, bool]:
+    """(post, whether anything changed). *known*: the batch's stored posts by platform id,
+    *rolled*: which of them have rolls (a batch needs no savepoint per post: its own
+    savepoint covers a clash)."""
     if known is not None:
         post = known.get(rec.platform_id)
     else:
@@ -110,8 +92,7 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
         post.revisions.append(m.PostRevision(number=1, content_hash=rec.revision, body=rec.body,
                                              text=rec.text, change="new", seen_at=now,
                                              edited_at=post.edited_at))
-        if known is not None:   # a clash breaks the batch: it is read again guarded
-            session.add(post)
+        if known is not None:   # written in bulk by the caller; a clash breaks the batch
             known[rec.platform_id] = post
             return post, True
         try:
@@ -120,25 +101,32 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
         except IntegrityError:   # another worker stored it first: treat as seen
             return _store(session, thread_id, rec, now)
         return post, True
-    post.last_seen_at = now
-    has_rolls = session.scalar(select(m.RollRecord.id).where(m.RollRecord.post_id == post.id)
-                               .limit(1)) is not None
-    if rec.change == "deleted":
-        if post.deleted_at is not None:
-            return post, False
-        post.deleted_at = now
-        post.revisions_seen += 1
-        post.revisions.append(m.PostRevision(number=post.revisions_seen, content_hash=post.content_hash,
-                                             body=post.body, text=post.text, change="deleted",
-                                             seen_at=now, after_roll=has_rolls))
-        return post, True
-    if rec.revision == post.content_hash:
+    if not _changes(rec, post):   # SCALE-6: an unchanged post is not written at all
         return post, False
+    post.last_seen_at = now
+    if post.id is None:   # stored earlier in this very batch: no roll can name it yet
+        has_rolls = False
+    elif rolled is not None:
+        has_rolls = post.id in rolled
+    else:
+        has_rolls = session.scalar(select(m.RollRecord.id).where(m.RollRecord.post_id == post.id)
+                                   .limit(1)) is not None
+    revision = m.PostRevision(seen_at=now, after_roll=has_rolls)
+    if "revisions" in inspect(post).unloaded:   # not loading every revision to add one
+        revision.post_id = post.id
+        session.add(revision)
+    else:
+        post.revisions.append(revision)
     post.revisions_seen += 1
-    post.revisions.append(m.PostRevision(number=post.revisions_seen, content_hash=rec.revision,
-                                         body=rec.body, text=rec.text, change="edited",
-                                         seen_at=now, after_roll=has_rolls,
-                                         edited_at=_utc(rec.edited_at) if rec.edited_at else None))
+    revision.number = post.revisions_seen
+    if rec.change == "deleted":
+        post.deleted_at = now
+        revision.content_hash, revision.body, revision.text = post.content_hash, post.body, post.text
+        revision.change = "deleted"
+        return post, True
+    revision.content_hash, revision.body, revision.text = rec.revision, rec.body, rec.text
+    revision.change = "edited"
+    revision.edited_at = _utc(rec.edited_at) if rec.edited_at else None
     post.body, post.text, post.content_hash = rec.body, rec.text, rec.revision
     post.edited_at = _utc(rec.edited_at) if rec.edited_at else now
     post.deleted_at = None
@@ -154,27 +142,36 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     """
     now = now or utcnow()
     records = list(records)
-    if session.get(m.Thread, thread_id) is None:
-        raise LookupError(f"no thread {thread_id}")
+    if session.get(m.Thread, thread_id, options=[joinedload(m.Thread.campaign)]) is None:
+        raise LookupError(f"no thread {thread_id}")   # its campaign read with it: one query
+    known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
+    if not any(_changes(r, known.get(r.platform_id)) for r in records):
+        return [known[r.platform_id].id for r in records if r.platform_id in known]
     left_out: list[tuple[PostRecord, Exception]] = []
     guarded = False
+    first: dict[str, m.Post] | None = known
     for _ in range(len(records) + 2):
         reading: list[PostRecord] = []   # the record being read when something breaks
         kept = [r for r in records if all(r is not bad for bad, _ in left_out)]
+        if left_out or guarded:
+            first = None
+        inserted: list[m.Post] = []   # the posts a pass wrote past the ORM
         try:
-            with session.begin_nested(), roll_batch(session, enabled=not guarded):
-                ids = _read_batch(session, thread_id, kept, now, parse, reading, guarded)
+            with session.begin_nested(), roll_batch(session, enabled=not guarded), \
+                    bulk_batch(session, enabled=not guarded):
+                ids = _read_batch(session, thread_id, kept, now, parse, reading, guarded, first,
+                                  inserted)
             break
-        except IntegrityError:
-            if guarded:
-                raise
-            guarded = True   # another worker stored some of it first: read it again, guarded
-        except SQLAlchemyError:
-            raise            # the database itself: the poll fails and is retried whole
-        except Exception as exc:  # noqa: BLE001 - one bad post must not lose the batch
-            if not reading:
-                raise
-            left_out.append((reading[-1], exc))
+        except BaseException as exc:
+            for post in inserted:   # rolled back: their rows (and on SQLite their ids) are gone
+                if post in session:
+                    session.expunge(post)
+            if isinstance(exc, IntegrityError) and not guarded:
+                guarded = True   # another worker stored some of it first: read it again, guarded
+                continue
+            if isinstance(exc, SQLAlchemyError) or not isinstance(exc, Exception) or not reading:
+                raise            # the database itself: the poll fails and is retried whole
+            left_out.append((reading[-1], exc))   # one bad post must not lose the batch
     else:  # pragma: no cover - every pass leaves one more post out
         raise RuntimeError("ingest could not settle its batch")
     for rec, exc in left_out:
@@ -183,45 +180,100 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
 
 
 def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord], now: datetime,
-                parse: ParseFn | None, reading: list[PostRecord], guarded: bool) -> list[int]:
-    thread = session.get_one(m.Thread, thread_id)
-    campaign = thread.campaign
-    narrators = narrator_names(session, campaign, thread)
-    known = None if guarded else _known(session, thread_id, records)
-    windows = _Windows(session, thread_id)
-    ids: list[int] = []
-    cache: dict[int, tuple[Any, list[Any], Any]] = {}   # encounter -> (policy, roster, index)
+                parse: ParseFn | None, reading: list[PostRecord], guarded: bool,
+                first: dict[str, m.Post] | None, inserted: list[m.Post]) -> list[int]:
+    """Store every record (one flush), then read the changed posts in order. *first*: the
+    stored posts read before the batch began (None once a pass was rolled back)."""
+    batch = BatchReads(session, session.get_one(m.Thread, thread_id))
+    known = rolled = None
+    if not guarded:
+        if first is not None:
+            known = dict(first)
+        else:   # a savepoint rolled back expired what was read before: read it again
+            known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
+        rolled = ingest_reads.posts_with_rolls(
+            session, (known[r.platform_id].id for r in records
+                      if r.platform_id in known and _changes(r, known[r.platform_id])))
+    if known is not None:   # guarded, a stored post's time is read only as it is stored
+        batch.since = min([_utc(r.posted_at) for r in records]
+                          + [_utc(p.posted_at) for p in known.values()], default=None)
+    stored: list[m.Post] = []
+    fresh: dict[str, m.Post] = {}   # the posts this batch inserts, by platform id
+    to_read: dict[str, PostRecord] = {}   # platform id -> its last record, at its first place
     for rec in records:
         reading.append(rec)
-        post, changed = _store(session, thread_id, rec, now, known)
+        before = None if known is None else known.get(rec.platform_id)
+        post, changed = _store(session, thread_id, rec, now, known, rolled)
         if post is None:
             continue
-        session.flush()
-        ids.append(post.id)
-        if not changed or post.is_ours:
-            continue
-        made_by = latest_possible(post)
-        encounter = windows.encounter_at(made_by)
-        if encounter is None:   # STALL-1: between fights an absence is still read
-            if post.author.casefold() not in narrators:
-                between.record_post(session, post, campaign, now)
-            continue
-        rnd = windows.round_at(encounter.id, made_by)
-        post.round_id = rnd.id if rnd is not None else None
-        if encounter.id not in cache:
-            models = [combatant_to_model(c) for c in encounter.combatants]
-            cache[encounter.id] = (policy_for(campaign, encounter), models, parser_roster(models))
-        policy, roster, indexed = cache[encounter.id]
-        is_narrator = post.author.casefold() in narrators
-        read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)
-        process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
-                     is_narrator=is_narrator,
-                     edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
-                     roster=roster, indexed=indexed)
-        if not is_narrator:
-            player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
+        stored.append(post)
+        if changed and before is None and rec.change != "deleted" and post.revisions_seen == 1:
+            fresh[rec.platform_id] = post
+        if rec.change == "deleted" and changed:
+            batch.deleted_in_batch = True
+        if changed and not post.is_ours:
+            to_read[rec.platform_id] = rec
+            _place(batch, post)
     reading.clear()
-    return ids
+    written = _insert_posts(session, thread_id, list(fresh.values())) if known is not None else {}
+    inserted.extend(written.values())
+    stored = [written.get(p.platform_id, p) for p in stored]
+    session.flush()   # the edits and deletions of known posts
+    by_id = {p.platform_id: p for p in stored}
+    for platform_id, rec in to_read.items():
+        reading.append(rec)
+        _read_one(session, batch, by_id[platform_id], rec, now, parse, fresh=platform_id in fresh)
+    reading.clear()
+    return [p.id for p in stored]
+
+
+def _insert_posts(session: Session, thread_id: int, posts: Sequence[m.Post]) -> dict[str, m.Post]:
+    """Write the batch's new posts and their revisions in one statement each (SCALE-6: the
+    unit of work wrote them row by row) and read them back as stored, by platform id."""
+    if not posts:
+        return {}
+    insert_rows(session, m.Post, [columns(p) for p in posts])
+    stored = ingest_reads.known_posts(session, thread_id, (p.platform_id for p in posts),
+                                      fresh=True)
+    insert_rows(session, m.PostRevision, [
+        {**columns(r), "post_id": stored[p.platform_id].id} for p in posts for r in p.revisions])
+    return stored
+
+
+def _place(batch: BatchReads, post: m.Post) -> None:
+    """PBP-1: the round whose window *post* falls in, set before the post is written."""
+    made_by = latest_possible(post)
+    encounter = batch.encounter_at(made_by)
+    if encounter is not None:
+        rnd = batch.round_at(encounter.id, made_by)
+        post.round_id = rnd.id if rnd is not None else None
+
+
+def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord,
+              now: datetime, parse: ParseFn | None, *, fresh: bool) -> None:
+    """Read one stored post for its round (or, between fights, for absences)."""
+    made_by = latest_possible(post)
+    encounter = batch.encounter_at(made_by)
+    narrators, campaign = batch.narrators, batch.campaign
+    if encounter is None:   # STALL-1: between fights an absence is still read
+        if post.author.casefold() not in narrators:
+            between.record_post(session, post, campaign, now)
+            batch.absent.add(post.author.casefold())   # it may have announced one
+        return
+    rnd = batch.round_at(encounter.id, made_by)
+    if encounter.id not in batch.per_encounter:
+        models = [combatant_to_model(c) for c in encounter.combatants]
+        batch.per_encounter[encounter.id] = (policy_for(campaign, encounter), models,
+                                             parser_roster(models), Cast(encounter.combatants))
+    policy, roster, indexed, cast = batch.per_encounter[encounter.id]
+    is_narrator = post.author.casefold() in narrators
+    read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)
+    process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
+                 is_narrator=is_narrator,
+                 edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
+                 roster=roster, indexed=indexed, batch=batch, fresh=fresh, cast=cast)
+    if not is_narrator and batch.ladder_counts(post.author):
+        player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
 
 
 def _store_unread(session: Session, thread_id: int, rec: PostRecord, now: datetime,

@@ -12,15 +12,18 @@ a ``rounds`` table; everything else goes to the engine untouched.
 
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
 from ..houserule_files import load as load_houserules
+from ..houserule_files import path_for
 from ..rules import engine, registry
 from ..rules.base import deep_merge
-from ..rules.speech import speech_limit
+from ..rules.speech import speech_limit, verdict
 
 #: speech over the limit: "drop" (PBP-3 default: not part of the round) or "warn" (kept)
 SPEECH_OVERFLOW = ("drop", "warn")
@@ -42,9 +45,10 @@ class RoundPolicy:
     latency_enabled: bool = True
 
     def speech(self, count: int) -> engine.SpeechVerdict:
-        """PBP-3: the engine's verdict on *count* speeches in one post."""
-        return engine.speech_verdict(self.ruleset, {**self.houserules, "rounds": self.rounds},
-                                     count)
+        """PBP-3: the engine's verdict on *count* speeches in one post, against the limit
+        :func:`make_policy` asked the engine for once (SCALE-6: asking again built the
+        ruleset, houserules deep-copied, for every declaration)."""
+        return verdict(self.speech_limit, count)
 
 
 def split_houserules(houserules: Mapping[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -59,9 +63,39 @@ def engine_houserules(ruleset: str, overrides: Mapping[str, Any]) -> dict[str, A
     return load_houserules(ruleset, overrides)
 
 
+#: policies made, by their inputs and the ruleset file's modification time (SCALE-6: an
+#: ingest batch made one each, re-reading and re-checking the TOML file every time)
+_MADE: dict[tuple[Any, ...], RoundPolicy] = {}
+
+
 def make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float = 24.0,
                 reminder_hours: tuple[float, ...] = (2.0,), early_close: bool = False,
                 close_grace_minutes: float = 0.0, timezone: str = "UTC", language: str = "en") -> RoundPolicy:
+    """The policy of *ruleset* under *houserules*; the same inputs, with the ruleset's
+    file unchanged on disk, give the same policy without reading the file again."""
+    try:
+        key: tuple[Any, ...] | None = (
+            ruleset, json.dumps(houserules, sort_keys=True, default=str), round_hours,
+            tuple(reminder_hours), early_close, close_grace_minutes, timezone, language,
+            os.stat(path_for(ruleset)).st_mtime_ns)
+    except (OSError, TypeError, ValueError):
+        key = None   # an unknown ruleset or odd values: made (and refused) the long way
+    if key is not None and key in _MADE:
+        return _MADE[key]
+    made = _make_policy(ruleset, houserules, round_hours=round_hours,
+                        reminder_hours=reminder_hours, early_close=early_close,
+                        close_grace_minutes=close_grace_minutes, timezone=timezone,
+                        language=language)
+    if key is not None:
+        if len(_MADE) >= 256:
+            _MADE.clear()
+        _MADE[key] = made
+    return made
+
+
+def _make_policy(ruleset: str, houserules: Mapping[str, Any], *, round_hours: float,
+                 reminder_hours: tuple[float, ...], early_close: bool,
+                 close_grace_minutes: float, timezone: str, language: str) -> RoundPolicy:
     engine_over, rounds = split_houserules(houserules)
     merged = engine_houserules(ruleset, engine_over)
     rs = registry.get(ruleset, merged)

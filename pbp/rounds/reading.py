@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -95,9 +96,30 @@ def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str
     return parts
 
 
+#: the parser's rosters by what they hold, most recently used last (see parser_roster)
+_ROSTERS: OrderedDict[tuple[Any, ...], Roster] = OrderedDict()
+_ROSTERS_KEPT = 64
+
+
 def parser_roster(roster: Sequence[Combatant]) -> Roster | None:
-    """The parser's own roster (it caches its name index), built once for many posts."""
-    return Roster.of(tuple(roster))
+    """The parser's own roster, which builds its name index (every name and weapon folded
+    and stemmed) on first use and memoises what it matched. The same names give the same
+    roster again, index and memo included (SCALE-6: an ingest batch of one post spent a
+    fifth of its time re-indexing the encounter's names); a handful are kept."""
+    built = Roster.of(tuple(roster))
+    if built is None:
+        return None
+    key = tuple((e.key, e.name, e.aliases, e.weapons, e.side,
+                 tuple(sorted((k, tuple(v)) for k, v in e.weapon_aliases.items())))
+                for e in built.entries)
+    kept = _ROSTERS.get(key)
+    if kept is not None:
+        _ROSTERS.move_to_end(key)
+        return kept
+    _ROSTERS[key] = built
+    while len(_ROSTERS) > _ROSTERS_KEPT:
+        _ROSTERS.popitem(last=False)
+    return built
 
 
 def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combatant],

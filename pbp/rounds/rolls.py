@@ -10,7 +10,8 @@ Inside an ingest batch (:func:`roll_batch`, SCALE-6) there is no savepoint per r
 round's next index is counted in memory from one ``max()`` per round, and a clash with
 another worker breaks the batch's one savepoint instead; the batch is then read again in
 the guarded mode above (:func:`pbp.rounds.ingest.ingest_posts`), so a roll is still never
-lost nor made twice.
+lost nor made twice. Nor is there a flush per roll: the rolls go in with the batch's one
+flush, and their :class:`~pbp.store.models.RollPost` rows in one bulk insert after it.
 
 A secret roll (DICE-2) takes its index like any other (no gap in the round's sequence)
 but draws its faces from its own seed ``h = sha256("K:n:i")`` under the encounter's hidden
@@ -25,7 +26,7 @@ import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -33,24 +34,40 @@ from ..dice import DiceBox, Roll, commitment, hidden_seed, seal
 from ..errors import PbpError
 from ..rules.stats import resolve_name
 from ..store import models as m
+from . import bulk
 from .codec import record_from_roll
 
 #: ``session.info`` key of the running batch's next roll index per round (see roll_batch)
 BATCH = "pbp.roll_batch"
 
 
+class _Batch:
+    """A running batch: the next roll index per round, and the rolls whose post is to be
+    kept beside them once the batch's flush has given them ids."""
+
+    def __init__(self) -> None:
+        self.next: dict[int, int] = {}
+        self.posts: list[tuple[m.RollRecord, dict[str, object]]] = []
+
+
 @contextmanager
 def roll_batch(session: Session, enabled: bool = True) -> Iterator[None]:
     """Rolls made inside are stored without a savepoint each, their indexes counted in
-    memory (SCALE-6: a savepoint and a ``max()`` per roll were most of an ingest's cost).
-    Only for a caller that runs the whole batch under one savepoint and reads it again on
-    an :class:`~sqlalchemy.exc.IntegrityError` (a concurrent worker took an index)."""
+    memory (SCALE-6: a savepoint and a ``max()`` per roll were most of an ingest's cost),
+    and flushed together when the batch ends, each roll's post kept beside it
+    (:class:`~pbp.store.models.RollPost`) in one bulk insert. Only for a caller that runs
+    the whole batch under one savepoint and reads it again on an
+    :class:`~sqlalchemy.exc.IntegrityError` (a concurrent worker took an index)."""
     if not enabled:
         yield
         return
-    session.info[BATCH] = {}
+    batch = session.info[BATCH] = _Batch()
     try:
         yield
+        if batch.posts:
+            session.flush()
+            session.execute(insert(m.RollPost), [{"roll_id": rec.id, **kept}
+                                                 for rec, kept in batch.posts])
     finally:
         session.info.pop(BATCH, None)
 
@@ -66,14 +83,23 @@ def tag_roll(session: Session, post_id: int, tag_index: int) -> m.RollRecord | N
                                                      m.RollRecord.tag_index == tag_index))
 
 
-def _keep_post(session: Session, record: m.RollRecord) -> None:
+def _post_kept(session: Session, record: m.RollRecord) -> dict[str, object] | None:
     """DICE-3: the post's platform id and author beside the roll, so the ledger names
     whose post it was even if the post row goes (``rolls.post_id`` is SET NULL then)."""
     post = session.get(m.Post, record.post_id) if record.post_id is not None else None
-    if post is not None:
+    if post is None:
+        return None
+    return {"platform_id": post.platform_id, "author": post.author,
+            "revision": post.revisions_seen}
+
+
+def _keep_post(session: Session, record: m.RollRecord) -> None:
+    kept = _post_kept(session, record)
+    if kept is not None:
         session.flush()
-        session.add(m.RollPost(roll_id=record.id, platform_id=post.platform_id,
-                               author=post.author, revision=post.revisions_seen))
+        session.add(m.RollPost(roll_id=record.id, **kept))
+
+
 def ensure_hidden_key(enc: m.Encounter, *, derive_from: str | None = None) -> str:
     """The encounter's hidden key (DICE-2), drawn once: 256 bits from the OS, or, with
     *derive_from* (a test's or ``pbp simulate``'s deterministic round seed), derived from
@@ -91,20 +117,24 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
               stats: Mapping[str, int] | None = None, actor: str | None = None,
               label: str | None = None, post_id: int | None = None,
               tag_index: int | None = None, position: int | None = None,
-              written: str = "", attempts: int = 8, hidden: bool = False) -> m.RollRecord:
+              written: str = "", attempts: int = 8, hidden: bool = False,
+              checked: bool = False) -> m.RollRecord:
     """Roll *expression* once under *rnd*'s seed and store it; for a post tag, return the
     roll already stored for it instead. Raises :class:`pbp.errors.DiceError` on a bad
     expression (the caller reports it and keeps the rest of the post). *hidden*: a secret
-    roll (DICE-2, see the module docstring)."""
+    roll (DICE-2, see the module docstring). *checked*: inside a batch, the caller has
+    read the post's rolls already and found none for this tag (a concurrent one breaks
+    the batch: :func:`roll_batch`), so it is not looked up again."""
     if rnd.seed_revealed:
         raise PbpError(f"round {rnd.number} is resolved and its seed published: no more rolls")
-    if post_id is not None and tag_index is not None:
+    batch: _Batch | None = session.info.get(BATCH)
+    if post_id is not None and tag_index is not None and not (checked and batch is not None):
         existing = tag_roll(session, post_id, tag_index)
         if existing is not None:
             return existing
-    batch: dict[int, int] | None = session.info.get(BATCH)
     for _ in range(attempts):
-        index = batch[rnd.id] if batch is not None and rnd.id in batch else next_index(session, rnd.id)
+        index = batch.next[rnd.id] if batch is not None and rnd.id in batch.next \
+            else next_index(session, rnd.id)
         if hidden:
             own = hidden_seed(ensure_hidden_key(rnd.encounter), rnd.number, index)
             roll: Roll = DiceBox(seed=own).roll(expression, label=label, stats=stats,
@@ -119,9 +149,15 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
         if hidden:
             record.hidden, record.seal = True, seal(own, roll.expression)
         if batch is not None:   # a clash breaks the batch's savepoint: it is read again guarded
-            session.add(record)
-            _keep_post(session, record)
-            batch[rnd.id] = index + 1
+            kept = _post_kept(session, record)
+            rows = bulk.pending(session)
+            if rows is not None:   # written with the batch's other rolls, in one statement
+                rows.rolls.append((record, kept))
+            else:
+                session.add(record)
+                if kept is not None:
+                    batch.posts.append((record, kept))
+            batch.next[rnd.id] = index + 1
             return record
         try:
             with session.begin_nested():

@@ -50,9 +50,11 @@ def _audit(session: Session, enc: m.Encounter, action: str, entity_id: str, now:
 
 def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
                 encounter: m.Encounter, rnd: m.Round | None, policy: RoundPolicy,
-                now: datetime) -> None:
+                now: datetime, absent: set[str] | None = None) -> None:
     """Store what *post* says of absences and standing orders (read again on an edit:
-    what it said before is replaced)."""
+    what it said before is replaced). *absent*: a batch's casefolded players who may have
+    an absence (SCALE-6: read once per batch; a player outside it has none to end, and one
+    this post announces is added to it)."""
     if post.revisions_seen > 1 or post.deleted_at is not None:   # a new post said nothing yet
         for a in store.post_absences(session, post.id):
             session.delete(a)
@@ -61,7 +63,7 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
         session.flush()
     if post.deleted_at is not None:
         return
-    rows = {c.key: c for c in encounter.combatants}
+    rows: dict[str, m.Combatant] = {}   # by key, built only for a post with standing lines
     built: list[Any] = []
 
     def roster() -> list[Any]:
@@ -75,9 +77,11 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
     specs: list[read.AwaySpec] = []
     back = False
     for reading in readings:
-        row = rows[reading.actor]
+        if reading.standing and not rows:
+            rows.update((c.key, c) for c in encounter.combatants)
         lang = reading.lang or policy.language
         for cmd in reading.standing:
+            row = rows[reading.actor]
             rest = cmd.args[0] if cmd.args else ""
             if cmd.name == "standing.away":
                 specs.append(read.away_command(rest, lang, post.posted_at, tz, cmd.position))
@@ -93,9 +97,12 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
     if not specs and readings:
         specs = read.free_absences(post.text or "", readings[0].lang or policy.language,
                                    post.posted_at, tz)
-    if back or (not specs and any(r.in_character() for r in readings)):
+    if (back or (not specs and any(r.in_character() for r in readings))) \
+            and (absent is None or post.author.casefold() in absent):
         end_absences(session, encounter, post.author, post.posted_at, now, by="post",
                      round_id=rnd.id if rnd else None)
+    if specs and absent is not None:
+        absent.add(post.author.casefold())
     for spec in specs:
         absence = store.Absence(
             campaign_id=encounter.campaign_id, player=post.author, starts_at=post.posted_at,
@@ -108,7 +115,8 @@ def record_post(session: Session, post: m.Post, readings: Sequence[Reading], *,
                post.author, now, {"until": spec.until.isoformat() if spec.until else None,
                                   "text": spec.text, "post": post.platform_id},
                round_id=rnd.id if rnd else None, entity="player")
-    session.flush()
+    if absent is None:   # a batch flushes once at its end (SCALE-6)
+        session.flush()
 
 
 def end_absences(session: Session, encounter: m.Encounter, player: str, at: datetime,

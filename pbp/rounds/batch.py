@@ -1,0 +1,85 @@
+"""What an ingest batch knows once for all its posts (SCALE-6).
+
+Why: reading a post asked the database, per post, which encounter and round it belongs to,
+whether its author had an absence to end, a ladder count to reset or a deleted post's roll
+to take back. Those answers are read here once per batch, lazily (a batch that changes
+nothing reads none of them), and kept true while the batch runs: an absence a post of the
+batch announces, or a post the batch deletes, widens them. Each answer errs on the side of
+asking the database: a player in :attr:`BatchReads.absent` may have no absence left to end,
+never the other way round.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from functools import cached_property
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from ..store import ingest_reads as reads
+from ..store import models as m
+
+
+def _utc(dt: datetime) -> datetime:
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
+
+
+class BatchReads:
+    """The thread's live encounters, their rounds, rosters and the campaign's hints, read
+    once per batch."""
+
+    def __init__(self, session: Session, thread: m.Thread) -> None:
+        self.session = session
+        self.thread = thread
+        self.campaign = thread.campaign
+        self.deleted_in_batch = False   # a post deleted now may give its roll back at once
+        self.since: datetime | None = None   # no post of the batch was made before it
+        self._rounds: dict[int, list[m.Round]] = {}
+        self.per_encounter: dict[int, tuple[Any, ...]] = {}   # policy, roster, index, cast
+
+    @cached_property
+    def narrators(self) -> set[str]:
+        """The casefolded names of who may post as the narrator in the thread."""
+        names = {str(n).casefold() for n in (self.thread.options or {}).get("narrators", [])}
+        return names | reads.campaign_narrator_names(self.session, self.campaign.id)
+
+    @cached_property
+    def encounters(self) -> list[m.Encounter]:
+        return reads.live_encounters(self.session, self.thread.id)
+
+    def encounter_at(self, at: datetime) -> m.Encounter | None:
+        """Like :func:`pbp.rounds.declare.live_encounter`: the latest started by *at*."""
+        return next((e for e in self.encounters if _utc(e.started_at) <= at), None)
+
+    def round_at(self, encounter_id: int, at: datetime) -> m.Round | None:
+        """Like :func:`pbp.rounds.declare.round_at`: the latest round opened by *at*."""
+        if encounter_id not in self._rounds:
+            self._rounds[encounter_id] = reads.rounds_latest_first(self.session, encounter_id,
+                                                                   self.since)
+        return next((r for r in self._rounds[encounter_id] if _utc(r.opens_at) <= at), None)
+
+    @cached_property
+    def absent(self) -> set[str]:
+        """Casefolded players who may have an absence to end (STALL-1); a post of the
+        batch announcing one adds its author (:func:`pbp.rounds.standing.record_post`)."""
+        return reads.absent_players(self.session, self.campaign.id)
+
+    @cached_property
+    def ladder(self) -> dict[str, m.LadderPlayer]:
+        return reads.ladder_states(self.session, self.campaign.id)
+
+    def ladder_counts(self, author: str) -> bool:
+        """Whether a post of *author* has a ladder count or narrator-run to end (STALL-3)."""
+        state = self.ladder.get(author.casefold())
+        return state is not None and (state.missed_in_row != 0
+                                      or state.narrator_run_since is not None)
+
+    @cached_property
+    def _repost(self) -> set[tuple[int, str]]:
+        return reads.repost_candidates(self.session, self.thread.id)
+
+    def may_give_back(self, round_id: int, actor: str) -> bool:
+        """Whether a new tag of *actor* in the round may repeat a deleted post's roll
+        (DICE-3; :func:`pbp.rounds.reposts.give_back` decides)."""
+        return self.deleted_in_batch or (round_id, actor) in self._repost

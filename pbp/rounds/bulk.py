@@ -1,0 +1,127 @@
+"""Rows an ingest batch writes in bulk, not through the ORM's unit of work (SCALE-6).
+
+Why: the unit of work writes each new row with a statement of its own on SQLite (it wants
+every primary key back, in order, and SQLite's RETURNING cannot promise the order), and
+spends more time deciding what to write than writing it. A batch's declarations and rolls
+are built as ORM objects, as everywhere else, but never added to the session: their
+column values go in with one ``INSERT ... executemany`` per table at the batch's end.
+
+Nothing is hidden from a reader in the meantime: like autoflush, the pending rows are
+written before the session runs any other statement (the ``do_orm_execute`` hook), so a
+query in the batch sees every declaration and roll made before it. The rolls' ids are
+then read back by (round, index), which is unique, to keep each roll's post beside it
+(:class:`~pbp.store.models.RollPost`, DICE-3). What is written is exactly what the unit of
+work would have written: the rolls are still immutable (no path updates them) and a
+clash (a unique constraint) raises :class:`~sqlalchemy.exc.IntegrityError` as before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from sqlalchemy import event, inspect, select, tuple_
+from sqlalchemy.orm import ORMExecuteState, Session
+
+from ..store import models as m
+
+#: ``session.info`` key of the running batch's pending rows
+KEY = "pbp.bulk"
+
+
+def columns(obj: Any) -> dict[str, Any]:
+    """The column values set on a transient ORM object, by column key (those it leaves
+    unset get the table's defaults)."""
+    state = obj.__dict__
+    return {a.columns[0].key: state[a.key] for a in inspect(type(obj)).column_attrs
+            if a.key in state and a.key != "id"}
+
+
+def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
+                returning: Sequence[str] = ()) -> list[Any]:
+    """INSERT *rows* into *model*'s table on the session's connection, the rows of one set
+    of keys together (the columns a row leaves out take their defaults); returns the
+    *returning* columns of every row, in no particular order.
+
+    With RETURNING (or the primary key, when *returning* is empty) SQLAlchemy sends a
+    page of rows as one multi-row INSERT on both SQLite and PostgreSQL ("insertmanyvalues");
+    without it psycopg sends a message per row."""
+    table = model.__table__
+    cols = [table.c[c] for c in returning] or list(table.primary_key.columns)
+    connection = session.connection()
+    batched = connection.dialect.insert_executemany_returning
+    groups: dict[frozenset[str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault(frozenset(row), []).append(row)
+    out: list[Any] = []
+    for group in groups.values():
+        if batched:
+            out.extend(connection.execute(table.insert().returning(*cols), group))
+        else:   # pragma: no cover - an SQLite older than 3.35
+            connection.execute(table.insert(), group)
+    return out
+
+
+class Pending:
+    """Declarations and rolls made in a batch, waiting for their bulk insert."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.declarations: list[m.Declaration] = []
+        self.rolls: list[tuple[m.RollRecord, dict[str, Any] | None]] = []   # roll, its post
+        self._writing = False
+
+    def write(self) -> None:
+        """Insert every pending row now (one statement per table and key set)."""
+        if self._writing or not (self.declarations or self.rolls):
+            return
+        self._writing = True
+        try:
+            decls, rolls = self.declarations, self.rolls
+            self.declarations, self.rolls = [], []
+            session = self.session
+            if rolls:
+                made = insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls],
+                                   ("id", "round_id", "roll_index"))
+                kept = [(r, post) for r, post in rolls if post is not None]
+                if kept:
+                    ids = {(int(rd), int(ix)): int(i) for i, rd, ix in made}
+                    if len(ids) < len(rolls):   # no RETURNING: read them by (round, index)
+                        ids = {(int(rd), int(ix)): int(i) for i, rd, ix in session.execute(
+                            select(m.RollRecord.id, m.RollRecord.round_id,
+                                   m.RollRecord.roll_index)
+                            .where(tuple_(m.RollRecord.round_id, m.RollRecord.roll_index)
+                                   .in_([(r.round_id, r.roll_index) for r, _ in kept])))}
+                    insert_rows(session, m.RollPost, [
+                        {"roll_id": ids[(r.round_id, r.roll_index)], **post} for r, post in kept])
+            if decls:
+                insert_rows(session, m.Declaration, [columns(d) for d in decls])
+        finally:
+            self._writing = False
+
+
+def pending(session: Session) -> Pending | None:
+    """The running batch's pending rows (None outside a batch)."""
+    return session.info.get(KEY)
+
+
+@contextmanager
+def bulk_batch(session: Session, enabled: bool = True) -> Iterator[Pending | None]:
+    """Inside, :func:`pending` collects rows; they are written before any statement the
+    session runs and at the end (not when the block raises: the caller rolls back)."""
+    if not enabled:
+        yield None
+        return
+    rows = session.info[KEY] = Pending(session)
+
+    def before(_state: ORMExecuteState) -> None:
+        rows.write()
+
+    event.listen(session, "do_orm_execute", before)
+    try:
+        yield rows
+        rows.write()
+    finally:
+        event.remove(session, "do_orm_execute", before)
+        session.info.pop(KEY, None)

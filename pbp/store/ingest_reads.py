@@ -1,0 +1,115 @@
+"""The reads an ingest batch makes once, whatever its number of posts (SCALE-6).
+
+Why a module of its own: ingest used to ask the database, for every post, which encounter
+was live, which round was open, whether the post had rolls, whether its author had an
+absence to end or a ladder count to reset, whether a deleted post had a roll to give back.
+Each answer is the same for the whole batch, or can be read for all its posts at once;
+here each is one query. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from .models import (
+    CampaignNarrator,
+    Encounter,
+    LadderPlayer,
+    Post,
+    RollRecord,
+    RollReuse,
+    Round,
+)
+from .standing import Absence
+
+#: rows per ``IN (...)`` list: well under SQLite's and PostgreSQL's parameter limits
+CHUNK = 500
+
+
+def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str], *,
+                fresh: bool = False) -> dict[str, Post]:
+    """The thread's stored posts among *platform_ids*, by platform id (one query per 500).
+    *fresh*: rows just written past the ORM, whose ids a rolled-back attempt may have held
+    for other posts still in the session: their objects are filled from the rows again."""
+    ids = sorted(set(platform_ids))
+    known: dict[str, Post] = {}
+    for start in range(0, len(ids), CHUNK):
+        q = select(Post).where(Post.thread_id == thread_id,
+                               Post.platform_id.in_(ids[start:start + CHUNK]))
+        if fresh:
+            q = q.execution_options(populate_existing=True)
+        known.update((p.platform_id, p) for p in session.scalars(q))
+    return known
+
+
+def posts_with_rolls(session: Session, post_ids: Iterable[int]) -> set[int]:
+    """Which of *post_ids* have a roll (an edit or deletion after one is flagged)."""
+    ids = sorted(set(post_ids))
+    found: set[int] = set()
+    if not ids:
+        return found
+    for start in range(0, len(ids), CHUNK):
+        found.update(session.scalars(select(RollRecord.post_id).distinct().where(
+            RollRecord.post_id.in_(ids[start:start + CHUNK]))))
+    return found
+
+
+def live_encounters(session: Session, thread_id: int) -> list[Encounter]:
+    """The thread's started encounters not finished, latest started first (the order
+    :func:`pbp.rounds.declare.live_encounter` picks from)."""
+    return [e for e in session.scalars(
+        select(Encounter).where(Encounter.thread_id == thread_id,
+                                Encounter.status.in_(("setup", "active")))
+        .order_by(Encounter.started_at.desc(), Encounter.id.desc())) if e.started_at is not None]
+
+
+def rounds_latest_first(session: Session, encounter_id: int, since: datetime | None = None
+                        ) -> list[Round]:
+    """An encounter's rounds not cancelled, latest first (the order
+    :func:`pbp.rounds.declare.round_at` picks from). *since*: the earliest moment asked
+    about; rounds before the one open at *since* cannot be the answer and are not read
+    (a long fight's every round was read for every batch)."""
+    live = (Round.encounter_id == encounter_id, Round.state != "cancelled")
+    q = select(Round).where(*live)
+    if since is not None:
+        floor = select(func.max(Round.number)).where(*live, Round.opens_at <= since)
+        q = q.where(Round.number >= func.coalesce(floor.scalar_subquery(), 0))
+    return list(session.scalars(q.order_by(Round.number.desc())))
+
+
+def campaign_narrator_names(session: Session, campaign_id: int) -> set[str]:
+    """The casefolded platform names of the campaign's narrators."""
+    names: set[str] = set()
+    for platform_names in session.scalars(select(CampaignNarrator.platform_names)
+                                          .where(CampaignNarrator.campaign_id == campaign_id)):
+        names.update(str(n).casefold() for n in platform_names or [])
+    return names
+
+
+def ladder_states(session: Session, campaign_id: int) -> dict[str, LadderPlayer]:
+    """The campaign's escalation-ladder counts (STALL-3), by casefolded player."""
+    return {s.player: s for s in session.scalars(
+        select(LadderPlayer).where(LadderPlayer.campaign_id == campaign_id))}
+
+
+def absent_players(session: Session, campaign_id: int) -> set[str]:
+    """The casefolded players with any absence in the campaign, ended or not (STALL-1):
+    only they may have one a post ends."""
+    return {str(p).casefold() for p in session.scalars(
+        select(Absence.player).distinct().where(Absence.campaign_id == campaign_id))}
+
+
+def repost_candidates(session: Session, thread_id: int) -> set[tuple[int, str]]:
+    """(round id, actor) of tag rolls from the thread's deleted posts not given back yet
+    (DICE-3): only a new tag of such an actor in such a round may take one back."""
+    claimed = select(RollReuse.roll_id)
+    rows = session.execute(
+        select(RollRecord.round_id, RollRecord.actor).distinct()
+        .join(Post, Post.id == RollRecord.post_id)
+        .where(Post.thread_id == thread_id, Post.deleted_at.is_not(None),
+               RollRecord.kind == "tag", RollRecord.id.not_in(claimed)))
+    return {(int(r), str(a)) for r, a in rows if a is not None}

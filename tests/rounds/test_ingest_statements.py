@@ -1,0 +1,117 @@
+"""SCALE-6: what an ingest batch asks of the database, counted on real SQLite and PostgreSQL.
+
+Expected figures come from the posts: an unchanged re-poll changes nothing, so it writes
+nothing; a batch reads its encounter, rounds, roster and stored posts once and writes each
+table in one statement, so 30 posts cost the statements 3 posts cost; every roll tag is
+rolled once, at consecutive indexes (PBP-4), whatever the size of the batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy import Engine, event, select
+
+from pbp.store import models as m
+from pbp.store.db import session_scope
+
+from .world import at, make_world, post
+
+WRITES = ("INSERT", "UPDATE", "DELETE", "SAVEPOINT", "RELEASE", "ROLLBACK TO")
+
+
+@contextmanager
+def statements(engine: Engine) -> Iterator[list[str]]:
+    """Every statement the engine sends to the database while inside (BEGIN aside)."""
+    seen: list[str] = []
+
+    def listen(_conn, _cursor, statement, *_a):  # type: ignore[no-untyped-def]
+        if not statement.lstrip().upper().startswith("BEGIN"):
+            seen.append(" ".join(statement.split()))
+
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+
+
+def attacks(prefix: str, n: int, minute: int = 0) -> list:
+    """*n* posts by alice and bob in turn, each an attack with one roll tag."""
+    return [post(f"{prefix}{i}", "alice" if i % 2 else "bob", at(1, minute + i),
+                 f"I attack Goblin Snag [roll]1d20+{i % 7}[/roll]") for i in range(n)]
+
+
+def rolls_of(engine: Engine, round_id: int) -> list[tuple[int, str | None, int | None]]:
+    with session_scope(engine) as s:
+        return [tuple(r) for r in s.execute(  # type: ignore[misc]
+            select(m.RollRecord.roll_index, m.Post.platform_id, m.RollRecord.tag_index)
+            .outerjoin(m.Post, m.Post.id == m.RollRecord.post_id)
+            .where(m.RollRecord.round_id == round_id).order_by(m.RollRecord.roll_index))]
+
+
+def test_scale_6_an_unchanged_repoll_writes_nothing(engine: Engine) -> None:
+    """The same posts polled again: no INSERT, UPDATE, DELETE nor SAVEPOINT; only the read
+    that finds them stored (and the thread), whatever their number."""
+    w = make_world(engine)
+    w.open(at(0))
+    batch = attacks("p", 12) + [post("gm", "GM", at(2), "Goblin Snag: attacks Aria")]
+    first = w.ingest(batch, now=at(3))
+    with statements(engine) as seen:
+        again = w.ingest(batch, now=at(4))
+    assert again == first
+    assert not [s for s in seen if s.upper().startswith(WRITES)], seen
+    assert len(seen) <= 2, seen
+
+
+def test_scale_6_a_batch_makes_as_many_statements_for_30_posts_as_for_3(engine: Engine) -> None:
+    """Per batch, not per post: the statements of a batch of 30 new posts are those of a
+    batch of 3, and every tag is still rolled once, in post order, without a gap."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    opening = len(rolls_of(engine, rid))   # the round's own rolls (initiative)
+    with statements(engine) as small:
+        w.ingest(attacks("a", 3), now=at(2))
+    with statements(engine) as large:
+        w.ingest(attacks("b", 30, minute=5), now=at(3))
+    assert len(large) == len(small), (small, large)
+    assert len(small) <= 30, small
+    got = rolls_of(engine, rid)
+    assert [i for i, _, _ in got] == list(range(opening + 33))
+    assert [p for _, p, _ in got[opening:]] == [f"a{i}" for i in range(3)] + [f"b{i}" for i in range(30)]
+    assert w.count(m.Declaration) == 33 and w.count(m.RollPost) == 33
+    assert w.count(m.PostRevision) == 33
+
+
+def test_scale_6_a_post_deleted_and_reposted_in_one_batch_gets_its_roll_back(engine: Engine) -> None:
+    """DICE-3 within one batch: the poll sees alice's rolled post deleted and her re-post
+    of the same tag at once; the re-post takes the first roll, no second roll is made."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag [roll]1d20+5[/roll]")], now=at(2))
+    before = rolls_of(engine, rid)
+    w.ingest([post("p1", "alice", at(1), "", change="deleted"),
+              post("p2", "alice", at(3), "I attack Goblin Snag [roll]1d20+5[/roll]")], now=at(4))
+    assert rolls_of(engine, rid) == before              # no new roll
+    repost = next(d for d in w.declarations(rid)["aria"] if not d.deleted)
+    assert {"code": "reposted-roll-kept"} in repost.notes
+    assert repost.actions[0]["rolled"]["index"] == before[-1][0]
+
+
+def test_scale_6_an_edit_in_a_later_batch_keeps_the_roll_and_adds_a_revision(engine: Engine) -> None:
+    """PBP-4 through the batch path: an edit is a new revision flagged after the roll,
+    the tag keeps its first roll, and the declaration follows the new text."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag [roll]1d20+5[/roll]")], now=at(2))
+    before = rolls_of(engine, rid)
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Rot [roll]1d20+5[/roll]",
+                   change="edited", edited_at=at(1, 30))], now=at(3))
+    assert rolls_of(engine, rid) == before
+    with session_scope(engine) as s:
+        revs = list(s.execute(select(m.PostRevision.number, m.PostRevision.change,
+                                     m.PostRevision.after_roll).order_by(m.PostRevision.number)))
+    assert [tuple(r) for r in revs] == [(1, "new", False), (2, "edited", True)]
+    decl = w.declarations(rid)["aria"]
+    assert len(decl) == 1 and decl[0].actions[0]["target"] == "gob2"
