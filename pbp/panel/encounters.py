@@ -32,6 +32,7 @@ from ..rules.model import ActionKind
 from ..store import queries
 from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
 from .access import encounter_or_404, in_encounter_or_404
+from .db import end_reads
 from .db import session as db_session
 from .encounter_view import build
 from .encounter_view import version as page_version
@@ -126,6 +127,7 @@ def _round_flags(ctx: dict[str, Any]) -> dict[str, Any]:
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
     ctx = _context(encounter_id, _round_arg())
     ctx.update(standing_context(db_session(), ctx["encounter"]))   # STALL-1/2 (not live)
+    end_reads()   # SCALE-4: no transaction open while the page renders
     return render_template("panel/encounter.html", **ctx)
 
 

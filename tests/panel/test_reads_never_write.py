@@ -93,3 +93,25 @@ def test_SCALE_4_a_write_on_a_get_fails_loudly(app: Any) -> None:
         s = db_session()
         s.execute(update(Encounter).where(Encounter.id == -1).values(name="x"))
         s.rollback()
+
+
+def test_SCALE_4_the_dashboard_and_the_encounter_page_end_their_read_before_rendering(
+        app: Any, alice: Any, ids: dict[str, Any]) -> None:
+    """The read transaction is committed before the template renders: after the COMMIT
+    the request sends no statement (a lazy load while rendering would begin a new one)."""
+    app_engine = app.extensions["pbp_engine"]
+
+    def commit(_conn: Any) -> None:
+        seen.append("COMMIT")
+
+    for path in ("/", f"/encounters/{ids['encounter']}"):
+        alice.get(path)   # warm: the preview of this page version is kept
+        event.listen(app_engine, "commit", commit)
+        try:
+            with statements(app_engine) as seen:
+                assert alice.get(path).status_code == 200
+        finally:
+            event.remove(app_engine, "commit", commit)
+        assert "COMMIT" in seen, path
+        after = seen[seen.index("COMMIT") + 1:]
+        assert after == [], (path, len(after), after[:5])
