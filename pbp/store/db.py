@@ -66,12 +66,15 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             # they take no lock at all, so a page never holds up a worker's write.
             # query_only (SCALE-4): a read transaction cannot write at all, so a page that
             # writes on GET fails loudly (in tests first) instead of taking the lock.
-            if conn.get_execution_options().get(DEFERRED):
-                conn.exec_driver_sql("PRAGMA query_only=ON")
-                conn.exec_driver_sql("BEGIN")
-            else:
-                conn.exec_driver_sql("PRAGMA query_only=OFF")
-                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            # The pragma is the connection's setting, sent only when it changes (a pooled
+            # connection serves reads and writes in turn) and straight to the driver, like
+            # the pragmas at connect: not a statement of the transaction.
+            read = bool(conn.get_execution_options().get(DEFERRED))
+            info = conn.connection.info
+            if info.get("query_only") is not read:
+                conn.connection.driver_connection.execute(f"PRAGMA query_only={'ON' if read else 'OFF'}")
+                info["query_only"] = read
+            conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)
