@@ -5,8 +5,14 @@ average printed beside each figure (the machine is shared) and the -w 2 / -w 1 r
 the same run.
 
 The ceiling, measured in the same run: a bare Flask + Jinja app reading the same rows
-(the encounter's combatants and posts, plain sqlite3) under the same gunicorn and wrk. On
+(the encounter's combatants and posts, plain sqlite3; ``bench/bare_panel_app.py``) under
+the same gunicorn and wrk. On
 two cores wrk itself takes CPU, so the bare app's ratio is what two workers can give here.
+
+Beside each rate: the workers' CPU a request and the CPU they got (cores). Two workers
+that do not hold each other up use the same CPU a request as one; the rate then follows
+the CPU the machine gives them, which on a shared machine is the figure to read the ratio
+against.
 
 Also said: whether the encounter page under the writer still shows its reply preview
 (before SCALE-4 the preview wrote inside the read transaction and answered "(no
@@ -26,15 +32,14 @@ import http.client
 import os
 import re
 import shutil
+import signal
 import socket
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -42,33 +47,7 @@ sys.path.insert(0, str(ROOT))
 import bench_panel as bp  # noqa: E402
 
 BARE = "bare"
-
-
-def bare_app() -> Any:
-    """The ceiling: Flask + Jinja rendering the encounter's combatants and posts, read with
-    plain sqlite3 per request (``BENCH_DB``: the file, ``BENCH_ENCOUNTER``: its id)."""
-    from flask import Flask, render_template_string
-
-    app = Flask("bare")
-    db = os.environ["BENCH_DB"]
-    eid = int(os.environ["BENCH_ENCOUNTER"])
-    page = ("<!doctype html><title>bare</title><table>{% for c in combatants %}<tr><td>{{ c[0] }}"
-            "</td><td>{{ c[1] }}/{{ c[2] }}</td></tr>{% endfor %}</table>{% for p in posts %}"
-            "<article><h3>{{ p[0] }}</h3><p>{{ p[1] }}</p></article>{% endfor %}")
-
-    @app.get("/")
-    def index() -> str:
-        con = sqlite3.connect(db)
-        try:
-            combatants = con.execute("SELECT name, hp, max_hp FROM combatants WHERE encounter_id=?",
-                                     (eid,)).fetchall()
-            posts = con.execute("SELECT p.author, p.text FROM posts p JOIN rounds r ON r.id=p.round_id "
-                                "WHERE r.encounter_id=? ORDER BY p.id", (eid,)).fetchall()
-        finally:
-            con.close()
-        return render_template_string(page, combatants=combatants, posts=posts)
-
-    return app
+BARE_APP = "bare_panel_app:create_app()"
 
 
 WRITER = """
@@ -134,13 +113,44 @@ def _writer_result(proc: subprocess.Popen[str]) -> tuple[float, float]:
     return float(median), float(worst)
 
 
+#: gunicorn's config: each worker says when it has loaded the app (``post_worker_init``)
+READY_HOOK = """
+import os
+def post_worker_init(worker):
+    open(os.path.join(os.environ["BENCH_READY"], str(worker.pid)), "w").close()
+"""
+
+
 def _serve(app: str, w: str, env: dict[str, str], tree: Path) -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn serving *app* with *w* workers, returned once every worker has loaded the
+    app (the master listens before its workers have imported it; under load that takes
+    seconds, and a measure started then counts the boot)."""
     port = bp.free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-w", w, "-b", f"127.0.0.1:{port}",
-                             "--log-level", "warning", app], env=env, cwd=str(tree))
+    ready = Path(tempfile.mkdtemp())
+    (ready / "hook.py").write_text(READY_HOOK)
+    proc = subprocess.Popen([sys.executable, "-m", "gunicorn", "-c", str(ready / "hook.py"), "-w", w,
+                             "-b", f"127.0.0.1:{port}", "--log-level", "warning", app],
+                            env=dict(env, BENCH_READY=str(ready)), cwd=str(tree))
     _wait_for(port)
-    time.sleep(1)
+    for _ in range(1200):
+        if len(list(ready.iterdir())) > int(w):   # hook.py and one file per worker
+            break
+        time.sleep(0.1)
+    else:
+        raise SystemExit(f"{app}: workers not ready after 120 s")
     return proc, port
+
+
+def _worker_cpu(master: int) -> float:
+    """CPU seconds (user + system) used so far by gunicorn *master*'s workers."""
+    total = 0
+    for kid in Path(f"/proc/{master}/task/{master}/children").read_text().split():
+        try:
+            fields = Path(f"/proc/{kid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def _median(xs: list[float]) -> float:
@@ -154,6 +164,7 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=ROOT, help="the code tree gunicorn serves")
     ap.add_argument("--no-writer", action="store_true", help="no concurrent write")
     args = ap.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # stop gunicorn on the way out
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is not installed (apt-get install wrk)")
     tree = args.tree.resolve()
@@ -162,6 +173,8 @@ def main() -> None:
     ids = bp.seed(url)
     pages = ("/", f"/encounters/{ids['encounter']}")
     rates: dict[tuple[str, str], list[float]] = {}
+    per_request: dict[tuple[str, str], list[float]] = {}   # workers' CPU seconds a request
+    share: dict[tuple[str, str], list[float]] = {}         # workers' CPU seconds a second
     previews = [0, 0]
     waits: dict[str, list[tuple[float, float]]] = {}
     base_env = dict(os.environ, PBP_DATABASE_URL=url, PBP_DATA_DIR=d, PYTHONPATH=str(tree))
@@ -172,8 +185,8 @@ def main() -> None:
         waits.setdefault("alone", []).append(_writer_result(alone))
     for rep in range(args.repeat):
         for w in ("1", "2"):
-            for app, paths in (("pbp.panel:create_app()", pages), ("bench_panel_workers:bare_app()", ("/",))):
-                bare = app.startswith("bench_")
+            for app, paths in (("pbp.panel:create_app()", pages), (BARE_APP, ("/",))):
+                bare = app == BARE_APP
                 env = dict(base_env, BENCH_DB=f"{d}/b.db", BENCH_ENCOUNTER=str(ids["encounter"]),
                            PYTHONPATH=f"{tree}{os.pathsep}{ROOT / 'bench'}")
                 proc, port = _serve(app, w, env, tree)
@@ -183,14 +196,19 @@ def main() -> None:
                         _rps(port, path, cookie, 3)
                     writer = None if args.no_writer else _writer(url, args.seconds * len(paths) + 3, tree)
                     for path in paths:
+                        cpu0, t0 = _worker_cpu(proc.pid), time.monotonic()
                         rps = _rps(port, path, cookie, args.seconds)
+                        cpu, wall = _worker_cpu(proc.pid) - cpu0, time.monotonic() - t0
                         key = BARE if bare else path
                         rates.setdefault((w, key), []).append(rps)
+                        per_request.setdefault((w, key), []).append(cpu / max(1.0, rps * args.seconds))
+                        share.setdefault((w, key), []).append(cpu / wall)
                         if not bare and path != "/":
                             previews[0] += _shows_preview(port, path, cookie)
                             previews[1] += 1
-                        print(f"run {rep + 1} -w {w} {key}: {rps:.1f} req/s, load "
-                              f"{os.getloadavg()[0]:.2f}", flush=True)
+                        print(f"run {rep + 1} -w {w} {key}: {rps:.1f} req/s, worker CPU "
+                              f"{per_request[(w, key)][-1] * 1000:.1f} ms a request, "
+                              f"{share[(w, key)][-1]:.2f} cores; load {os.getloadavg()[0]:.2f}", flush=True)
                     if writer is not None:
                         waits.setdefault(f"-w {w}", []).append(_writer_result(writer))
                 finally:
@@ -201,7 +219,10 @@ def main() -> None:
         one, two = _median(rates[("1", key)]), _median(rates[("2", key)])
         if key == BARE:
             ceiling = two / one
-        print(f"{key}: median -w 1 {one:.1f}, -w 2 {two:.1f} req/s: {two / one:.2f}x (target 1.8x)")
+        print(f"{key}: median -w 1 {one:.1f}, -w 2 {two:.1f} req/s: {two / one:.2f}x (target 1.8x); "
+              f"worker CPU a request {_median(per_request[('1', key)]) * 1000:.1f} -> "
+              f"{_median(per_request[('2', key)]) * 1000:.1f} ms; CPU the workers got "
+              f"{_median(share[('1', key)]):.2f} -> {_median(share[('2', key)]):.2f} cores")
     print(f"ceiling here (bare Flask, same run): {ceiling:.2f}x")
     print(f"encounter page under the writer showed its preview {previews[0]}/{previews[1]} times")
     for name, got in waits.items():
