@@ -203,9 +203,10 @@ def main() -> None:
                         rates.setdefault((w, key), []).append(rps)
                         per_request.setdefault((w, key), []).append(cpu / max(1.0, rps * args.seconds))
                         share.setdefault((w, key), []).append(cpu / wall)
-                        if not bare and path != "/":
-                            previews[0] += _shows_preview(port, path, cookie)
-                            previews[1] += 1
+                        if not bare and path != "/":   # a few, so that every worker answers
+                            for _ in range(6):
+                                previews[0] += _shows_preview(port, path, cookie)
+                                previews[1] += 1
                         print(f"run {rep + 1} -w {w} {key}: {rps:.1f} req/s, worker CPU "
                               f"{per_request[(w, key)][-1] * 1000:.1f} ms a request, "
                               f"{share[(w, key)][-1]:.2f} cores; load {os.getloadavg()[0]:.2f}", flush=True)
@@ -224,6 +225,9 @@ def main() -> None:
               f"{_median(per_request[('2', key)]) * 1000:.1f} ms; CPU the workers got "
               f"{_median(share[('1', key)]):.2f} -> {_median(share[('2', key)]):.2f} cores")
     print(f"ceiling here (bare Flask, same run): {ceiling:.2f}x")
+    for key in (*pages, BARE):   # derived, not measured: what twice one worker's CPU would give
+        one, two = _median(per_request[("1", key)]), _median(per_request[("2", key)])
+        print(f"{key}: at twice the CPU (2 x CPU a request -w 1 / -w 2, derived) {2 * one / two:.2f}x")
     print(f"encounter page under the writer showed its preview {previews[0]}/{previews[1]} times")
     for name, got in waits.items():
         print(f"writer's wait for the lock, {name}: median {statistics.median(g[0] for g in got):.1f} ms, "
