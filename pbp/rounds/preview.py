@@ -68,7 +68,6 @@ class NextRound:
     number: int
     deadline: datetime
     commitment: str
-    state: str = "open"
 
 
 @dataclass(frozen=True)
