@@ -143,6 +143,7 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     if request.args.get("v") == version:
         return jsonify(changed=False, version=version)
     ctx = _context(encounter_id, _round_arg(), enc, rnd=rnd, page_version=version)
+    end_reads()   # SCALE-4: the fragments render with no transaction open
     env = current_app.jinja_env
     frags = {name: env.get_template(f"panel/encounter/_{name}.html").render(**ctx) for name in FRAGMENTS}
     posts = [{"id": p.post.id, "author": p.post.author, "posted_at": p.post.posted_at.isoformat(),

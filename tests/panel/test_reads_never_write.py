@@ -97,14 +97,16 @@ def test_SCALE_4_a_write_on_a_get_fails_loudly(app: Any) -> None:
 
 def test_SCALE_4_the_dashboard_and_the_encounter_page_end_their_read_before_rendering(
         app: Any, alice: Any, ids: dict[str, Any]) -> None:
-    """The read transaction is committed before the template renders: after the COMMIT
-    the request sends no statement (a lazy load while rendering would begin a new one)."""
+    """The read transaction is committed before the template renders (the dashboard, the
+    encounter page and its live refresh with every fragment): after the COMMIT the request
+    sends no statement (a lazy load while rendering would begin a new one)."""
     app_engine = app.extensions["pbp_engine"]
 
     def commit(_conn: Any) -> None:
         seen.append("COMMIT")
 
-    for path in ("/", f"/encounters/{ids['encounter']}"):
+    enc = ids["encounter"]
+    for path in ("/", f"/encounters/{enc}", f"/encounters/{enc}/live"):
         alice.get(path)   # warm: the preview of this page version is kept
         event.listen(app_engine, "commit", commit)
         try:
