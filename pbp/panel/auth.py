@@ -45,6 +45,7 @@ from sqlalchemy import select
 from ..store import logins
 from ..store.models import Narrator
 from .db import session as db_session
+from .db import writer as db_writer
 from .forms import LanguageForm, LoginForm
 from .security import hash_password, needs_rehash, verify_password
 
@@ -117,7 +118,7 @@ def init_app(app: Flask) -> None:
         if not ident.isdigit() or not token or len(ident) > 18:
             return None
         config = current_app.config
-        row = logins.live_session(db_session(), int(ident), token, now=now(),
+        row = logins.live_session(db_session(), int(ident), token, now=now(), write=db_writer(),
                                   idle=float(config["SESSION_IDLE"]), max_age=float(config["SESSION_MAX_AGE"]))
         return None if row is None else _user(row, token)
 

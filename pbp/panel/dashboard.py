@@ -1,7 +1,11 @@
 """Dashboard: the narrator's campaigns, watched threads (last poll, errors), open rounds
 with their deadlines and who has not posted yet, and the one queue of replies waiting for
 approval; and whether the worker and beat answer (issue 18: a stopped worker is said in
-words at the top, not found out from a round that never closes)."""
+words at the top, not found out from a round that never closes).
+
+SCALE-4: everything the template reads is loaded first (the campaigns' rows, which every
+encounter, thread and round shown points to, are in the session already), then the read
+transaction ends and the page is rendered with no transaction open."""
 
 from __future__ import annotations
 
@@ -12,7 +16,7 @@ from sqlalchemy import select
 from ..store import queries
 from ..store.models import Encounter, Thread
 from .access import campaigns
-from .db import session
+from .db import end_reads, session
 from .encounter_view import ordered_combatants
 from .health import for_template, verdict
 
@@ -41,5 +45,10 @@ def index():  # type: ignore[no-untyped-def]
                      "unresolvable": queries.unresolvable_actions(s, enc.id)})
     # one queue of every held reply, oldest first (issue 11 item 4)
     queue = queries.held_queue(s, ids)
+    for _reply, rnd in queue:   # a held reply of a finished encounter: its row too
+        if rnd is not None:
+            _ = rnd.encounter.campaign
+    health = for_template(verdict())
+    end_reads()
     return render_template("panel/dashboard.html", campaigns=camps, threads=threads, rows=rows,
-                           queue=queue, health=for_template(verdict()))
+                           queue=queue, health=health)

@@ -37,6 +37,7 @@ from ..store import queries
 from ..store.models import Combatant, Declaration, Override, Post, Reply, RollRecord, Round
 from . import fragments
 from .access import encounter_or_404, in_encounter_or_404
+from .db import end_reads
 from .db import session as db_session
 from .encounter_view import action_view, build, kind_options, ordered_combatants
 from .encounter_view import version as page_version
@@ -165,6 +166,7 @@ def show(encounter_id: int):  # type: ignore[no-untyped-def]
             "round": rnd, "combatants": ordered_combatants(enc, rnd)}
     page.update(standing_context(s, enc))   # STALL-1/2: not versioned (time-bound), so per request
     frag = {k: fragments.fill(got.html[k]) for k in FRAGMENTS}
+    end_reads()   # SCALE-4: no transaction open while the page renders
     return render_template("panel/encounter.html", frag=frag, posts_html=got.posts,
                            frag_hashes=got.hashes, post_order=got.order, **page)
 
@@ -192,6 +194,7 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
         missing = [c.key for c in ctx["missing"]]
     else:
         posts, missing = _live_data(encounter_id, ids)
+    end_reads()   # SCALE-4: nothing more is read for this answer
     return jsonify(changed=True, version=version, fragments={k: fragments.fill(got.html[k]) for k in changed},
                    hashes={k: got.hashes[k] for k in changed}, order=got.order, posts=posts, missing=missing)
 

@@ -23,14 +23,16 @@ from .ingest import ingest_posts
 from .lifecycle import due_reminders, due_rounds, open_round, send_reminder, start_encounter
 from .outbox import deliver_reply, pending_replies
 from .overrides import make_public, set_penalty
+from .preview import preview_text
 from .replies import build_view, render_round_reply
-from .resolve import reresolve_round, resolve_round, run_resolution
+from .resolve import reresolve_round, resolve_round
 from .verify import verify_round
 
 
 def preview_reply(session: Session, round_id: int, now: datetime | None = None) -> str:
     """The resolution reply as it would go out: the stored one once resolved; for an open
-    round, a resolution run inside a savepoint and rolled back (nothing is kept)."""
+    round, a dry run in memory (:func:`pbp.rounds.preview.preview_text`): nothing is
+    written, not even inside a savepoint, so a read-only request can show it (SCALE-4)."""
     now = now or utcnow()
     rnd = session.get(m.Round, round_id)
     if rnd is None:
@@ -40,16 +42,7 @@ def preview_reply(session: Session, round_id: int, now: datetime | None = None) 
         return stored.body
     if rnd.state != "open":
         return render_round_reply(session, rnd, "resolution", now, marker="")
-    session.flush()
-    savepoint = session.begin_nested()
-    try:
-        choice = run_resolution(session, rnd, now)
-        text = render_round_reply(session, rnd, "resolution", now, marker="(preview)",
-                                  choice=choice)
-    finally:
-        savepoint.rollback()
-    session.expire_all()
-    return text
+    return preview_text(session, rnd, now)
 
 
 def waive_penalty(session: Session, round_id: int, combatant_key: str, *, reason: str,

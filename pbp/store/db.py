@@ -64,8 +64,17 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             # so a transaction never fails half-way when its read snapshot goes stale.
             # Reads (reading(engine): the panel's GET pages) begin DEFERRED: under WAL
             # they take no lock at all, so a page never holds up a worker's write.
-            deferred = conn.get_execution_options().get(DEFERRED)
-            conn.exec_driver_sql("BEGIN" if deferred else "BEGIN IMMEDIATE")
+            # query_only (SCALE-4): a read transaction cannot write at all, so a page that
+            # writes on GET fails loudly (in tests first) instead of taking the lock.
+            # The pragma is the connection's setting, sent only when it changes (a pooled
+            # connection serves reads and writes in turn) and straight to the driver, like
+            # the pragmas at connect: not a statement of the transaction.
+            read = bool(conn.get_execution_options().get(DEFERRED))
+            info = conn.connection.info
+            if info.get("query_only") is not read:
+                conn.connection.driver_connection.execute(f"PRAGMA query_only={'ON' if read else 'OFF'}")
+                info["query_only"] = read
+            conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
         return engine
     kwargs.setdefault("pool_pre_ping", True)
@@ -77,9 +86,14 @@ DEFERRED = "pbp_read_only"
 
 
 def reading(engine: Engine) -> Engine:
-    """*engine* for transactions that only read: on SQLite they begin DEFERRED and take no
-    write lock (PostgreSQL is unchanged). A write inside one may fail with "database is
-    locked" if another write committed meanwhile: use it only where nothing is written."""
+    """*engine* for transactions that only read, and cannot write (SCALE-4): on SQLite they
+    begin DEFERRED and take no write lock (under WAL a reader never waits for a writer nor
+    holds one up), with ``PRAGMA query_only`` on; on PostgreSQL they are ``READ ONLY``
+    (``postgresql_readonly``). Any INSERT, UPDATE or DELETE inside one fails ("attempt to
+    write a readonly database", "cannot execute ... in a read-only transaction"): what must
+    be written on a read request goes through a session of the plain engine."""
+    if engine.dialect.name == "postgresql":
+        return engine.execution_options(**{DEFERRED: True, "postgresql_readonly": True})
     return engine.execution_options(**{DEFERRED: True})
 
 

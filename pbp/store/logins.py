@@ -85,10 +85,12 @@ def open_session(s: Session, narrator_id: int, *, now: float, remember: bool = F
 
 
 def live_session(s: Session, narrator_id: int, token: str, *, now: float, idle: float,
-                 max_age: float) -> Narrator | None:
+                 max_age: float, write: Session | None = None) -> Narrator | None:
     """The active narrator whose open session *token* is, or None (unknown, revoked, idle
     longer than *idle* seconds unless remembered, older than *max_age* seconds). An
-    expired row is deleted; ``seen_at`` is refreshed at most every :data:`TOUCH_EVERY`."""
+    expired row is deleted; ``seen_at`` is refreshed at most every :data:`TOUCH_EVERY`.
+    Those two writes go through *write* (committed at once) when given: a read request's
+    own session cannot write (SCALE-4)."""
     row = s.execute(select(NarratorSession, Narrator)
                     .join(Narrator, Narrator.id == NarratorSession.narrator_id)
                     .where(NarratorSession.id == digest(token),
@@ -97,13 +99,14 @@ def live_session(s: Session, narrator_id: int, token: str, *, now: float, idle: 
         return None
     sess, narrator = row
     expired = now - sess.created_at > max_age or (not sess.remember and now - sess.seen_at > idle)
+    w = s if write is None else write
     if expired or not narrator.active:
-        s.delete(sess)
-        s.commit()
+        w.execute(delete(NarratorSession).where(NarratorSession.id == sess.id))
+        w.commit()
         return None
     if now - sess.seen_at > TOUCH_EVERY:
-        sess.seen_at = now
-        s.commit()
+        w.execute(update(NarratorSession).where(NarratorSession.id == sess.id).values(seen_at=now))
+        w.commit()
     return narrator  # type: ignore[no-any-return]
 
 

@@ -200,10 +200,12 @@ def missing_among(combatants: Iterable[Combatant], declarations: Iterable[Declar
 
 def missing_players(session: Session, rnd: Round) -> list[Combatant]:
     """Who a reminder names and an early close waits for (see :func:`missing_among`)."""
-    rows = session.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
-                                                     Declaration.deleted.is_(False),
-                                                     Declaration.late.is_(False)))
-    return missing_among(rnd.encounter.combatants, rows)
+    # three columns, not whole rows: the dashboard asks this of every open round, and a
+    # round's declarations carry their actions, notes and speech as JSON
+    rows = session.execute(select(Declaration.combatant_id, Declaration.deleted, Declaration.late)
+                           .where(Declaration.round_id == rnd.id, Declaration.deleted.is_(False),
+                                  Declaration.late.is_(False)))
+    return missing_among(rnd.encounter.combatants, rows)  # type: ignore[arg-type]
 
 
 def away_players(session: Session, campaign_id: int, at: datetime) -> set[str]:
