@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 from ..dice import commitment
 from ..render import render_reply
 from ..render.proof import ProofLine
-from ..render.view import EventLine, ReplyView, StatusBlock, group_events
+from ..render.view import EventLine, ReplyView, StatusBlock
 from ..rules import engine
 from ..rules.model import Encounter, Event
 from ..store import hidden as hidden_store
@@ -44,12 +44,11 @@ from .overrides import OverridingBox
 from .policy import policy_for
 from .proof import roll_line
 from .replies import (
-    _earlier,
     _index_rolls,
     _order_labels,
     _Round,
-    _section,
     new_view,
+    resolution_sections,
     shown_roll,
 )
 from .resolve import _declarations
@@ -202,19 +201,7 @@ def build_view(session: Session, rnd: m.Round, out: Outcome, now: datetime) -> R
     view.order = _order_labels(r)
     r.acks = standing.acknowledgments(session, rnd, rows)
     _index_rolls(r)
-    start = next((i for i, e in enumerate(r.events) if e.code == "round.start"), 0)
-    header, per, footer = group_events(r.events[start:], r.order)
-    view.header, view.footer = header, footer
-    decl_of = {d.combatant_id: d for d in r.choice.counted}
-    by_key = r.by_key
-    for key in r.order:
-        c = by_key.get(key)
-        if c is not None:
-            view.actors.append(_section(r, c, decl_of.get(c.id), per.get(key, [])))
-    view.unused = [f"#{x.roll_index} {r.said(x)}" for x in r.rolls if x.roll_index not in r.shown]
-    view.earlier = _earlier(session, rnd, names)
-    view.overrides = overrides.marks(queries.round_overrides(session, rnd.id), enc.campaign.language,
-                                     names, private=private)
+    resolution_sections(session, view, r, names)
     view.seed = rnd.seed                      # the resolution reveals it
     view.seed_commitment = rnd.commitment
     nxt = out.next_round

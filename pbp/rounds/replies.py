@@ -169,8 +169,12 @@ def _index_rolls(r: _Round) -> None:
             r.by_post.setdefault((rec.post_id, rec.actor), []).append(rec)
 
 
-def _resolution_body(session: Session, view: ReplyView, r: _Round,
-                     names: Mapping[str, str], now: datetime) -> None:
+def resolution_sections(session: Session, view: ReplyView, r: _Round,
+                        names: Mapping[str, str]) -> None:
+    """What a resolution reply says of the round: its header and footer events, each
+    combatant's section in order, the unused rolls, earlier rounds' changes and the
+    overrides. Shared with the dry-run preview (:mod:`pbp.rounds.preview`), so both
+    say the round the same way."""
     rnd = r.rnd
     start = next((i for i, e in enumerate(r.events) if e.code == "round.start"), 0)
     header, per, footer = group_events(r.events[start:], r.order)
@@ -186,6 +190,12 @@ def _resolution_body(session: Session, view: ReplyView, r: _Round,
     view.earlier = _earlier(session, rnd, names)
     view.overrides = overrides.marks(queries.round_overrides(session, rnd.id),
                                      rnd.encounter.campaign.language, names, private=r.private)
+
+
+def _resolution_body(session: Session, view: ReplyView, r: _Round,
+                     names: Mapping[str, str], now: datetime) -> None:
+    rnd = r.rnd
+    resolution_sections(session, view, r, names)
     view.seed = rnd.seed if rnd.seed_revealed else None
     view.seed_commitment = rnd.commitment
     nxt = queries.next_round(session, rnd)
