@@ -10,6 +10,7 @@ import pytest
 
 from pbp import dice
 from pbp.dice import DiceBox
+from pbp.dice_compile import compiled
 from pbp.errors import DiceError
 
 #: shapes the compiled path takes, and shapes it must leave to d20
@@ -39,8 +40,8 @@ def test_scale6_compiled_roll_equals_d20s_own_for_many_seeds(expression: str) ->
 
 
 def test_scale6_the_common_shapes_are_compiled_and_the_rest_left_to_d20() -> None:
-    assert all(dice._compiled(dice.check_expression(e)) is not None for e in COMPILED)
-    assert all(dice._compiled(dice.check_expression(e)) is None for e in TO_D20)
+    assert all(compiled(dice.check_expression(e), dice.MAX_DICE) is not None for e in COMPILED)
+    assert all(compiled(dice.check_expression(e), dice.MAX_DICE) is None for e in TO_D20)
 
 
 @pytest.mark.parametrize(("expression", "forced", "total", "breakdown", "natural"), [

@@ -24,22 +24,20 @@ from flask import (
 )
 from flask_babel import get_locale
 from flask_babel import gettext as _
-from flask_babel import lazy_gettext as _l
 from flask_login import current_user, login_required
 from flask_wtf import FlaskForm
-from sqlalchemy import select
 
 from ..rounds import service
-from ..rounds.overrides import RESULT_KINDS, make_public, pending_among, roll_totals
-from ..rules import engine
+from ..rounds.overrides import RESULT_KINDS, make_public, pending_among
 from ..rules.model import ActionKind
 from ..store import queries
-from ..store.models import Combatant, Declaration, Override, Post, Reply, RollRecord, Round
+from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
+from . import encounter_demand as demand
 from . import fragments
 from .access import encounter_or_404, in_encounter_or_404
 from .db import end_reads
 from .db import session as db_session
-from .encounter_view import action_view, build, kind_options, ordered_combatants
+from .encounter_view import build, ordered_combatants
 from .encounter_view import version as page_version
 from .fight_forms import AddActionForm, CorrectionForm, EndForm, StartForm
 from .forms import (
@@ -190,102 +188,18 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     changed = [k for k, h in got.hashes.items() if have.get(k) != h]
     ids = {int(k[5:]) for k in changed if k.startswith("post-")}
     if ctx is not None:    # built just now: its rows
-        posts = [_post_data(pv.post, pv.declarations) for pv in ctx["posts"] if pv.post.id in ids]
+        posts = [demand.post_data(pv.post, pv.declarations) for pv in ctx["posts"] if pv.post.id in ids]
         missing = [c.key for c in ctx["missing"]]
     else:
-        posts, missing = _live_data(encounter_id, ids)
+        posts, missing = demand.live_data(encounter_id, ids)
     end_reads()   # SCALE-4: nothing more is read for this answer
     return jsonify(changed=True, version=version, fragments={k: fragments.fill(got.html[k]) for k in changed},
                    hashes={k: got.hashes[k] for k in changed}, order=got.order, posts=posts, missing=missing)
 
 
-def _post_data(p: Post, decls: list[Declaration]) -> dict[str, Any]:
-    return {"id": p.id, "author": p.author, "posted_at": p.posted_at.isoformat(), "text": p.text,
-            "declarations": [{"id": d.id, "combatant": d.combatant.key, "actions": d.actions,
-                              "late": d.late, "edited_after_roll": d.edited_after_roll} for d in decls]}
-
-
-def _live_data(encounter_id: int, ids: set[int]) -> tuple[list[dict[str, Any]], list[str]]:
-    """With a kept rendering (no rows loaded): the sent posts as data, and the keys of the
-    combatants who have not declared, read from the store."""
-    s = db_session()
-    enc = encounter_or_404(s, encounter_id)
-    rnd = queries.current_round(s, enc.id, _round_arg())
-    if rnd is None:
-        return [], []
-    decls = list(s.scalars(select(Declaration).where(Declaration.round_id == rnd.id,
-                                                     Declaration.superseded.is_(False))))
-    missing = [c.key for c in queries.missing_among(ordered_combatants(enc, rnd), decls)]
-    by_post: dict[int, list[Declaration]] = {}
-    for d in decls:
-        by_post.setdefault(d.post_id or 0, []).append(d)
-    posts = [_post_data(p, by_post.get(p.id, [])) for p in
-             s.scalars(select(Post).where(Post.id.in_(ids)).order_by(Post.posted_at, Post.id))] if ids else []
-    return posts, missing
-
-
-# --- on demand (SCALE-5): one override form, a whole post, an earlier round's posts -----------
-
-
-def _fragment_wanted() -> bool:
-    """Asked by the page's script (the form goes in place) rather than followed as a link."""
-    return request.headers.get("X-Fragment") == "1"
-
-
-FORM_TITLES = {"action": _l("Confirm, correct or reject"), "add": _l("Add an action"),
-               "penalty": _l("Latency penalty"), "roll": _l("Set result"), "combatant": _l("Change"),
-               "order": _l("Set an order")}
-
-
-@bp.route("/<int:encounter_id>/form/<kind>")
-@login_required
-def form(encounter_id: int, kind: str):  # type: ignore[no-untyped-def]
-    """One override form of the encounter page, filled for one action, declaration, roll or
-    combatant (``?id=``, ``&index=`` for an action): the fragment for the page's script, a
-    page of its own for a browser without it. Posts to the same override routes as ever."""
-    if kind not in FORM_TITLES:
-        abort(404)
-    s = db_session()
-    enc = encounter_or_404(s, encounter_id)
-    ident = request.args.get("id")
-    ctx: dict[str, Any] = {"kind": kind, "encounter": enc, "campaign": enc.campaign,
-                           "selected": _round_arg(), "kind_options": kind_options}
-    if kind in ("combatant", "order"):
-        ctx["c"] = in_encounter_or_404(s, Combatant, ident, enc)
-        ctx["condition_names"] = engine.known_conditions(enc.ruleset)
-    elif kind == "roll":
-        r = in_encounter_or_404(s, RollRecord, ident, enc)
-        totals = roll_totals(s, r.round_id) if r.round_id is not None else {}
-        ctx.update(r=r, over=totals.get(r.roll_index))
-    else:
-        d = in_encounter_or_404(s, Declaration, ident, enc)
-        ctx["d"] = d
-        if kind == "action":
-            index = request.args.get("index", type=int)
-            if index is None or not 0 <= index < len(d.actions):
-                abort(404)
-            ctx.update(index=index, a=action_view(d.actions[index]))
-        elif kind == "add":
-            ctx["combatants"] = sorted(enc.combatants, key=lambda c: c.id)
-    if _fragment_wanted():
-        return render_template("panel/encounter/_form.html", **ctx)
-    back = url_for("encounters.show", encounter_id=enc.id, round=ctx["selected"])
-    return render_template("panel/encounter_form.html", title=str(FORM_TITLES[kind]), back=back, **ctx)
-
-
-@bp.route("/<int:encounter_id>/posts/<int:post_id>")
-@login_required
-def post_body(encounter_id: int, post_id: int):  # type: ignore[no-untyped-def]
-    """A long post's whole text (the page shows its start): as a fragment, or a page."""
-    s = db_session()
-    enc = encounter_or_404(s, encounter_id)
-    post = s.get(Post, post_id)
-    if post is None or post.round_id is None:
-        abort(404)
-    in_encounter_or_404(s, Round, post.round_id, enc)
-    if _fragment_wanted():
-        return render_template("panel/encounter/_post_body.html", post=post)
-    return render_template("panel/encounter_post.html", post=post, encounter=enc, campaign=enc.campaign)
+# --- on demand (SCALE-5): one override form, a whole post (pbp/panel/encounter_demand.py) ---
+bp.add_url_rule("/<int:encounter_id>/form/<kind>", view_func=demand.form)
+bp.add_url_rule("/<int:encounter_id>/posts/<int:post_id>", view_func=demand.post_body)
 
 
 @bp.route("/<int:encounter_id>/rounds/<int:number>/posts")
@@ -293,7 +207,7 @@ def post_body(encounter_id: int, post_id: int):  # type: ignore[no-untyped-def]
 def round_posts(encounter_id: int, number: int):  # type: ignore[no-untyped-def]
     """An earlier round's posts, opened in place on the page (the link without script
     goes to the page of that round)."""
-    if not _fragment_wanted():
+    if not demand.fragment_wanted():
         return redirect(url_for("encounters.show", encounter_id=encounter_id, round=number))
     ctx = _context(encounter_id, number)
     module = current_app.jinja_env.get_template(fragments.POSTS).make_module(vars=ctx)

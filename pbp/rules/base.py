@@ -58,12 +58,10 @@ from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, Rou
 from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
-
-#: what :meth:`Ruleset.setting` remembers for a path the settings do not hold
-_MISSING = object()
+from .settings_lookup import Settings
 
 
-class Ruleset:
+class Ruleset(Settings):
     """Base of every ruleset: generic d20-style combat, every step an overridable hook."""
 
     id: ClassVar[str] = "base"
@@ -94,30 +92,6 @@ class Ruleset:
     def rule_ref(self, step: str) -> str | None:
         """The RULES.md id a generic engine step cites for this ruleset (None if none)."""
         return self.rule_refs.get(step)
-
-    # -- settings --------------------------------------------------------------------
-    def setting(self, path: str, default: Any = None) -> Any:
-        """A houserule by dotted path (``"latency.mode"``).
-
-        Looked up once per path and instance (SCALE-6: a round asks thousands of times);
-        the settings are fixed once the ruleset is built (houserules come in through
-        the constructor)."""
-        try:
-            found = self._found[path]
-        except AttributeError:
-            self._found: dict[str, Any] = {}
-            found = self._found[path] = self._lookup(path)
-        except KeyError:
-            found = self._found[path] = self._lookup(path)
-        return default if found is _MISSING else found
-
-    def _lookup(self, path: str) -> Any:
-        node: Any = self.settings
-        for part in path.split("."):
-            if not isinstance(node, Mapping) or part not in node:
-                return _MISSING
-            node = node[part]
-        return node
 
     @property
     def speech_limit(self) -> int | None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
+from ..frozen import evolve, quick_init
 from . import messages
-from .frozen import evolve, quick_init
 from .model import (
     Action,
     Combatant,

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..dice import Roll
 from ..errors import UnreadableInput
-from .frozen import quick_init
+from ..frozen import quick_init
 from .kinds import ActionKind
 from .options import Options, options_for
 from .values import _build, _jsonable, _plain, roll_from_dict, roll_to_dict

@@ -27,11 +27,11 @@ from typing import Any
 
 from ..dice import DiceBox
 from ..errors import PbpError
+from ..frozen import evolve
 from . import triggers, turn_order
 from .base import Ruleset
 from .condition_names import known_conditions, normalise_condition
 from .context import Problem, RoundContext
-from .frozen import evolve
 from .model import (
     Action,
     ActionKind,

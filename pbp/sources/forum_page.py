@@ -24,7 +24,8 @@ from urllib.parse import urljoin
 from bs4 import BeautifulSoup, Comment, NavigableString, Tag, XMLParsedAsHTMLWarning
 
 from .base import LayoutError, PostRecord, SourceError, revision_hash
-from .forum_preset import ForumPreset, Selector, Selectors, describe
+from .forum_preset import ForumPreset
+from .forum_selectors import Selector, Selectors, describe
 
 _BLOCKS = {"p", "div", "li", "ul", "ol", "blockquote", "dl", "dd", "dt", "h1", "h2", "h3", "h4",
            "h5", "h6", "tr", "table", "pre", "hr", "section", "article", "aside", "header",

@@ -29,36 +29,9 @@ import soupsieve
 from ..errors import ConfigError
 from ..settings import CONFIG_DIR
 from .forum_dates import DateReader
+from .forum_selectors import Selectors, convert
 
 PRESET_DIR = CONFIG_DIR / "forums"
-
-
-@dataclass(frozen=True)
-class Selector:
-    """``css@attr`` parsed: where to look and what to read."""
-
-    css: str
-    attrs: tuple[str, ...] = ()
-
-    @classmethod
-    def parse(cls, spec: str) -> Selector:
-        css, at, attrs = spec.rpartition("@") if "@" in spec else (spec, "", "")
-        return cls(css.strip(), tuple(a.strip() for a in attrs.split("|") if a.strip()) if at else ())
-
-    def __str__(self) -> str:
-        return self.css + ("@" + "|".join(self.attrs) if self.attrs else "")
-
-
-#: A selector key's value: one selector, or a list tried in order (the first that reads,
-#: and for dates also parses, wins). Why lists: one engine prints the same thing in
-#: several shapes (MyBB: "5 minutes ago" with the date in a title, "Yesterday, 04:45 AM",
-#: or a plain date), and one selector cannot read all of them.
-Selectors = tuple[Selector, ...]
-
-
-def describe(selectors: Selectors) -> str:
-    """The selectors as a preset writes them, for error messages."""
-    return " | ".join(str(s) for s in selectors)
 
 
 @dataclass(frozen=True)
@@ -239,14 +212,6 @@ MARKUPS = ("bbcode", "markdown", "text")
 _TOP = {"name", "engine", "description", "example", "markup", "format", "thread", "post", "dates", "json", "login",
         "reply", "listing", "pm"}
 _DATES = {"formats", "language", "timezone", "relative", "relative_formats"}
-_REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
-               "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern",
-               "quote_author_pattern", "forum_pattern"}
-_REGEX_LISTS = {"missing_text", "volatile", "flood_patterns"}
-_SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_post"}
-_CSS_KEYS = {"container", "scope", "page_links", "quote", "quote_author", "form", "failure",
-             "link", "error", "row", "next_page"}
-_CSS_LISTS = {"body_exclude"}
 _AS_IS = {("login", "body")}     # a JSON body template, not the [post] body selector
 
 
@@ -368,7 +333,7 @@ def _section(cls: type, raw: Any, name: str, problems: list[str], required: bool
             problems.append(f"unknown key '{name}.{key}'")
             continue
         try:
-            values[key] = value if name == "json" or (name, key) in _AS_IS else _convert(key, value)
+            values[key] = value if name == "json" or (name, key) in _AS_IS else convert(key, value)
         except (re.error, ValueError, TypeError, soupsieve.SelectorSyntaxError) as exc:
             problems.append(f"{name}.{key}: {exc}")
     missing = [f.name for f in fields(cls)
@@ -381,42 +346,3 @@ def _section(cls: type, raw: Any, name: str, problems: list[str], required: bool
 
 
 _NO_DEFAULT = fields(ThreadSpec)[0].default  # dataclasses.MISSING, without importing it twice
-
-
-def _convert(key: str, value: Any) -> Any:
-    if key in _REGEX_KEYS:
-        return re.compile(_str(value), re.DOTALL)
-    if key in _REGEX_LISTS:
-        return tuple(re.compile(_str(v), re.DOTALL | re.IGNORECASE) for v in _list(value))
-    if key in _SELECTOR_KEYS:
-        specs = _list(value) if isinstance(value, list) else [value]
-        if not specs:
-            raise ValueError("an empty list of selectors")
-        out = tuple(Selector.parse(_str(v)) for v in specs)
-        for sel in out:
-            if sel.css:
-                soupsieve.compile(sel.css)
-        return out
-    if key in _CSS_KEYS:
-        if value:
-            soupsieve.compile(_str(value))
-        return value
-    if key in _CSS_LISTS:
-        for v in _list(value):
-            soupsieve.compile(_str(v))
-        return tuple(value)
-    if key in ("missing_status", "flood_status"):
-        return tuple(int(v) for v in _list(value))
-    return value
-
-
-def _str(value: Any) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"expected a string, got {value!r}")
-    return value
-
-
-def _list(value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise TypeError(f"expected a list, got {value!r}")
-    return value

@@ -22,7 +22,8 @@ from urllib.parse import urljoin, urlsplit
 from ..settings import Settings, load_settings
 from .base import LayoutError, SourceError
 from .forum_page import soup_of
-from .forum_preset import ForumPreset, describe, load_preset
+from .forum_preset import ForumPreset, load_preset
+from .forum_selectors import describe
 from .forum_session import shared_session
 from .http import PoliteClient, Response, host_budget
 

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 import pytest
 
 from pbp.dice import DiceBox, Roll
+from pbp.frozen import evolve, quick_init
 from pbp.rules import registry
 from pbp.rules.context import Defense, Modifier
 from pbp.rules.declared import Event
 from pbp.rules.engine import resolve
-from pbp.rules.frozen import evolve, quick_init
 from pbp.rules.model import Action, ActionKind, Combatant, Condition, Declaration, Encounter, Weapon
 
 
