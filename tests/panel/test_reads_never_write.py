@@ -9,36 +9,18 @@ with its open round holding posts, so its reply preview (a dry-run resolution) r
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, select, update
+from sqlalchemy import event, select, update
 from sqlalchemy.exc import OperationalError
 
 from pbp.panel.db import session as db_session
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign, Encounter, Post
+from tests.sql_log import WRITES, statements
 
 from .test_encounter import _preview
-
-WRITES = re.compile(r"^\s*(INSERT|UPDATE|DELETE|SAVEPOINT|RELEASE|REPLACE)\b", re.IGNORECASE)
-
-
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _pages(ids: dict[str, Any], token: str) -> list[str]:

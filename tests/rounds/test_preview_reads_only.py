@@ -9,37 +9,18 @@ reply's idempotency marker).
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event, update
+from sqlalchemy import Engine, update
 from sqlalchemy.exc import DBAPIError
 
 from pbp.rounds import service
 from pbp.store import models as m
 from pbp.store.db import reading, session_factory
+from tests.sql_log import WRITES, statements
 
 from .world import at, make_world, post
-
-WRITES = re.compile(r"^\s*(INSERT|UPDATE|DELETE|SAVEPOINT|RELEASE|REPLACE)\b", re.IGNORECASE)
-
-
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[str]]:
-    """Every statement sent to the database inside the block."""
-    seen: list[str] = []
-
-    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _without_marker(text: str) -> list[str]:
