@@ -10,46 +10,13 @@ tag (tag identity = post id + :attr:`RollTag.index`).
 from __future__ import annotations
 
 import copy
-import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
+from ..frozen import quick_init as _quick_init
 from ..rules.model import Action, ActionKind, Declaration
 from ..rules.options import PROVENANCE, options_for
-
-_T = TypeVar("_T")
-
-
-def _quick_init(cls: type[_T]) -> type[_T]:
-    """Give a frozen dataclass an ``__init__`` that fills ``__dict__`` directly.
-
-    A frozen dataclass sets each field through ``object.__setattr__``, three times slower
-    than a plain one, and the parser makes a few of these per post. The values stay frozen
-    (``__setattr__`` still refuses); only construction is faster. Same signature, same
-    defaults (``default_factory`` called per instance).
-    """
-    params, body, env = [], [], {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
-        if f.default is not dataclasses.MISSING:
-            env[f"_d_{f.name}"] = f.default
-            params.append(f"{f.name}=_d_{f.name}")
-            body.append(f"d['{f.name}'] = {f.name}")
-        elif f.default_factory is not dataclasses.MISSING:
-            env[f"_f_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=_MISSING")
-            body.append(f"d['{f.name}'] = _f_{f.name}() if {f.name} is _MISSING else {f.name}")
-        else:
-            params.append(f.name)
-            body.append(f"d['{f.name}'] = {f.name}")
-    env["_MISSING"] = dataclasses.MISSING
-    src = f"def __init__(self, {', '.join(params)}):\n    d = self.__dict__\n    " + \
-        "\n    ".join(body)
-    exec(src, env)  # noqa: S102 - generated from the class's own field names
-    init = env["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[method-assign]
-    return cls
 
 
 class IssueList(list):  # type: ignore[type-arg]
