@@ -36,6 +36,7 @@ from ..sources.forum_watch import ForumWatcher
 from ..store.db import reading
 from ..store.infra import watch_table
 from ..store.models import Thread
+from ..store.polling import LEARNED_FORUM
 from .resources import Resources
 from .schedule import jittered
 
@@ -104,49 +105,68 @@ def _preset_of(options: dict[str, Any]) -> ForumPreset:
     return load_preset(options.get("preset", "machina"), options.get("overrides") or None)
 
 
+#: why a thread is watched as it is (:attr:`ListingChoice.reason`): codes, said in the
+#: narrator's language by the panel (:mod:`pbp.panel.polling`), *detail* filled in
+REASONS = ("named", "off", "no-preset", "no-listing", "no-list-url", "no-forum", "not-learned",
+           "preset", "learned")
+
+
 @dataclass(frozen=True)
 class ListingChoice:
     """How a forum thread is watched (SCALE-2): through *url*, its forum's topic list, or
-    alone (*url* None) for the *reason* the narrator reads on the campaign page."""
+    alone (*url* None) for the *reason* (a code of :data:`REASONS`; *detail* the preset's
+    name or what was wrong with it) the narrator reads on the campaign page."""
 
     url: str | None
     reason: str
+    detail: str = ""
 
 
-def listing_of(kind: str, url: str, options: dict[str, Any]) -> ListingChoice:
+def listing_of(kind: str, url: str, options: dict[str, Any],
+               forum: str | None = None) -> ListingChoice:
     """The topic list a thread is watched through, found from its preset by default.
 
     A ``listing_url`` in the thread's options wins; an empty or false one turns the topic
     list off for that thread. Otherwise the preset's ``[listing]`` says where the engine's
-    list of a thread's forum lives (``forum_pattern`` on the thread URL, ``url``); a preset
-    without it, or a URL it cannot read, leaves the thread polled alone, with the reason.
+    list of a thread's forum lives (``forum_pattern`` on the thread URL, ``url``), or, for
+    engines whose topic URLs do not name their forum (SMF, MyBB, Misago), *forum*: what a
+    read of the thread learned (the ``forum`` of its cursor, :func:`learned_forum`). A
+    preset without it, or a URL it cannot read, leaves the thread polled alone, with the reason.
     """
     if "listing_url" in options:
         named = options.get("listing_url")
-        return (ListingChoice(str(named), "named in the thread's options") if named
-                else ListingChoice(None, "topic list turned off in the thread's options"))
+        return ListingChoice(str(named), "named") if named else ListingChoice(None, "off")
     if kind != "forum":
         return ListingChoice(None, "")
-    return _derived(url, json.dumps(options, sort_keys=True, default=str))
+    return _derived(url, json.dumps(options, sort_keys=True, default=str), forum)
+
+
+def learned_forum(cursor: Any) -> str | None:
+    """The forum a thread's reads learned (SCALE-2), from its cursor."""
+    forum = cursor.get("forum") if isinstance(cursor, dict) else None
+    return str(forum) if forum else None
 
 
 @functools.lru_cache(maxsize=20_000)
-def _derived(url: str, options_json: str) -> ListingChoice:
+def _derived(url: str, options_json: str, forum: str | None) -> ListingChoice:
     options = json.loads(options_json)
     try:
         preset = _preset_of(options)
     except ConfigError as exc:
-        return ListingChoice(None, f"no preset: {exc}")
-    if preset.listing is None:
-        return ListingChoice(None, f"preset {preset.name!r} has no topic list ([listing])")
+        return ListingChoice(None, "no-preset", str(exc))
+    spec = preset.listing
+    if spec is None:
+        return ListingChoice(None, "no-listing", preset.name)
     m = preset.thread.pattern.match(url)
-    found = (preset.listing.listing_url(url, {k: v for k, v in m.groupdict().items() if v is not None})
-             if m else None)
+    groups = {k: v for k, v in m.groupdict().items() if v is not None} if m else {}
+    if spec.learns_forum:
+        if not forum:
+            return ListingChoice(None, "not-learned", preset.name)
+        groups["forum"] = forum
+    found = spec.listing_url(url, groups) if m else None
     if found is None:
-        why = ("does not say where its topic list is" if not preset.listing.url
-               else "cannot tell the forum of this thread URL")
-        return ListingChoice(None, f"preset {preset.name!r} {why}")
-    return ListingChoice(found, "found from the preset")
+        return ListingChoice(None, "no-list-url" if not spec.url else "no-forum", preset.name)
+    return ListingChoice(found, "learned" if spec.learns_forum else "preset")
 
 
 def topic_id(url: str, options: dict[str, Any]) -> str | None:
@@ -164,9 +184,10 @@ def active_listings(session: Session) -> dict[str, dict[str, Any]]:
     """Each topic list some active thread is watched through (:func:`listing_of`), with
     that thread's options."""
     listings: dict[str, dict[str, Any]] = {}
-    for kind, url, opts in session.execute(sa.select(Thread.kind, Thread.url, Thread.options)
-                                           .where(Thread.active.is_(True))):
-        listing = listing_of(kind, url, dict(opts or {})).url
+    for kind, url, opts, forum in session.execute(
+            sa.select(Thread.kind, Thread.url, Thread.options, LEARNED_FORUM)
+            .where(Thread.active.is_(True))):
+        listing = listing_of(kind, url, dict(opts or {}), forum).url
         if listing:
             listings.setdefault(listing, dict(opts or {}))
     return listings
@@ -193,10 +214,10 @@ def _watched_threads(engine: Engine, listing_url: str
     """The watched threads of a listing by topic id, the first one's options, and when
     each was last read (0: never)."""
     with reading(engine).connect() as conn:
-        rows = [(tid, url, dict(opts or {}), last) for tid, kind, url, opts, last in conn.execute(
-            sa.select(Thread.id, Thread.kind, Thread.url, Thread.options, Thread.last_poll)
+        rows = [(tid, url, dict(opts or {}), last) for tid, kind, url, opts, last, forum in conn.execute(
+            sa.select(Thread.id, Thread.kind, Thread.url, Thread.options, Thread.last_poll, LEARNED_FORUM)
             .where(Thread.active.is_(True)))
-            if listing_of(kind, url, dict(opts or {})).url == listing_url]
+            if listing_of(kind, url, dict(opts or {}), forum).url == listing_url]
     by_topic: dict[str, list[int]] = {}
     for tid, url, opts, _ in rows:
         topic = topic_id(url, opts)

@@ -28,7 +28,7 @@ from ..store.db import reading, session_scope
 from ..store.models import Round, Thread
 from ..store.polling import last_post_times
 from .groups import group_key
-from .listings import listing_of
+from .listings import learned_forum, listing_of
 from .resources import Busy, Resources, error_note, utcnow
 from .schedule import jittered
 
@@ -83,7 +83,7 @@ def schedule_due_polls(session: Session, now: datetime, settings: Settings) -> l
     due = []
     threads = list(session.scalars(q))
     listed = {t.id for t in threads
-              if listing_of(t.kind, t.url, dict(t.options or {})).url is not None}
+              if listing_of(t.kind, t.url, dict(t.options or {}), learned_forum(t.cursor)).url is not None}
     last_posts = last_post_times(session, sorted(listed))
     for t in threads:
         interval = poll_interval(t, settings)

@@ -38,6 +38,7 @@ from . import (
     initiative_modes,
     ladder,
     owes,
+    polling,
     roll_ledger,
     secret_rolls,
     security,
@@ -73,6 +74,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(campaigns.bp)
     app.register_blueprint(tables.bp)
     sources.init_app(app)
+    polling.init_app(app)
     clocks.init_app(app)
     app.register_blueprint(encounters.bp)
     app.register_blueprint(initiative_modes.bp)

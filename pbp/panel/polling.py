@@ -16,8 +16,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from statistics import median
+from typing import Any
 from urllib.parse import urlsplit
 
+from flask_babel import lazy_gettext as _l
 from sqlalchemy.orm import Session
 
 from ..jobs.listings import ListingChoice, listing_of
@@ -38,7 +40,9 @@ class HostPolling:
     last_minute: int        # requests sent to it in the last minute, by every worker
     cycle_seconds: float    # one cycle: every list and every thread polled alone (estimate)
     measured_seconds: float | None = None   # the cycle the workers kept (None: not yet read)
-    alone_reasons: tuple[str, ...] = ()     # why threads are polled alone, most common first
+    #: why threads are polled alone, most common first: (reason code, detail) of
+    #: :class:`~pbp.jobs.listings.ListingChoice`, said by :func:`reason_words`
+    alone_reasons: tuple[tuple[str, str], ...] = ()
 
 
 def _host(url: str) -> str:
@@ -54,9 +58,9 @@ def forum_polling(session: Session, settings: Settings, campaign_urls: Iterable[
     if not hosts:
         return []
     per_host: dict[str, list[tuple[ListingChoice, datetime | None]]] = {h: [] for h in hosts}
-    for url, opts, last in forum_thread_reads(session):
+    for url, opts, last, forum in forum_thread_reads(session):
         if _host(url) in per_host:
-            per_host[_host(url)].append((listing_of("forum", url, opts), last))
+            per_host[_host(url)].append((listing_of("forum", url, opts, forum), last))
     now = datetime.now(UTC)
     reads = listing_reads(session, {c.url for rows in per_host.values() for c, _ in rows if c.url})
     interval = settings.min_host_interval
@@ -77,7 +81,7 @@ def forum_polling(session: Session, settings: Settings, campaign_urls: Iterable[
         lists = {c.url for c, _ in rows if c.url}
         alone_rows = [(c, last) for c, last in rows if not c.url]
         cycle = max(float(settings.poll_interval), (len(alone_rows) + len(lists)) * max(interval, 0.0))
-        reasons = Counter(c.reason for c, _ in alone_rows)
+        reasons = Counter((c.reason, c.detail) for c, _ in alone_rows)
         out.append(HostPolling(h, len(rows), len(lists), len(alone_rows),
                                60.0 / interval if interval > 0 else 0.0,
                                used.get(f"host:{h}", 0), cycle,
@@ -85,6 +89,29 @@ def forum_polling(session: Session, settings: Settings, campaign_urls: Iterable[
                                               [last for _, last in alone_rows], now),
                                tuple(r for r, _ in reasons.most_common())))
     return out
+
+
+#: the reasons of :data:`pbp.jobs.listings.REASONS` a thread is polled alone, in words
+_REASONS = {
+    "off": _l("topic list turned off in the thread's options"),
+    "no-preset": _l("no preset: %(detail)s"),
+    "no-listing": _l("preset '%(detail)s' has no topic list ([listing])"),
+    "no-list-url": _l("preset '%(detail)s' does not say where its topic list is"),
+    "no-forum": _l("preset '%(detail)s' cannot tell the forum of this thread URL"),
+    "not-learned": _l("preset '%(detail)s': its forum is learned at the thread's first read"),
+}
+
+
+def reason_words(reason: tuple[str, str]) -> str:
+    """A (code, detail) of :attr:`HostPolling.alone_reasons` in the narrator's language
+    (an unknown code as it is: a worker newer than the panel)."""
+    code, detail = reason
+    words = _REASONS.get(code)
+    return str(words) % {"detail": detail} if words is not None else f"{code} {detail}".strip()
+
+
+def init_app(app: Any) -> None:
+    app.jinja_env.filters["listing_reason"] = reason_words
 
 
 def measured_cycle(list_reads: list[list[float]], alone_reads: list[datetime | None],

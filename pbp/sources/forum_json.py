@@ -31,7 +31,9 @@ def parse_json_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
     posts = [_post(item, preset, url, page_no, groups or {}) for item in items
              if not (spec.skip and isinstance(item, Mapping) and item.get(spec.skip))]
     last = dig(data, spec.pages) if spec.pages else None
-    return Page(url=url, posts=posts, last_page=int(last) if isinstance(last, int) else page_no)
+    forum = dig(data, preset.listing.forum_key) if preset.listing and preset.listing.forum_key else None
+    return Page(url=url, posts=posts, last_page=int(last) if isinstance(last, int) else page_no,
+                forum=str(forum) if isinstance(forum, (int, str)) and str(forum) else None)
 
 
 def _post(item: object, preset: ForumPreset, url: str, page_no: int,

@@ -42,6 +42,9 @@ class Page:
     stream: list[str] | None = None     # Discourse: every post id of the topic, in order
     #: the numbers the page links carry (offsets where ``page_unit = "offset"``)
     link_numbers: tuple[int, ...] = ()
+    #: the forum holding the thread, as the page names it (``listing.forum_link``): what
+    #: its topic list's URL is made of where the thread's URL does not say (SCALE-2)
+    forum: str | None = None
 
 
 def html_to_text(el: Tag) -> str:
@@ -146,7 +149,27 @@ def parse_html_page(text: str, preset: ForumPreset, url: str, page_no: int = 1, 
     numbers = link_numbers(soup, preset, url)
     step = per_page or thread.per_page
     pages = [n // step + 1 if thread.page_unit == "offset" else n for n in numbers]
-    return Page(url=url, posts=posts, last_page=max([page_no, *pages]), link_numbers=numbers)
+    return Page(url=url, posts=posts, last_page=max([page_no, *pages]), link_numbers=numbers,
+                forum=forum_of(soup, preset))
+
+
+def forum_of(soup: BeautifulSoup, preset: ForumPreset) -> str | None:
+    """The thread's forum from its page: the *last* ``listing.forum_link`` match (a
+    breadcrumb runs from the board's index to the forum the thread is in), read with
+    ``forum_link_pattern``; None when the preset does not ask or the page does not say."""
+    spec = preset.listing
+    if spec is None or not spec.forum_link:
+        return None
+    for sel in spec.forum_link:
+        found = [n.get(sel.attrs[0]) if sel.attrs else n.get_text(" ", strip=True)
+                 for n in soup.select(sel.css)] if sel.css else []
+        for value in reversed([str(v) for v in found if v]):
+            if spec.forum_link_pattern is None:
+                return value
+            m = spec.forum_link_pattern.search(value)
+            if m:
+                return m.group(1) if m.groups() else m.group(0)
+    return None
 
 
 def each_post(soup: BeautifulSoup, preset: ForumPreset, url: str, page_no: int,

@@ -147,9 +147,18 @@ class PmSpec:
 
 @dataclass(frozen=True)
 class ListingSpec:
-    row: str
-    topic_link: Selectors
-    last_post: Selectors
+    #: "html" (a forum page: ``row``, ``topic_link``, ``last_post``) or "json" (a JSON API:
+    #: ``items``, ``topic_key``, ``last_post_key``; Misago's ``/api/threads/?category=ID``)
+    format: str = "html"
+    row: str = ""
+    topic_link: Selectors = ()
+    last_post: Selectors = ()
+    items: str = ""
+    topic_key: str = "id"
+    last_post_key: str = ""
+    #: json: the key of the next page's cursor and the URL it goes in (``{url}``, ``{next}``)
+    next_key: str = ""
+    next_url: str = ""
     topic_pattern: re.Pattern[str] | None = None
     last_post_pattern: re.Pattern[str] | None = None
     next_page: str = ""
@@ -161,6 +170,19 @@ class ListingSpec:
     #: polled one by one unless a thread's options name ``listing_url``
     url: str = ""
     forum_pattern: re.Pattern[str] | None = None
+    #: engines whose topic URLs do not name their forum (phpBB, SMF, MyBB, Misago): where
+    #: a thread page says it, learned at a read of the thread and kept in its cursor as
+    #: ``forum`` for *url*: the *last* ``forum_link`` match on an HTML page (the
+    #: breadcrumb's last forum link) read with ``forum_link_pattern``, or ``forum_key``
+    #: of a JSON page
+    forum_link: Selectors = ()
+    forum_link_pattern: re.Pattern[str] | None = None
+    forum_key: str = ""
+
+    @property
+    def learns_forum(self) -> bool:
+        """Whether the list's URL needs the forum learned from a read of the thread."""
+        return bool(self.forum_link or self.forum_key)
 
     def listing_url(self, thread_url: str, groups: Mapping[str, str]) -> str | None:
         """The topic list of *thread_url* (whose thread-pattern *groups* are given), or
@@ -306,6 +328,13 @@ def preset_from_dict(data: Mapping[str, Any], *, where: str = "preset",
         problems.append(f"reply.kind must be 'form' or 'api', not {reply.kind!r}")
     if reply is not None and reply.kind == "form" and not (reply.url or reply.link):
         problems.append("reply needs 'url' (a template) or 'link' (CSS of the reply link)")
+    if listing is not None and listing.format not in ("html", "json"):
+        problems.append(f"listing.format must be 'html' or 'json', not {listing.format!r}")
+    elif listing is not None and listing.format == "html" and not (
+            listing.row and listing.topic_link and listing.last_post):
+        problems.append("listing needs 'row', 'topic_link' and 'last_post' (an HTML topic list)")
+    elif listing is not None and listing.format == "json" and not (listing.items and listing.last_post_key):
+        problems.append("listing needs 'items' and 'last_post_key' (a JSON topic list)")
     if pm is not None and pm.kind not in ("mention", "none") and not (pm.kind == "api" and pm.url and pm.api_body):
         problems.append(f"pm.kind must be 'mention', 'none' or 'api' (with 'url' and 'api_body'), not {pm.kind!r}")
     if problems:

@@ -43,6 +43,8 @@ class ThreadReader:
     learned_per_page: int | None = None
     #: when a narrator last asked for the whole thread to be read again (epoch seconds)
     reread_requested_at: float = 0.0
+    #: the thread's forum as a page read now named it (SCALE-2: kept in the cursor)
+    learned_forum: str | None = None
 
     # -- URLs ----------------------------------------------------------------------------
     def per_page(self) -> int:
@@ -65,6 +67,9 @@ class ThreadReader:
             posts, new_cur, unchanged = self._fetch_json(cur)
         else:
             posts, new_cur, unchanged = self._fetch_html(cur)
+        forum = self.learned_forum or cur.get("forum")
+        if forum and new_cur.get("forum") != forum:   # SCALE-2: where its topic list is
+            new_cur = {**new_cur, "forum": forum}
         return FetchResult(posts=posts, cursor=new_cur,
                            requests=self.client.requests_made - start[0],
                            bytes=self.client.bytes_read - start[1], not_modified=unchanged)
@@ -306,6 +311,11 @@ class ThreadReader:
                           retry_after=60 if resp.status >= 500 else None)
 
     def _parse(self, resp: Response, page: int) -> Page:
+        parsed = self._parse_page(resp, page)
+        self.learned_forum = parsed.forum or self.learned_forum
+        return parsed
+
+    def _parse_page(self, resp: Response, page: int) -> Page:
         text = resp.text
         if self.preset.format == "json":
             return parse_json_page(text, self.preset, resp.url, page, groups=self.groups)

@@ -43,9 +43,9 @@ def describe(selectors: Selectors) -> str:
 
 _REGEX_KEYS = {"pattern", "page_link_pattern", "id_pattern", "time_pattern", "author_pattern",
                "edited_pattern", "post_id_pattern", "topic_pattern", "last_post_pattern",
-               "quote_author_pattern", "forum_pattern"}
+               "quote_author_pattern", "forum_pattern", "forum_link_pattern"}
 _REGEX_LISTS = {"missing_text", "volatile", "flood_patterns"}
-_SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_post"}
+_SELECTOR_KEYS = {"id", "author", "time", "body", "edited", "topic_link", "last_post", "forum_link"}
 _CSS_KEYS = {"container", "scope", "page_links", "quote", "quote_author", "form", "failure",
              "link", "error", "row", "next_page"}
 _CSS_LISTS = {"body_exclude"}

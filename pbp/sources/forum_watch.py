@@ -14,6 +14,7 @@ fetch is one conditional request when idle).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,8 +22,8 @@ from urllib.parse import urljoin, urlsplit
 
 from ..settings import Settings, load_settings
 from .base import LayoutError, SourceError
-from .forum_page import soup_of
-from .forum_preset import ForumPreset, load_preset
+from .forum_page import dig, soup_of
+from .forum_preset import ForumPreset, ListingSpec, load_preset
 from .forum_selectors import describe
 from .forum_session import shared_session
 from .http import PoliteClient, Response, host_budget
@@ -88,23 +89,17 @@ class ForumWatcher:
                 first = resp
                 if resp.not_modified:
                     return self._result(set(), dict(state or {}), start, True)
-            soup = soup_of(resp.text)
-            rows = soup.select(spec.row)
-            if not rows:
-                raise LayoutError(f"topic list row selector {spec.row!r} matched nothing", where=url)
+            rows, nxt = (_json_rows(resp, spec, self.url) if spec.format == "json" else _html_rows(resp, spec))
             stop = False
-            for row in rows:
-                tid = _read(row, spec.topic_link, spec.topic_pattern, "topic link", url)
-                last = _read(row, spec.last_post, spec.last_post_pattern, "last post", url)
+            for tid, last in rows:
                 seen_now.setdefault(tid, last)
                 if old.get(tid) != last:
                     changed.add(tid)
                 elif spec.sorted and old:
                     stop = True         # rows below are older: unchanged too
-            nxt = soup.select_one(spec.next_page) if spec.next_page else None
-            if stop or nxt is None or not nxt.get("href"):
+            if stop or not nxt:
                 break
-            url = urljoin(resp.url, str(nxt["href"]))
+            url = nxt
         new_state = {"last_posts": {**old, **seen_now},
                      "etag": first.etag if first is not None else None}
         return self._result(changed, new_state, start, False, seen_now)
@@ -115,6 +110,41 @@ class ForumWatcher:
                              requests=self.client.requests_made - start[0],
                              bytes=self.client.bytes_read - start[1], not_modified=unchanged,
                              last_posts=dict(last_posts or {}))
+
+
+def _html_rows(resp: Response, spec: ListingSpec) -> tuple[list[tuple[str, str]], str | None]:
+    """(topic id, last-post marker) of each row of an HTML topic list, and the next page."""
+    soup = soup_of(resp.text)
+    rows = soup.select(spec.row)
+    if not rows:
+        raise LayoutError(f"topic list row selector {spec.row!r} matched nothing", where=resp.url)
+    out = [(_read(row, spec.topic_link, spec.topic_pattern, "topic link", resp.url),
+            _read(row, spec.last_post, spec.last_post_pattern, "last post", resp.url)) for row in rows]
+    nxt = soup.select_one(spec.next_page) if spec.next_page else None
+    return out, (urljoin(resp.url, str(nxt["href"])) if nxt is not None and nxt.get("href") else None)
+
+
+def _json_rows(resp: Response, spec: ListingSpec, base: str) -> tuple[list[tuple[str, str]], str | None]:
+    """The same of a JSON topic list (Misago's ``/api/threads/?category=ID``): the
+    ``items`` list, each item's ``topic_key`` and ``last_post_key``; ``next_key`` the next
+    page's cursor, put in ``next_url`` (with *base*, the list's first page)."""
+    try:
+        data = json.loads(resp.text)
+    except ValueError:
+        raise LayoutError("the topic list is not JSON", where=resp.url) from None
+    items = dig(data, spec.items)
+    if not isinstance(items, list):
+        raise LayoutError(f"the topic list has no list at {spec.items!r}", where=resp.url)
+    out = []
+    for item in items:
+        tid = dig(item, spec.topic_key)
+        last = dig(item, spec.last_post_key)
+        if tid is None or last is None:
+            raise LayoutError(f"a topic of the list has no {spec.topic_key!r} or "
+                              f"{spec.last_post_key!r}", where=resp.url)
+        out.append((str(tid), str(last)))
+    nxt = dig(data, spec.next_key) if spec.next_key else None
+    return out, (spec.next_url.format(url=base, next=nxt) if nxt and spec.next_url else None)
 
 
 def _read(row: Any, selectors: Any, pattern: Any, what: str, url: str) -> str:

@@ -28,11 +28,16 @@ def last_post_times(session: Session, thread_ids: Iterable[int]) -> dict[int, da
     return {tid: at for tid, at in rows if at is not None}
 
 
-def forum_thread_reads(session: Session) -> list[tuple[str, dict[str, Any], datetime | None]]:
-    """(URL, options, last poll) of every active forum thread of every campaign: what the
-    campaign page measures a forum's cycle from (SCALE-2)."""
-    return [(url, dict(opts or {}), last) for url, opts, last in session.execute(
-        select(Thread.url, Thread.options, Thread.last_poll)
+#: the forum a thread's reads learned (its cursor's ``forum``, SCALE-2): read alone, not
+#: the whole cursor (it holds up to 2,000 post ids)
+LEARNED_FORUM = Thread.cursor["forum"].as_string()
+
+
+def forum_thread_reads(session: Session) -> list[tuple[str, dict[str, Any], datetime | None, str | None]]:
+    """(URL, options, last poll, learned forum) of every active forum thread of every
+    campaign: what the campaign page measures a forum's cycle from (SCALE-2)."""
+    return [(url, dict(opts or {}), last, forum) for url, opts, last, forum in session.execute(
+        select(Thread.url, Thread.options, Thread.last_poll, LEARNED_FORUM)
         .where(Thread.active.is_(True), Thread.kind == "forum"))]
 
 

@@ -23,7 +23,7 @@ def test_scale2_polling_table_shows_measured_cycle_and_reasons(res: Res, world: 
     """Two machina threads on one derived list read 61 s and 59 s apart (median gap 60 s),
     one SMF thread alone last read 95 s ago: the host's measured cycle is the longer,
     95 s; the estimate is max(30 s poll interval, (1 list + 1 alone) x 2 s); the reason is
-    the preset's."""
+    the preset's (SMF's board is learned at the thread's first read, not read yet)."""
     now = utcnow()
     with session_scope(res.engine) as s:
         s.add_all([Thread(campaign_id=world.campaign_id, kind="forum", url=MACHINA.format(n),
@@ -43,7 +43,7 @@ def test_scale2_polling_table_shows_measured_cycle_and_reasons(res: Res, world: 
     assert (row.host, row.threads, row.listings, row.alone) == ("127.0.0.1", 3, 1, 1)
     assert row.cycle_seconds == 30.0     # the fixture's poll_interval is 30 s
     assert row.measured_seconds is not None and 94 <= row.measured_seconds <= 100
-    assert row.alone_reasons == ("preset 'smf21' has no topic list ([listing])",)
+    assert row.alone_reasons == (("not-learned", "smf21"),)
 
 
 def test_scale2_measured_cycle_of_a_list_alone(res: Res, world: World) -> None:

@@ -63,7 +63,7 @@ def test_scale2_machina_topic_list_is_found_from_the_preset(machina: Any, new_to
     forum = re.match(r"(.*/forum/forum/[^/]+-\d+/)topic/", topic)
     assert forum is not None
     choice = listing_of("forum", topic, {"preset": "machina"})
-    assert choice.url == forum.group(1) and choice.reason == "found from the preset"
+    assert choice.url == forum.group(1) and choice.reason == "preset"
 
 
 def test_scale2_threads_are_watched_through_the_derived_list(machina: Any, new_topic: Any,
@@ -89,15 +89,17 @@ def test_scale2_threads_are_watched_through_the_derived_list(machina: Any, new_t
 
 
 def test_scale2_a_preset_without_a_list_polls_alone_with_its_reason(rt: Runtime) -> None:
-    """SCALE-2: SMF 2.1's topic URL does not name its board and its preset has no
-    ``[listing]``: the thread is polled alone, and the reason says so; a thread whose
-    options turn the list off is polled alone too."""
+    """SCALE-2: SMF 2.1's topic URL does not name its board: until a read of the thread
+    learned it (its breadcrumb), the thread is polled alone, and the reason code says so;
+    a preset with no ``[listing]`` (phpBB 3: no forum list page was saved to read one
+    from) says that; a thread whose options turn the list off is polled alone too."""
     smf = _watch(rt, "http://127.0.0.1:8102/index.php?topic=2.0", preset="smf21")
     off = _watch(rt, "http://127.0.0.1:8002/forum/forum/a-1/topic/b-2/", listing_url="")
-    assert listing_of("forum", "http://127.0.0.1:8102/index.php?topic=2.0",
-                      {"preset": "smf21"}).reason == "preset 'smf21' has no topic list ([listing])"
+    choice = listing_of("forum", "http://127.0.0.1:8102/index.php?topic=2.0", {"preset": "smf21"})
+    assert (choice.url, choice.reason, choice.detail) == (None, "not-learned", "smf21")
+    choice = listing_of("forum", "http://127.0.0.1:8102/viewtopic.php?t=2", {"preset": "phpbb3"})
+    assert (choice.url, choice.reason, choice.detail) == (None, "no-listing", "phpbb3")
     assert listing_of("forum", "http://127.0.0.1:8002/forum/forum/a-1/topic/b-2/",
-                      {"preset": "machina", "listing_url": ""}).reason == (
-        "topic list turned off in the thread's options")
+                      {"preset": "machina", "listing_url": ""}).reason == "off"
     due = dispatch.due_polls(rt, utcnow())
     assert due.listings == [] and {t for t, _ in due.threads} == {smf, off}
