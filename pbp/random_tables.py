@@ -33,6 +33,7 @@ from typing import Any
 from .dice import check_expression
 from .errors import ConfigError, DiceError
 from .parse.lexicon import fold
+from .problem import Problem
 
 LANGUAGES = ("en", "pt", "ru")
 #: the dice a table may use: NdM, optionally plus or minus a constant (1d20, 1d100, 2d6, d%)
@@ -42,21 +43,6 @@ _KEY = re.compile(r"^[a-z0-9][a-z0-9_-]{0,39}$")
 #: most entries a table may have, and most tables a campaign may hold
 MAX_ENTRIES = 200
 MAX_TABLES = 50
-
-
-class Problem(str):
-    """One problem, a sentence in English that keeps its template and values, so the
-    panel says it in the narrator's language (:mod:`pbp.panel.table_words`). A value may
-    be a Problem itself (where it happened: ``table 'crit', entry 3``)."""
-
-    template: str
-    params: dict[str, Any]
-
-    def __new__(cls, template: str, **params: Any) -> Problem:
-        self = super().__new__(cls, template.format(**params))
-        self.template = template
-        self.params = params
-        return self
 
 
 class TableError(ConfigError):

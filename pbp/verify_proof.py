@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 from .dice import DiceBox, Roll
 from .errors import PbpError
+from .problem import Problem
 from .render.hidden import check_hidden, hidden_from_lines
 from .render.proof import ProofLine, UnknownVersion, clean, parse_line
 
@@ -190,8 +191,8 @@ def _collect(blocks: Sequence[ProofBlock], report: ProofReport
                 seed_round = line.round
             elif line.index is not None:
                 if seed_round is None:
-                    report.problems.append(f"reply {b.source + 1}: roll #{line.index} is listed "
-                                           "under no round's seed")
+                    report.problems.append(Problem("reply {reply}: roll #{i} is listed under no "
+                                                   "round's seed", reply=b.source + 1, i=line.index))
                     continue
                 get(seed_round).rolls.setdefault(line.index, []).append(line)
         if b.round is not None and b.text:
@@ -205,12 +206,12 @@ def check(blocks: Sequence[ProofBlock]) -> ProofReport:
     report = ProofReport()
     rounds, chains = _collect(blocks, report)
     if len(set(chains)) > 1:
-        report.problems.append("two different dice chains were published for the encounter: "
-                               + ", ".join(sorted(set(chains))))
+        report.problems.append(Problem("two different dice chains were published for the "
+                                       "encounter: {values}", values=", ".join(sorted(set(chains)))))
     report.chain = chains[0] if chains else None
     if report.chain is None and rounds:
-        report.notes.append("no chain (older encounter): each round is checked against its "
-                            "own commitment only")
+        report.notes.append(Problem("no chain (older encounter): each round is checked against "
+                                    "its own commitment only"))
     report.rounds = sorted(rounds)
     _check_links(rounds, report)
     for n in report.rounds:
@@ -219,6 +220,11 @@ def check(blocks: Sequence[ProofBlock]) -> ProofReport:
     for n in report.rounds:
         _check_text(rounds[n], report)
     return report
+
+
+#: a round published with two values (a reply edited after the fact, or two bots)
+TWO_COMMITMENTS = "round {n}: two different commitments were published: {values}"
+TWO_SEEDS = "round {n}: two different seeds were published: {values}"
 
 
 def _hashes_to(seed: str, target: str, most: int) -> int | None:
@@ -238,11 +244,10 @@ def _check_links(rounds: dict[int, _Round], report: ProofReport) -> None:
     previous: tuple[int, str] | None = None     # (round, its seed): the last link known
     for n in sorted(rounds):
         r = rounds[n]
-        for what, values in (("commitments", r.commits), ("seeds", r.seeds)):
+        for twice, values in ((TWO_COMMITMENTS, r.commits), (TWO_SEEDS, r.seeds)):
             if len(set(values)) > 1:
-                report.problems.append(f"round {n}: two different {what} were published: "
-                                       + ", ".join(sorted(set(values))))
-        before = f"round {previous[0]}'s seed" if previous else "the chain"
+                report.problems.append(Problem(twice, n=n, values=", ".join(sorted(set(values)))))
+        before = Problem("round {n}'s seed", n=previous[0]) if previous else Problem("the chain")
         known = previous[1] if previous else report.chain
         gap = n - previous[0] if previous else n + 1
         chained = report.chain is not None and known is not None
@@ -250,30 +255,32 @@ def _check_links(rounds: dict[int, _Round], report: ProofReport) -> None:
             assert known is not None
             for c in sorted(set(r.commits)):
                 if c != known and _hashes_to(c, known, min(gap - 1, MAX_GAP)) is None:
-                    report.problems.append(f"round {n}: its commitment {c} is not {before}: the "
-                                           "round was announced with a seed outside the chain")
+                    report.problems.append(Problem(
+                        "round {n}: its commitment {c} is not {before}: the round was "
+                        "announced with a seed outside the chain", n=n, c=c, before=before))
         seed = r.seed
         if seed is None:
             if r.commits:
-                report.notes.append(f"round {n}: not resolved yet, its seed is still secret")
+                report.notes.append(Problem("round {n}: not resolved yet, its seed is still secret", n=n))
                 if chained:
                     previous = (n - 1, r.commits[0])   # the commitment is the link before
             continue
         for c in sorted(set(r.commits)):
             if sha256(seed) != c:
-                report.problems.append(f"round {n}: the seed revealed does not hash to the "
-                                       f"commitment published ({c})")
+                report.problems.append(Problem("round {n}: the seed revealed does not hash to the "
+                                               "commitment published ({c})", n=n, c=c))
         if chained:
             assert known is not None
             reached = _hashes_to(seed, known, max(1, min(gap, MAX_GAP)))
             if reached is None:
-                report.problems.append(f"round {n}: the seed does not hash to {before}: the "
-                                       "round was rolled with a seed outside the chain")
+                report.problems.append(Problem("round {n}: the seed does not hash to {before}: the round "
+                                               "was rolled with a seed outside the chain",
+                                               n=n, before=before))
             elif reached > 1 and previous is not None:
-                report.notes.append(f"round {n}: {reached - 1} link(s) before it not read; "
-                                    "its seed still hashes to the chain")
+                report.notes.append(Problem("round {n}: {k} link(s) before it not read; its seed still "
+                                            "hashes to the chain", n=n, k=reached - 1))
         elif not r.commits:
-            report.problems.append(f"round {n}: its seed was never committed to")
+            report.problems.append(Problem("round {n}: its seed was never committed to", n=n))
         previous = (n, seed)
 
 
@@ -282,17 +289,18 @@ def _check_rolls(r: _Round, report: ProofReport) -> None:
     if not r.rolls:
         return
     if r.seed is None:
-        report.problems.append(f"round {r.number}: rolls are listed but its seed is not")
+        report.problems.append(Problem("round {n}: rolls are listed but its seed is not", n=r.number))
         return
     for i in range(max(r.rolls) + 1):
         lines = r.rolls.get(i)
         if not lines:
-            report.problems.append(f"round {r.number}: roll #{i} is missing: a roll was made "
-                                   "and not shown")
+            report.problems.append(Problem("round {n}: roll #{i} is missing: a roll was made and "
+                                           "not shown", n=r.number, i=i))
             continue
         for kind in ("roll", "hidden", "revealed"):
             if len({x.text() for x in lines if x.kind == kind}) > 1:
-                report.problems.append(f"round {r.number}: roll #{i} is listed twice, differently")
+                report.problems.append(Problem("round {n}: roll #{i} is listed twice, differently",
+                                               n=r.number, i=i))
         line = next((x for x in lines if x.kind == "revealed"), lines[0])
         if line.kind == "hidden":
             continue      # still secret: its commitment is checked once revealed
@@ -301,15 +309,17 @@ def _check_rolls(r: _Round, report: ProofReport) -> None:
         try:
             again = DiceBox(seed=seed).replay(line.expression, index)
         except PbpError as exc:
-            report.problems.append(f"round {r.number}: roll #{i} '{line.expression}' cannot "
-                                   f"be rolled again: {exc}")
+            report.problems.append(Problem("round {n}: roll #{i} '{expression}' cannot be rolled "
+                                           "again: {error}", n=r.number, i=i,
+                                           expression=line.expression, error=str(exc)))
             continue
         report.rolls += 1
         r.given.append(again)
         if again.total != line.total or tuple(again.faces) != line.faces:
-            report.problems.append(
-                f"round {r.number}: roll #{i} '{line.expression}': the reply shows {line.total} "
-                f"{list(line.faces)}, the seed gives {again.total} {list(again.faces)}")
+            report.problems.append(Problem(
+                "round {n}: roll #{i} '{expression}': the reply shows {shown}, the seed gives "
+                "{given}", n=r.number, i=i, expression=line.expression,
+                shown=f"{line.total} {list(line.faces)}", given=f"{again.total} {list(again.faces)}"))
 
 
 def _check_hidden(blocks: Sequence[ProofBlock], report: ProofReport) -> None:
@@ -330,8 +340,9 @@ def _check_text(r: _Round, report: ProofReport) -> None:
             if any(g == shown or g.endswith(" " + shown) for g in given):
                 report.shown += 1
             else:
-                report.problems.append(f"round {r.number}: the reply says '{shown}', which is "
-                                       "not what any roll of the round gives under its seed")
+                report.problems.append(Problem("round {n}: the reply says '{shown}', which is not "
+                                               "what any roll of the round gives under its seed",
+                                               n=r.number, shown=shown))
 
 
 __all__ = ["BREAKDOWN", "ProofBlock", "ProofReport", "check", "read_blocks", "sha256",

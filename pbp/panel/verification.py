@@ -19,8 +19,11 @@ from ..store.verification import encounter_by_token, sent_reply_bodies
 from ..verify_proof import read_blocks
 from ..verify_rounds import summarise
 from .db import session
+from .verify_words import checker_words
 
 bp = Blueprint("verification", __name__)
+#: a checker's problem or note in the page's language (pt/ru readers too: DICE-4)
+bp.add_app_template_filter(checker_words, "checker_words")
 
 
 @bp.route("/verify/<token>")

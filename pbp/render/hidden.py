@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 from ..dice import DiceBox, hidden_seed, seal
 from ..errors import PbpError
+from ..problem import Problem
 from .i18n import say
 from .proof import ProofLine, UnknownVersion, parse_line
 
@@ -152,14 +153,15 @@ def hidden_from_lines(lines: Iterable[ProofLine]) -> HiddenProof:
         elif current is not None and line.index is not None and line.kind == "hidden":
             at = (current, line.index)
             if proof.sealed.setdefault(at, line.digest) != line.digest:
-                proof.conflicts.append(f"round {at[0]}: hidden roll #{at[1]} was sealed twice, "
-                                       f"under {proof.sealed[at][:12]}… and {line.digest[:12]}…")
+                proof.conflicts.append(Problem("round {n}: hidden roll #{i} was sealed twice, under "
+                                               "{a}… and {b}…", n=at[0], i=at[1],
+                                               a=proof.sealed[at][:12], b=line.digest[:12]))
         elif current is not None and line.index is not None and line.kind == "revealed":
             at = (current, line.index)
             shown = Revealed(line.digest, line.expression, int(line.total or 0), line.faces)
             if proof.revealed.setdefault(at, shown) != shown:
-                proof.conflicts.append(f"round {at[0]}: hidden roll #{at[1]} was revealed twice "
-                                       "with different values")
+                proof.conflicts.append(Problem("round {n}: hidden roll #{i} was revealed twice with "
+                                               "different values", n=at[0], i=at[1]))
     return proof
 
 
@@ -171,34 +173,38 @@ def check_hidden(proof: HiddenProof) -> HiddenReport:
     problems = report.problems
     if proof.key is not None:
         if proof.commitment is None:
-            problems.append("the hidden key was published, but no commitment to it was")
+            problems.append(Problem("the hidden key was published, but no commitment to it was"))
         elif hashlib.sha256(proof.key.encode()).hexdigest() != proof.commitment:
-            problems.append("the hidden key published at the end does not hash to the one "
-                            "committed when the encounter opened")
+            problems.append(Problem("the hidden key published at the end does not hash to the one "
+                                    "committed when the encounter opened"))
     for (n, i), r in sorted(proof.revealed.items()):
-        where = f"round {n}: hidden roll #{i}"
+        where = Problem("round {n}: hidden roll #{i}", n=n, i=i)
         c = proof.sealed.get((n, i))
         # a roll revealed before its round's result never had its seal published: only
         # the key, at the end, vouches for its seed (check 3)
         if c is not None and seal(r.seed, r.expression) != c:
-            problems.append(f"{where} was revealed with a different value than the one "
-                            f"committed: its seed and expression '{r.expression}' do not hash "
-                            f"to the seal {c[:12]}… published with the roll (a forged reveal)")
+            problems.append(Problem("{where} was revealed with a different value than the one "
+                                    "committed: its seed and expression '{expression}' do not "
+                                    "hash to the seal {seal}… published with the roll (a forged "
+                                    "reveal)", where=where, expression=r.expression, seal=c[:12]))
         try:
             again = DiceBox(seed=r.seed).replay(r.expression, 0)
         except PbpError as exc:
-            problems.append(f"{where}: '{r.expression}' cannot be replayed: {exc}")
+            problems.append(Problem("{where}: '{expression}' cannot be replayed: {error}", where=where,
+                                    expression=r.expression, error=str(exc)))
             continue
         if again.total != r.total or again.faces != r.faces:
-            problems.append(f"{where} was revealed as {r.total} {list(r.faces)}, but its seed "
-                            f"gives {again.total} {list(again.faces)}: the value was changed")
+            problems.append(Problem("{where} was revealed as {shown}, but its seed gives {given}: "
+                                    "the value was changed", where=where,
+                                    shown=f"{r.total} {list(r.faces)}",
+                                    given=f"{again.total} {list(again.faces)}"))
         if proof.key is not None and hidden_seed(proof.key, n, i) != r.seed:
-            problems.append(f"{where} was not rolled with the seed the hidden key gives "
-                            "(sha256(K:n:i)): a seed chosen after the fact")
+            problems.append(Problem("{where} was not rolled with the seed the hidden key gives "
+                                    "(sha256(K:n:i)): a seed chosen after the fact", where=where))
     for (n, i) in sorted(set(proof.sealed) - set(proof.revealed)):
         if proof.key is not None:
-            problems.append(f"round {n}: hidden roll #{i} is sealed, and was never revealed "
-                            "although the encounter is over")
+            problems.append(Problem("round {n}: hidden roll #{i} is sealed, and was never revealed "
+                                    "although the encounter is over", n=n, i=i))
         else:
-            report.notes.append(f"round {n}: hidden roll #{i} not revealed")
+            report.notes.append(Problem("round {n}: hidden roll #{i} not revealed", n=n, i=i))
     return report

@@ -155,3 +155,38 @@ def test_dice_4_the_page_checks_the_replies_as_sent_and_names_a_change(
     row1 = re.search(r'<tr id="round-1" data-ok="no">(.*?)</tr>', html, re.S).group(1)
     assert (f"round 1: roll #{first.roll_index} &#39;{first.expression}&#39;: the reply shows "
             f"{first.total + 3} {list(first.faces)}, the seed gives {first.total}") in row1
+
+
+def test_dice_4_the_checkers_problems_are_said_in_the_readers_language(
+        client: Any, alice: Any, app: Any, ids: dict[str, Any], db_url: str, tmp_path: Path) -> None:
+    """The checker's sentences on the public page (issue 17 i18n leftover): a reader asking
+    for Portuguese or Russian reads the changed roll's problem in that language, with the
+    same values (the roll, what the reply shows, what the seed gives); English stays as
+    ``pbp verify`` prints it."""
+    thread_file = tmp_path / "thread.yaml"
+    thread_file.write_text("")
+    fight = chained_fight(db_url, ids, thread_file)
+    _opt_in(alice, ids)
+    token = _token(db_url, fight["encounter"])
+    with session_scope(make_engine(db_url)) as s:
+        first = queries.round_rolls(s, fight["round1"])[0]
+        reply = queries.reply_by_key(s, f"{fight['round1']}:resolution")
+        line = f"#{first.roll_index} {first.expression} = {first.total} ["
+        reply.body = reply.body.replace(line, f"#{first.roll_index} {first.expression} = {first.total + 3} [")
+    shown, given = f"{first.total + 3} {list(first.faces)}", f"{first.total} {list(first.faces)}"
+    expected = {
+        "en": f"round 1: roll #{first.roll_index} &#39;{first.expression}&#39;: the reply shows {shown}, "
+              f"the seed gives {given}",
+        "pt": f"rodada 1: rolagem #{first.roll_index} &#39;{first.expression}&#39;: a resposta mostra "
+              f"{shown}, a semente dá {given}",
+        "ru": f"раунд 1: бросок №{first.roll_index} &#39;{first.expression}&#39;: в ответе {shown}, "
+              f"зерно даёт {given}",
+    }
+    visitor = app.test_client()
+    for lang, sentence in expected.items():
+        html = visitor.get(f"/verify/{token}", headers={"Accept-Language": lang}).text
+        assert f'lang="{lang}"' in html
+        row1 = re.search(r'<tr id="round-1" data-ok="no">(.*?)</tr>', html, re.S).group(1)
+        assert sentence in row1, (lang, row1)
+        if lang != "en":
+            assert "the reply shows" not in html
