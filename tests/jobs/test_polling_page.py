@@ -58,3 +58,20 @@ def test_scale2_measured_cycle_of_a_list_alone(res: Res, world: World) -> None:
     with session_scope(res.engine) as s:
         (row,) = forum_polling(s, res.settings, [MACHINA.format(3)])
     assert row.measured_seconds == 70.0 and row.alone_reasons == ()
+
+
+def test_scale2_a_learned_forum_in_the_cursor_puts_the_thread_on_its_list(res: Res, world: World) -> None:
+    """SCALE-2: an SMF 2.1 thread whose read learned its board (cursor ``forum`` = "1") is
+    watched through ``index.php?board=1.0`` and counted on that list, on SQLite and
+    PostgreSQL (the cursor's ``forum`` read alone, not the whole cursor); another thread
+    of the same host not read yet stays alone, with its reason."""
+    with session_scope(res.engine) as s:
+        s.add(Thread(campaign_id=world.campaign_id, kind="forum", url=SMF, options={"preset": "smf21"},
+                     cursor={"v": 1, "page": 4, "forum": "1", "seen": [["18", "abc"]]}))
+        s.add(Thread(campaign_id=world.campaign_id, kind="forum", options={"preset": "smf21"},
+                     url="http://127.0.0.1:8002/index.php?topic=9.0"))
+    with session_scope(res.engine) as s:
+        assert listings.active_listings(s) == {"http://127.0.0.1:8002/index.php?board=1.0": {"preset": "smf21"}}
+        (row,) = forum_polling(s, res.settings, [SMF])
+    assert (row.threads, row.listings, row.alone) == (2, 1, 1)
+    assert row.alone_reasons == (("not-learned", "smf21"),)

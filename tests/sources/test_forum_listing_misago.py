@@ -10,17 +10,27 @@ the player's own client (tests/harness/misago/helpers.py).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
 
+from pbp.jobs import dispatch, listings, threads
 from pbp.jobs.listings import listing_of
+from pbp.jobs.resources import utcnow
+from pbp.settings import load_settings
 from pbp.sources.forum import forget_sessions
 from pbp.sources.forum_watch import ForumWatcher
 from pbp.sources.http import reset_host_intervals
+from pbp.store.db import make_engine
+from pbp.store.models import Base, Thread
 from tests.harness.misago.helpers import player_posts, visible_posts
+from tests.sources.test_forum_listing_default import _watch
 from tests.sources.test_forum_misago import new_thread, settings, source
+from workers.locks import DatabaseLease
+from workers.runtime import Runtime
 
 pytestmark = pytest.mark.integration
 
@@ -29,6 +39,17 @@ pytestmark = pytest.mark.integration
 def _fresh_sessions() -> None:
     forget_sessions()
     reset_host_intervals()
+
+
+@pytest.fixture
+def rt(tmp_path: Path) -> Iterator[Runtime]:
+    """A worker's runtime on SQLite, the host interval 0 (as the machina list tests)."""
+    settings_ = load_settings(env={"PBP_DATA_DIR": str(tmp_path / "var"), "PBP_MIN_HOST_INTERVAL": "0",
+                                   "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1", "PBP_POLL_INTERVAL": "60"})
+    engine = make_engine(f"sqlite:///{tmp_path}/pbp.sqlite")
+    Base.metadata.create_all(engine)
+    yield Runtime(settings_, engine, DatabaseLease(engine))
+    engine.dispose()
 
 
 def _category(base: str, tid: str) -> str:
@@ -59,3 +80,22 @@ def test_scale2_misago_thread_is_watched_through_its_categorys_api_list(misago: 
     moved = watcher.changed(walk.state)
     assert moved.changed == frozenset({tid}) and moved.last_posts[tid] == str(new_id)
     assert source(quiet_url).fetch(None).cursor["forum"] == category   # one list for both
+
+
+def test_scale2_misago_thread_joins_its_list_after_its_first_read(misago: Any, rt: Runtime) -> None:
+    """SCALE-2, through the jobs: a Misago thread never read is polled alone; its first
+    poll stores the category in its cursor, so the next dispatch checks the category's
+    list; a player's post is found through the list and only then is the thread polled."""
+    url, tid, _ = new_thread(misago, "Joins its list", 2)
+    thread = _watch(rt, url, preset="misago")
+    due = dispatch.due_polls(rt, utcnow())
+    assert due.listings == [] and [t for t, _ in due.threads] == [thread]
+    assert threads.poll_thread(rt, thread).stored == 2
+    listing = f"{misago.base}/api/threads/?category={_category(misago.base, tid)}"
+    with rt.engine.begin() as conn:
+        conn.execute(Thread.__table__.update().values(next_poll=None))
+    assert dispatch.due_polls(rt, utcnow()).listings == [listing]
+    assert listings.check_listing(rt, listing) == []           # read just now
+    player_posts(misago.base, tid, "The door creaks")
+    assert listings.check_listing(rt, listing) == [thread]
+    assert threads.poll_thread(rt, thread).stored == 1
