@@ -79,8 +79,9 @@ def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_serve
     v.goto(address)
     assert v.locator("#verdict").inner_text().startswith("Não confere")      # the visitor's language
     problem = v.locator("#round-1 li.error").first.inner_text()
-    assert problem.startswith(f"round 1: roll #{first.roll_index} '{first.expression}': the reply shows "
-                              f"{first.total + 5}"), problem
+    # the checker's problem in the visitor's language too (issue 17's i18n leftover)
+    assert problem.startswith(f"rodada 1: rolagem #{first.roll_index} '{first.expression}': a resposta "
+                              f"mostra {first.total + 5}"), problem
     assert v.evaluate("document.documentElement.scrollWidth <= innerWidth")
     for folder in (SHOTS, output_dir):
         v.screenshot(path=str(folder / "verify-public-tampered-phone-pt.png"), full_page=True)
