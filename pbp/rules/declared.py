@@ -14,6 +14,9 @@ from .options import Options, options_for
 from .values import _build, _jsonable, _plain, roll_from_dict, roll_to_dict
 
 
+_CONVERTED = frozenset(("kind", "rolled", "options"))
+
+
 @dataclass(frozen=True)
 class Action:
     """One declared action. ``rolled`` is a roll already made for the post's tag (PBP-4):
@@ -45,7 +48,8 @@ class Action:
             object.__setattr__(self, "options", options_for(self.kind, opts))
 
     def to_dict(self) -> dict[str, Any]:
-        d = _plain(self)
+        # SCALE-6: rolled and options are converted once, here (_plain converted each twice)
+        d = _plain(self, _CONVERTED)
         d["kind"] = self.kind.value
         d["rolled"] = roll_to_dict(self.rolled) if self.rolled else None
         d["options"] = self.options.to_dict()

@@ -174,8 +174,10 @@ class Options:
 
     def to_dict(self) -> dict[str, Any]:
         """The options given, as plain JSON types (the stored form)."""
-        return {n: _jsonable(getattr(self, n)) for n in _NAMES
-                if getattr(self, n) != _DEFAULTS[n]}
+        # SCALE-6: one pass over the instance's values, scalars kept as they are
+        values = self.__dict__
+        return {n: v if type(v) in _SCALARS else _jsonable(v) for n, default in _DEFAULT_ITEMS
+                if (v := values[n]) != default}
 
     def evolve(self, **changes: Any) -> Options:
         """A copy with *changes*, each checked against the kind's options (lists kept as
@@ -201,6 +203,8 @@ PROVENANCE = frozenset(("source", "verb", "roll_index", "roll_indices", "candida
 
 _NAMES: tuple[str, ...] = tuple(f.name for f in fields(Options))
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Options)}
+_DEFAULT_ITEMS: tuple[tuple[str, Any], ...] = tuple(_DEFAULTS.items())
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 _TUPLES = frozenset(f.name for f in fields(Options) if str(f.type).startswith("tuple"))
 
 #: What every kind takes: provenance, commands, timing, rolls and the rulesets' own checks
