@@ -13,7 +13,6 @@ from .kinds import ActionKind
 from .options import Options, options_for
 from .values import _build, _jsonable, _plain, roll_from_dict, roll_to_dict
 
-
 _CONVERTED = frozenset(("kind", "rolled", "options"))
 
 
