@@ -268,7 +268,7 @@ def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord
     rnd = batch.round_at(encounter.id, made_by)
     if encounter.id not in batch.per_encounter:
         rows = encounter.combatants
-        models, indexed = encounter_models(encounter.id, rows)   # kept between polls
+        models, indexed = encounter_models(rows)   # kept between polls
         batch.per_encounter[encounter.id] = (policy_for(campaign, encounter), models,
                                              indexed, Cast(rows))
     policy, roster, indexed, cast = batch.per_encounter[encounter.id]
