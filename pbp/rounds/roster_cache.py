@@ -31,8 +31,9 @@ from ..store import models as m
 from .codec import combatant_to_model
 from .reading import parser_roster
 
-#: rows kept (a worker polls many threads; a value is a few hundred bytes to a few KB)
-KEPT = 20_000
+#: rows kept, least recently used dropped first: about 100 live encounters of 50
+#: combatants (a value and its key are a few KB, so at most some 10-20 MB a worker)
+KEPT = 5_000
 
 _lock = threading.Lock()
 _kept: OrderedDict[tuple[Any, ...], Combatant] = OrderedDict()
