@@ -32,7 +32,8 @@ from .codec import combatant_to_model
 from .reading import parser_roster
 
 #: rows kept, least recently used dropped first: about 100 live encounters of 50
-#: combatants (a value and its key are a few KB, so at most some 10-20 MB a worker)
+#: combatants (a value and its key: 2.2 KB for bench_rounds' sheets, by tracemalloc; so
+#: some 11 MB a worker at most with sheets like those)
 KEPT = 5_000
 
 _lock = threading.Lock()
