@@ -13,6 +13,7 @@ from typing import Any
 
 from ..dice import Roll
 from ..rules.model import Action, ActionKind, Combatant, Condition, Encounter, Weapon
+from ..rules.model import roll_to_dict as model_roll_to_dict
 from ..rules.options import Options
 from ..store import models as m
 
@@ -63,9 +64,8 @@ def _build(cls: Any, data: Mapping[str, Any]) -> Any:
 # --- rolls ----------------------------------------------------------------------------------
 
 def roll_to_dict(roll: Roll) -> dict[str, Any]:
-    d = dataclasses.asdict(roll)
-    d["faces"] = list(roll.faces)
-    return d
+    """The engine's own stored form of a roll (:func:`pbp.rules.model.roll_to_dict`)."""
+    return model_roll_to_dict(roll)
 
 
 def roll_from_dict(data: Mapping[str, Any]) -> Roll:

@@ -38,13 +38,13 @@ from ..store.types import utcnow
 from . import between
 from .batch import BatchReads
 from .bulk import bulk_batch, columns, insert_rows
-from .codec import combatant_to_model
 from .declare import Cast, process_post
 from .extensions import read_extensions
 from .ladder import player_posted
 from .policy import policy_for
-from .reading import ParseFn, parser_roster
+from .reading import ParseFn
 from .rolls import roll_batch
+from .roster_cache import encounter_models
 
 log = logging.getLogger("pbp.rounds.ingest")
 
@@ -142,8 +142,12 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     """
     now = now or utcnow()
     records = list(records)
-    if session.get(m.Thread, thread_id, options=[joinedload(m.Thread.campaign)]) is None:
-        raise LookupError(f"no thread {thread_id}")   # its campaign read with it: one query
+    # its campaign read with it: one query. Kept in a name for the whole batch: the
+    # session's identity map holds rows weakly, and a thread let go here was read again
+    # (with its campaign: two more statements) when the batch asked for it (SCALE-6)
+    thread = session.get(m.Thread, thread_id, options=[joinedload(m.Thread.campaign)])
+    if thread is None:
+        raise LookupError(f"no thread {thread_id}")
     known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
     if not any(_changes(r, known.get(r.platform_id)) for r in records):
         return [known[r.platform_id].id for r in records if r.platform_id in known]
@@ -159,7 +163,7 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         try:
             with session.begin_nested(), roll_batch(session, enabled=not guarded), \
                     bulk_batch(session, enabled=not guarded):
-                ids = _read_batch(session, thread_id, kept, now, parse, reading, guarded, first,
+                ids = _read_batch(session, thread, kept, now, parse, reading, guarded, first,
                                   inserted)
             break
         except BaseException as exc:
@@ -179,12 +183,13 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     return ids
 
 
-def _read_batch(session: Session, thread_id: int, records: Sequence[PostRecord], now: datetime,
+def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord], now: datetime,
                 parse: ParseFn | None, reading: list[PostRecord], guarded: bool,
                 first: dict[str, m.Post] | None, inserted: list[m.Post]) -> list[int]:
     """Store every record (one flush), then read the changed posts in order. *first*: the
     stored posts read before the batch began (None once a pass was rolled back)."""
-    batch = BatchReads(session, session.get_one(m.Thread, thread_id))
+    batch = BatchReads(session, thread)
+    thread_id = thread.id
     known = rolled = None
     if not guarded:
         if first is not None:
@@ -262,9 +267,10 @@ def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord
         return
     rnd = batch.round_at(encounter.id, made_by)
     if encounter.id not in batch.per_encounter:
-        models = [combatant_to_model(c) for c in encounter.combatants]
+        rows = encounter.combatants
+        models, indexed = encounter_models(rows)   # kept between polls
         batch.per_encounter[encounter.id] = (policy_for(campaign, encounter), models,
-                                             parser_roster(models), Cast(encounter.combatants))
+                                             indexed, Cast(rows))
     policy, roster, indexed, cast = batch.per_encounter[encounter.id]
     is_narrator = post.author.casefold() in narrators
     read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)

@@ -13,6 +13,8 @@ from .kinds import ActionKind
 from .options import Options, options_for
 from .values import _build, _jsonable, _plain, roll_from_dict, roll_to_dict
 
+_CONVERTED = frozenset(("kind", "rolled", "options"))
+
 
 @dataclass(frozen=True)
 class Action:
@@ -45,7 +47,8 @@ class Action:
             object.__setattr__(self, "options", options_for(self.kind, opts))
 
     def to_dict(self) -> dict[str, Any]:
-        d = _plain(self)
+        # SCALE-6: rolled and options are converted once, here (_plain converted each twice)
+        d = _plain(self, _CONVERTED)
         d["kind"] = self.kind.value
         d["rolled"] = roll_to_dict(self.rolled) if self.rolled else None
         d["options"] = self.options.to_dict()

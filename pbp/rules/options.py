@@ -26,7 +26,6 @@ pbp.errors.UnreadableInput: 'until' is not an option of a move action (it belong
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import enum
 from collections.abc import Mapping
@@ -174,8 +173,10 @@ class Options:
 
     def to_dict(self) -> dict[str, Any]:
         """The options given, as plain JSON types (the stored form)."""
-        return {n: _jsonable(getattr(self, n)) for n in _NAMES
-                if getattr(self, n) != _DEFAULTS[n]}
+        # SCALE-6: one pass over the instance's values, scalars kept as they are
+        values = self.__dict__
+        return {n: v if type(v) in _SCALARS else _jsonable(v) for n, default in _DEFAULT_ITEMS
+                if (v := values[n]) != default}
 
     def evolve(self, **changes: Any) -> Options:
         """A copy with *changes*, each checked against the kind's options (lists kept as
@@ -186,7 +187,10 @@ class Options:
                 raise UnreadableInput(_not_an_option(name, self.KIND))
             if name in _TUPLES and isinstance(value, list):
                 changes[name] = tuple(value)
-        new = copy.copy(self)
+        # what copy.copy does for a dataclass without slots (a new instance, the state
+        # copied), without its reduce protocol: a tenth of reading a post's actions (SCALE-6)
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
         new.__dict__.update(changes)
         return new
 
@@ -201,6 +205,8 @@ PROVENANCE = frozenset(("source", "verb", "roll_index", "roll_indices", "candida
 
 _NAMES: tuple[str, ...] = tuple(f.name for f in fields(Options))
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Options)}
+_DEFAULT_ITEMS: tuple[tuple[str, Any], ...] = tuple(_DEFAULTS.items())
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 _TUPLES = frozenset(f.name for f in fields(Options) if str(f.type).startswith("tuple"))
 
 #: What every kind takes: provenance, commands, timing, rolls and the rulesets' own checks

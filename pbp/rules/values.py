@@ -17,9 +17,20 @@ from ..errors import UnreadableInput
 
 # --- JSON round-trip helpers -------------------------------------------------------------
 
+#: a value of these types is its own JSON form (exact types: an enum deriving from int is not)
+SCALARS = frozenset((str, int, float, bool, type(None)))
+_ROLL_FIELDS: tuple[str, ...] = tuple(f.name for f in dataclasses.fields(Roll))
+
+
 def roll_to_dict(roll: Roll) -> dict[str, Any]:
-    """A :class:`pbp.dice.Roll` as plain JSON types."""
-    d = dataclasses.asdict(roll)
+    """A :class:`pbp.dice.Roll` as plain JSON types: its fields in order, ``faces`` a list.
+
+    Why not ``dataclasses.asdict``: it deep-copies every field recursively, and ingest
+    stores a roll in every declared action (SCALE-6). A roll's fields are scalars (and
+    ``faces`` a tuple of ints), so a shallow copy is the same dict."""
+    d = {n: getattr(roll, n) for n in _ROLL_FIELDS}
+    if not all(type(v) in SCALARS for n, v in d.items() if n != "faces"):
+        d = dataclasses.asdict(roll)   # never for a roll the dice made: the general way
     d["faces"] = list(roll.faces)
     return d
 
@@ -43,9 +54,25 @@ def _jsonable(value: Any) -> Any:
     return value
 
 
-def _plain(obj: Any) -> dict[str, Any]:
-    """Shallow field dict; callers convert nested values."""
-    return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names in order, read once per class."""
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def _plain(obj: Any, skip: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Shallow field dict; callers convert nested values. *skip*: fields the caller
+    converts itself (left as they are here, in their place in the order)."""
+    out: dict[str, Any] = {}
+    for n in field_names(type(obj)):
+        v = getattr(obj, n)
+        out[n] = v if n in skip or type(v) in SCALARS else _jsonable(v)
+    return out
 
 
 _T = TypeVar("_T")

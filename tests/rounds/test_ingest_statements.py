@@ -76,7 +76,9 @@ def test_scale_6_a_batch_makes_as_many_statements_for_30_posts_as_for_3(engine: 
     with statements(engine) as large:
         w.ingest(attacks("b", 30, minute=5), now=at(3))
     assert len(large) == len(small), (small, large)
-    assert len(small) <= 30, small
+    # 21 on SQLite and PostgreSQL: the thread and its campaign are read once a batch
+    # (23 before: the session let go of them and read both again, SCALE-6 third pass)
+    assert len(small) <= 21, small
     got = rolls_of(engine, rid)
     assert [i for i, _, _ in got] == list(range(opening + 33))
     assert [p for _, p, _ in got[opening:]] == [f"a{i}" for i in range(3)] + [f"b{i}" for i in range(30)]

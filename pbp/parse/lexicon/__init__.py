@@ -14,6 +14,7 @@ pure Python (about 20 us a word), so every :class:`Lexicon` keeps a bounded cach
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from functools import cache
@@ -207,6 +208,10 @@ _PT_HINTS = frozenset(["não", "nao", "com", "uma", "um", "que", "o", "os", "as"
 _EN_HINTS = frozenset(["the", "and", "with", "i", "my", "to", "of", "at", "a", "is", "it", "his", "her", "he", "she", "you", "on", "in"])
 
 
+_CYRILLIC_RUNS = re.compile("[\u0410-\u044f\u0401\u0451]+")
+_LATIN_RUNS = re.compile("[A-Za-z]+")
+
+
 def script_letters(sample: str) -> tuple[int, int]:
     """(Cyrillic letters, ASCII Latin letters) in *sample*: the script evidence both the
     cheap guess here and :mod:`pbp.parse.language` weigh.
@@ -214,13 +219,10 @@ def script_letters(sample: str) -> tuple[int, int]:
     >>> script_letters("Бью orc")
     (3, 3)
     """
-    cyr = lat = 0
-    for ch in sample:
-        if "а" <= ch <= "я" or "А" <= ch <= "Я" or ch in "ёЁ":
-            cyr += 1
-        elif ch.isascii() and ch.isalpha():
-            lat += 1
-    return cyr, lat
+    # runs counted by the regex engine: a loop in Python over every character was a tenth
+    # of reading a short post (SCALE-6); the same letters: а-я, А-Я, ё, Ё and ASCII A-Z, a-z
+    return (sum(map(len, _CYRILLIC_RUNS.findall(sample))),
+            sum(map(len, _LATIN_RUNS.findall(sample))))
 
 
 def detect(text: str) -> str:
