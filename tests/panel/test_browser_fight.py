@@ -15,7 +15,7 @@ from pbp.panel import sample
 from pbp.rounds import service
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Encounter, Reply, Round, Thread
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -37,16 +37,6 @@ def _setup_encounter(db_url: str, ids: dict[str, Any]) -> int:
     return eid
 
 
-def _ok(page: Any, says: str) -> str:
-    """The "done" flash of the form just sent, once the page shows it: waiting for any
-    ``.flash.ok`` was a race (1 run in 10 failed under load) since a click returns before
-    the POST's redirect has loaded, and the page before it may still show the flash of the
-    form sent before (the roll's "post a correction to apply it" read as the correction's)."""
-    flash = page.locator(".flash.ok", has_text=says).first
-    flash.wait_for()
-    return str(flash.inner_text())
-
-
 def _fits(page: Any, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
 
@@ -66,14 +56,12 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     # 1. start the encounter: round 1 opens, its opening waits for approval, the clock with it
     page.goto(f"{live_server}/encounters/{eid}")
     page.screenshot(path=str(output_dir / "fight-start-before-desktop.png"), full_page=True)
-    page.locator("#start-submit").click()
-    _ok(page, "opening waits for your approval")
+    flash_ok(page, page.locator("#start-submit"), "opening waits for your approval")
     assert page.locator("#clock-held").is_visible()
     page.screenshot(path=str(output_dir / "fight-started-held-desktop.png"), full_page=True)
     page.get_by_text("Read and approve").click()
     page.locator("[id^=approve-reason-]").first.fill("opening reads well")
-    page.locator("button[id^=approve-]").first.click()
-    assert _ok(page, "Change recorded") == "Change recorded."     # the opening's page is gone
+    assert flash_ok(page, page.locator("button[id^=approve-]").first) == "Change recorded."
     assert page.locator("#clock-held").count() == 0
     engine = make_engine(db_url)
     with session_scope(engine) as s:
@@ -85,8 +73,7 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     page.goto(f"{live_server}/encounters/{ids['encounter']}?round=1")
     page.locator("#reply-action").select_option("post")
     page.locator("#reply-reason").fill("checked, good to go")
-    page.locator("#reply-submit").click()
-    _ok(page, "Change recorded")
+    flash_ok(page, page.locator("#reply-submit"), "Change recorded")
     assert page.locator("#reply-state").inner_text() == "pending"
 
     # 3. move round 2's deadline: the thread is told (held too: approval mode holds every reply)
@@ -94,8 +81,7 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     page.get_by_text("Extend or shorten the deadline").click()
     page.locator("#deadline-new").fill("2099-01-01T12:00")
     page.locator("#deadline-reason").fill("the forum was down")
-    page.get_by_role("button", name="Move deadline").click()
-    _ok(page, "Change recorded")
+    flash_ok(page, page.get_by_role("button", name="Move deadline"), "Change recorded")
     assert "2099-01-01 12:00" in page.locator("[data-live=round]").inner_text()
     page.get_by_text("Other replies of this round").click()
     notice = page.locator("#other-replies").inner_text()
@@ -113,12 +99,11 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     roll.locator("summary").click()
     roll.get_by_label("New result").fill("1")
     roll.get_by_label("Reason", exact=True).fill("typo fix")
-    roll.get_by_role("button", name="Set result").click()
-    _ok(page, "post a correction to apply it")               # never a silent "recorded"
+    flash_ok(page, roll.get_by_role("button", name="Set result"),
+             "post a correction to apply it")                # never a silent "recorded"
     assert page.locator("#correction").is_visible()
     page.locator("#correct-reason").fill("typo fix")
-    page.locator("#correct-submit").click()
-    _ok(page, "Correction queued")
+    flash_ok(page, page.locator("#correct-submit"), "Correction queued")
     page.get_by_text("Other replies of this round").click()
     text = page.locator("#other-replies").inner_text()
     assert "correction" in text and "The narrator adjusted" in text and "typo fix" not in text
