@@ -61,6 +61,16 @@ class SessionInterface(SecureCookieSessionInterface):
     def get_cookie_secure(self, app: Flask) -> bool:
         return cookie_secure(app)
 
+    def should_set_cookie(self, app: Flask, session: Any) -> bool:
+        """Never in the answer to a page's background request (the live refresh, a part
+        loaded on demand: panel.js marks them). One still in flight when a form is posted
+        answers after the POST's redirect, and its cookie, the session as it was before the
+        POST, would replace the POST's: the "done" message lost (test_browser_fight's
+        flake under load), or anything else the POST put in the session undone."""
+        if has_request_context() and (request.headers.get("X-Fragment") or "X-Live-Have" in request.headers):
+            return False
+        return bool(super().should_set_cookie(app, session))
+
 
 def _remember_cookie(response: Response) -> Response:
     """Flask-Login writes its remember cookie with the config value as is ("auto" comes out

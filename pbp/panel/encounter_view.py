@@ -239,9 +239,7 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
     assert rnd is not True
     if page_version is None:
         page_version = version(session, encounter, rnd)
-    # First: the service's dry-run preview expires the whole session when it is done, and
-    # every row loaded before it would then be reloaded one by one while rendering. It
-    # is also the costliest part (a whole resolution): kept per page version.
+    # The preview is the costliest part (a whole resolution, in memory): kept per page version.
     key = (str(session.get_bind().engine.url), rnd.id if rnd else None, page_version)
     preview_text = _PREVIEWS.get(key)
     failed = False
@@ -251,9 +249,6 @@ def build(session: Session, encounter: Encounter, number: int | None = None, *,
         failed = preview_text.startswith(FAILED)
         if not failed:
             _keep(_PREVIEWS, key, preview_text)
-        # the preview expired the session: reload what was loaded before it
-        encounter = session.get(Encounter, encounter.id)  # type: ignore[assignment]
-        rnd = queries.current_round(session, encounter.id, number)
     # read only from here on: nothing to flush before each query (the declarations' views
     # below would otherwise make the unit of work scan the session every time)
     with session.no_autoflush:

@@ -158,8 +158,6 @@ def _rendered(encounter_id: int, known: tuple[Any, Any, str] | None = None
 def show(encounter_id: int):  # type: ignore[no-untyped-def]
     enc, rnd, _ctx, version, got = _rendered(encounter_id)
     s = db_session()
-    enc = s.get(type(enc), enc.id)           # the preview may have expired it
-    rnd = s.get(Round, rnd.id) if rnd is not None else None
     page = {"encounter": enc, "campaign": enc.campaign, "selected": _round_arg(), "version": version,
             "round": rnd, "combatants": ordered_combatants(enc, rnd)}
     page.update(standing_context(s, enc))   # STALL-1/2: not versioned (time-bound), so per request

@@ -6,6 +6,7 @@ form's shape, calls it, commits and goes back to the page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -81,6 +82,15 @@ def _apply(encounter_id: int, form: Form, apply: Any, ok: str) -> Any:
     return submit(form, apply, lambda: _back(encounter_id), ok)
 
 
+def _on_row(encounter_id: int, field: str, act: Callable[[Session, int], None], ok: str) -> Any:
+    """A plain button's POST on the one row its form names in *field* (end an absence,
+    cancel an order): no usable id is a 404, as a row of another encounter is."""
+    row_id = db_id(request.form.get(field))
+    if row_id is None:
+        abort(404)
+    return _apply(encounter_id, PlainForm(), lambda s: act(s, row_id), ok)
+
+
 def _who() -> dict[str, Any]:
     return {"narrator_id": current_user.id, "narrator": current_user.username,
             "now": datetime.now(UTC)}
@@ -106,12 +116,8 @@ def add_absence(encounter_id: int):  # type: ignore[no-untyped-def]
 @login_required
 def end_absence(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = encounter_or_404(db_session(), encounter_id)
-    absence_id = db_id(request.form.get("absence_id"))
-    if absence_id is None:
-        abort(404)
-    return _apply(encounter_id, PlainForm(),
-                  lambda s: service.end_absence(s, enc, absence_id, **_who()),
-                  _("Absence ended."))
+    return _on_row(encounter_id, "absence_id", lambda s, absence_id: service.end_absence(
+        s, enc, absence_id, **_who()), _("Absence ended."))
 
 
 @bp.route("/order", methods=["POST"])
@@ -129,9 +135,5 @@ def set_order(encounter_id: int):  # type: ignore[no-untyped-def]
 def cancel_order(encounter_id: int):  # type: ignore[no-untyped-def]
     enc = encounter_or_404(db_session(), encounter_id)
     row = in_encounter_or_404(db_session(), Combatant, request.form.get("combatant_id"), enc)
-    order_id = db_id(request.form.get("order_id"))
-    if order_id is None:
-        abort(404)
-    return _apply(encounter_id, PlainForm(),
-                  lambda s: service.cancel_order(s, row, order_id, **_who()),
-                  _("Standing order cancelled."))
+    return _on_row(encounter_id, "order_id", lambda s, order_id: service.cancel_order(
+        s, row, order_id, **_who()), _("Standing order cancelled."))

@@ -42,7 +42,7 @@ from .early import away_in, round_deadline, run_by_narrator
 from .lifecycle import round_seed
 from .overrides import OverridingBox
 from .policy import policy_for
-from .proof import roll_line
+from .proof import reveal_lines, roll_line
 from .replies import (
     _index_rolls,
     _order_labels,
@@ -228,26 +228,10 @@ def _proof(session: Session, rnd: m.Round, out: Outcome) -> list[ProofLine]:
     if out.next_round is not None:
         lines.append(ProofLine.commit(out.next_round.number, out.next_round.commitment))
     if out.ended:
-        lines += _reveals(session, enc, besides=rnd.id)
+        lines += reveal_lines(session, enc, besides=rnd.id, unrevealed=True)
         if enc.hidden_key:
             lines.append(ProofLine.hidden_key(enc.hidden_key))
     return lines
-
-
-def _reveals(session: Session, enc: m.Encounter, *, besides: int) -> list[ProofLine]:
-    """:func:`pbp.rounds.proof.reveal_lines` at the encounter's end: every secret roll of
-    the other rounds whose seed is out, revealed."""
-    out: list[ProofLine] = []
-    by_round: dict[int, list[hidden_store.SecretRoll]] = {}
-    for s in hidden_store.encounter_secrets(session, enc.id):
-        by_round.setdefault(s.roll.round_id, []).append(s)
-    for round_id, secrets in sorted(by_round.items()):
-        other = session.get(m.Round, round_id)
-        if other is None or round_id == besides or not other.seed_revealed:
-            continue
-        out.append(ProofLine.seed(other.number, other.seed))
-        out += [roll_line(s.roll, other, True) for s in sorted(secrets, key=lambda x: x.roll.roll_index)]
-    return out
 
 
 def _secrets(session: Session, view: ReplyView, rnd: m.Round, names: Mapping[str, str], *,

@@ -55,15 +55,17 @@ def opening_lines(rnd: m.Round) -> list[ProofLine]:
 
 
 def reveal_lines(session: Session, enc: m.Encounter, roll_ids: set[int] | None = None, *,
-                 besides: int | None = None) -> list[ProofLine]:
+                 besides: int | None = None, unrevealed: bool = False) -> list[ProofLine]:
     """Secret rolls revealed (DICE-2) of rounds whose seed is out, under each round's seed
     line: *roll_ids* (a reveal reply), or every revealed one (the encounter's end), round
     *besides* left out (its own lines already list them). A round still open says its
-    revealed rolls in its own result, where its seed is."""
+    revealed rolls in its own result, where its seed is. *unrevealed*: the ones not
+    revealed yet too (the preview of a resolution that ends the fight, which reveals them
+    all: nothing is recorded for it)."""
     out: list[ProofLine] = []
     by_round: dict[int, list[hidden_store.SecretRoll]] = {}
     for s in hidden_store.encounter_secrets(session, enc.id):
-        if s.reveal is not None and (roll_ids is None or s.roll.id in roll_ids):
+        if (unrevealed or s.reveal is not None) and (roll_ids is None or s.roll.id in roll_ids):
             by_round.setdefault(s.roll.round_id, []).append(s)
     for round_id, secrets in sorted(by_round.items()):
         rnd = session.get(m.Round, round_id)

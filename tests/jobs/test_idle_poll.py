@@ -4,45 +4,16 @@ PostgreSQL engines with SQLAlchemy's own events, leases in the real Redis."""
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event
 
 from pbp.jobs import threads
 from tests.jobs.conftest import Res
 from tests.rounds.world import World
+from tests.sql_log import Transactions
 from workers.locks import RedisLease
 
 REDIS = "redis://127.0.0.1:6379/15"
-
-
-class Transactions:
-    """Transactions ended on an engine, and those among them that wrote."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.ended = 0
-        self.writes = 0
-        self._dirty: set[int] = set()
-        event.listen(engine, "before_cursor_execute", self._statement)
-        event.listen(engine, "commit", self._end)
-        event.listen(engine, "rollback", self._end)
-
-    def _statement(self, conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
-        if statement.lstrip()[:6].upper() in {"INSERT", "UPDATE", "DELETE"}:
-            self._dirty.add(id(conn))
-
-    def _end(self, conn: Any) -> None:
-        self.ended += 1
-        if id(conn) in self._dirty:
-            self._dirty.discard(id(conn))
-            self.writes += 1
-
-    def close(self) -> None:
-        event.remove(self.engine, "before_cursor_execute", self._statement)
-        event.remove(self.engine, "commit", self._end)
-        event.remove(self.engine, "rollback", self._end)
 
 
 @pytest.fixture

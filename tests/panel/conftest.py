@@ -190,3 +190,16 @@ def browser_login(page: Any, base: str, name: str = "alice", password: str = sam
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
     page.wait_for_url(f"{base}/")
+
+
+def flash_ok(page: Any, button: Any, says: str = "") -> str:
+    """Click a form's submit *button* and read the "done" flash of the page its POST
+    redirects to (saying *says*). Waiting for any ``.flash.ok`` after the click was a race
+    (test_browser_fight failed 1 run in 12 under load): the click returns before the
+    redirect's page has loaded, and the page before may still show the flash of the form
+    sent before it, which was then read as this one's."""
+    with page.expect_navigation():
+        button.click()
+    flash = page.locator(".flash.ok", has_text=says).first
+    flash.wait_for()
+    return str(flash.inner_text())

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pbp.panel import sample
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -65,15 +65,13 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     # re-resolve so the reply carries the new result, then approve it
     page.get_by_text("Re-resolve the round").click()
     page.locator("#resolve-reason").fill("apply the corrected roll")
-    page.get_by_role("button", name="Re-resolve").click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, page.get_by_role("button", name="Re-resolve"))
     assert "not yet in this reply" not in page.locator("#preview-text").inner_text()
     assert page.locator("#reply-state").inner_text() == "held"
     page.screenshot(path=str(output_dir / "encounter-round1-desktop.png"), full_page=True)
     page.locator("#reply-action").select_option("post")
     page.locator("#reply-reason").fill("checked, good to go")
-    page.locator("#reply-submit").click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, page.locator("#reply-submit"))
     assert page.locator("#reply-state").inner_text() == "pending"
     assert "alice approved a reply (result): now pending" in page.locator("#audit").inner_text()
     assert not errors, errors

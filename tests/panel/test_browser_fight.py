@@ -15,7 +15,7 @@ from pbp.panel import sample
 from pbp.rounds import service
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Encounter, Reply, Round, Thread
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -37,11 +37,6 @@ def _setup_encounter(db_url: str, ids: dict[str, Any]) -> int:
     return eid
 
 
-def _ok(page: Any) -> str:
-    page.wait_for_selector(".flash.ok")
-    return page.locator(".flash.ok").first.inner_text()
-
-
 def _fits(page: Any, width: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= width + 1
 
@@ -61,14 +56,12 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     # 1. start the encounter: round 1 opens, its opening waits for approval, the clock with it
     page.goto(f"{live_server}/encounters/{eid}")
     page.screenshot(path=str(output_dir / "fight-start-before-desktop.png"), full_page=True)
-    page.locator("#start-submit").click()
-    assert "opening waits for your approval" in _ok(page)
+    flash_ok(page, page.locator("#start-submit"), "opening waits for your approval")
     assert page.locator("#clock-held").is_visible()
     page.screenshot(path=str(output_dir / "fight-started-held-desktop.png"), full_page=True)
     page.get_by_text("Read and approve").click()
     page.locator("[id^=approve-reason-]").first.fill("opening reads well")
-    page.locator("button[id^=approve-]").first.click()
-    _ok(page)
+    assert flash_ok(page, page.locator("button[id^=approve-]").first) == "Change recorded."
     assert page.locator("#clock-held").count() == 0
     engine = make_engine(db_url)
     with session_scope(engine) as s:
@@ -80,8 +73,7 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     page.goto(f"{live_server}/encounters/{ids['encounter']}?round=1")
     page.locator("#reply-action").select_option("post")
     page.locator("#reply-reason").fill("checked, good to go")
-    page.locator("#reply-submit").click()
-    _ok(page)
+    flash_ok(page, page.locator("#reply-submit"), "Change recorded")
     assert page.locator("#reply-state").inner_text() == "pending"
 
     # 3. move round 2's deadline: the thread is told (held too: approval mode holds every reply)
@@ -89,8 +81,7 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     page.get_by_text("Extend or shorten the deadline").click()
     page.locator("#deadline-new").fill("2099-01-01T12:00")
     page.locator("#deadline-reason").fill("the forum was down")
-    page.get_by_role("button", name="Move deadline").click()
-    _ok(page)
+    flash_ok(page, page.get_by_role("button", name="Move deadline"), "Change recorded")
     assert "2099-01-01 12:00" in page.locator("[data-live=round]").inner_text()
     page.get_by_text("Other replies of this round").click()
     notice = page.locator("#other-replies").inner_text()
@@ -108,12 +99,11 @@ def test_start_approve_move_deadline_and_correct(browser: Any, live_server: str,
     roll.locator("summary").click()
     roll.get_by_label("New result").fill("1")
     roll.get_by_label("Reason", exact=True).fill("typo fix")
-    roll.get_by_role("button", name="Set result").click()
-    assert "post a correction to apply it" in _ok(page)               # never a silent "recorded"
+    flash_ok(page, roll.get_by_role("button", name="Set result"),
+             "post a correction to apply it")                # never a silent "recorded"
     assert page.locator("#correction").is_visible()
     page.locator("#correct-reason").fill("typo fix")
-    page.locator("#correct-submit").click()
-    assert "Correction queued" in _ok(page)
+    flash_ok(page, page.locator("#correct-submit"), "Correction queued")
     page.get_by_text("Other replies of this round").click()
     text = page.locator("#other-replies").inner_text()
     assert "correction" in text and "The narrator adjusted" in text and "typo fix" not in text

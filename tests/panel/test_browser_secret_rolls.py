@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Reply, RollRecord
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 from .test_secret_rolls import assert_preview, secret_post
 
@@ -21,11 +21,6 @@ pytestmark = [pytest.mark.integration]
 
 DESKTOP = {"width": 1280, "height": 900}
 SHOTS = Path("/tmp/shots-dice-hidden")
-
-
-def _ok(page: Any) -> str:
-    page.wait_for_selector(".flash.ok")
-    return page.locator(".flash.ok").first.inner_text()
 
 
 def test_DICE_2_secret_rolls_walked_in_the_browser(browser: Any, live_server: str, ids: dict[str, Any],
@@ -50,19 +45,16 @@ def test_DICE_2_secret_rolls_walked_in_the_browser(browser: Any, live_server: st
     page.get_by_text("Roll in secret", exact=True).first.click()
     page.locator("#secret-expression").fill("2d6+1")
     page.locator("#secret-label").fill("does the ogre wake?")
-    page.locator("#secret-submit").click()
-    assert "Rolled in secret" in _ok(page)
+    flash_ok(page, page.locator("#secret-submit"), "Rolled in secret")
     assert page.locator("#secret-table li[data-sealed=yes]").count() == 2
 
     # reveal Aria's with a reason, then all
     row = page.locator(f"#secret-{rec.id}")
     row.locator("input[name=reveal-reason]").fill("she spots the ogre")
-    row.get_by_role("button", name="Reveal").click()
-    assert "Revealed" in _ok(page)
+    flash_ok(page, row.get_by_role("button", name="Reveal"), "Revealed")
     assert page.locator(f"#secret-{rec.id}").get_attribute("data-sealed") == "no"
     page.locator("#secret-rolls").screenshot(path=str(SHOTS / "secret-one-revealed-desktop.png"))
-    page.locator("#reveal-all").click()
-    assert "Revealed" in _ok(page)
+    flash_ok(page, page.locator("#reveal-all"), "Revealed")    # this page's: the one before says it too
     assert page.locator("#secret-table li[data-sealed=yes]").count() == 0
     assert page.locator("#reveal-all").count() == 0
     page.screenshot(path=str(SHOTS / "secret-all-revealed-desktop.png"), full_page=True)

@@ -17,7 +17,7 @@ from pbp.rounds.clocks import clock_of, place
 from pbp.sources.base import PostRecord
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign, Encounter, ExtensionRequest, Round
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -68,14 +68,10 @@ def test_STALL5_clock_settings_and_an_extension_granted_in_the_browser(
     item = page.locator(f"#extension-{req_id}")
     assert "Cato (cato_p): 48 h more" in item.inner_text() and "waits for you" in item.inner_text()
     _shot(page, output_dir, "encounter-extension-waiting-desktop")
-    page.locator(f"#extension-grant-{req_id}").click()
-    page.wait_for_selector(".flash.ok")
-    assert "Extension granted" in page.locator(".flash.ok").first.inner_text()
+    flash_ok(page, page.locator(f"#extension-grant-{req_id}"), "Extension granted")
     assert "granted by a narrator" in page.locator(f"#extension-{req_id}").inner_text()
     page.locator("#enc-round-hours").fill("12")
-    page.locator("#round-length-submit").click()
-    page.wait_for_selector(".flash.ok")
-    assert "now last 12 hours" in page.locator(".flash.ok").first.inner_text()
+    flash_ok(page, page.locator("#round-length-submit"), "now last 12 hours")
     _shot(page, output_dir, "encounter-extension-granted-desktop")
     assert not errors, errors
     ctx.close()

@@ -8,15 +8,13 @@ consecutive in the round without a gap), not from a run of the program.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
-from sqlalchemy import Engine, event, select
+from sqlalchemy import Engine, select
 
 from pbp.rounds import ingest, rolls
 from pbp.store import models as m
 from pbp.store.db import session_scope
+from tests.sql_log import starting, statements
 
 from .world import at, make_world, post
 
@@ -24,22 +22,6 @@ from .world import at, make_world, post
 POSTS = [post("p1", "alice", at(1), "I attack Goblin Snag with my sword [roll]1d20+5[/roll]"),
          post("p2", "bob", at(2), "I attack Goblin Rot [roll]1d20+5[/roll] [roll]1d8[/roll]"),
          post("p3", "GM", at(3), "Goblin Snag: attacks Aria with the dagger")]
-
-
-@contextmanager
-def savepoints(engine: Engine) -> Iterator[list[str]]:
-    """Every SAVEPOINT statement the engine sends while inside."""
-    seen: list[str] = []
-
-    def listen(_conn, _cursor, statement, *_a):  # type: ignore[no-untyped-def]
-        if statement.lstrip().upper().startswith("SAVEPOINT"):
-            seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", listen)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", listen)
 
 
 def tag_rolls(engine: Engine, round_id: int) -> list[tuple[int, str | None, int | None]]:
@@ -54,7 +36,7 @@ def tag_rolls(engine: Engine, round_id: int) -> list[tuple[int, str | None, int 
 def test_scale_6_a_batch_takes_one_savepoint_and_keeps_every_roll(engine: Engine) -> None:
     w = make_world(engine)
     rid = w.open(at(0))
-    with savepoints(engine) as seen:
+    with statements(engine, only=starting("SAVEPOINT")) as seen:
         ids = w.ingest(POSTS, now=at(3))
     assert len(ids) == 3
     assert len(seen) == 1, seen   # before SCALE-6: one per post and per roll (6 here)

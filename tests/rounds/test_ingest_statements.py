@@ -8,33 +8,23 @@ rolled once, at consecutive indexes (PBP-4), whatever the size of the batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 
-from sqlalchemy import Engine, event, select
+from sqlalchemy import Engine, select
 
 from pbp.store import models as m
 from pbp.store.db import session_scope
+from tests.sql_log import starting
+from tests.sql_log import statements as sent
 
 from .world import at, make_world, post
 
 WRITES = ("INSERT", "UPDATE", "DELETE", "SAVEPOINT", "RELEASE", "ROLLBACK TO")
 
 
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[str]]:
-    """Every statement the engine sends to the database while inside (BEGIN aside)."""
-    seen: list[str] = []
-
-    def listen(_conn, _cursor, statement, *_a):  # type: ignore[no-untyped-def]
-        if not statement.lstrip().upper().startswith("BEGIN"):
-            seen.append(" ".join(statement.split()))
-
-    event.listen(engine, "before_cursor_execute", listen)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", listen)
+def statements(engine: Engine) -> AbstractContextManager[list[str]]:
+    """Every statement the engine sends while inside (BEGIN aside), white space folded."""
+    return sent(engine, besides=starting("BEGIN"), fold=True)
 
 
 def attacks(prefix: str, n: int, minute: int = 0) -> list:

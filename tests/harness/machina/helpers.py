@@ -8,10 +8,8 @@ player's plain browser-like client (not pbp's code) and an anonymous visitor.
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,39 +17,20 @@ from typing import Any
 import requests
 from bs4 import BeautifulSoup
 
-from tests.conftest import missing
+from tests.harness import common
 
 HERE = Path(__file__).resolve().parent
 PLAYER = {"username": "player", "password": "playerpass"}
 
 
 def load_harness() -> Any:
-    """server.py (stdlib only, also run as a script) loaded as the module ``machina_harness``."""
-    harness = sys.modules.get("machina_harness")
-    if harness is None:
-        spec = importlib.util.spec_from_file_location("machina_harness", HERE / "server.py")
-        assert spec and spec.loader
-        harness = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = harness     # dataclasses look their module up
-        spec.loader.exec_module(harness)
-    if not harness.ready():
-        done = subprocess.run(["bash", str(HERE / "setup.sh")], capture_output=True,
-                              text=True, timeout=900)
-        if done.returncode != 0 or not harness.ready():
-            missing("machina harness could not be set up: " + done.stderr[-500:])
-    return harness
+    """server.py loaded as the module ``machina_harness`` (:func:`tests.harness.common.load_harness`)."""
+    return common.load_harness("machina", HERE)
 
 
 def serve(harness: Any, **kwargs: Any) -> Iterator[Any]:
     """``yield from serve(harness, etag=...)`` in a fixture: a started server, stopped after."""
-    try:
-        server = harness.start(**kwargs)
-    except RuntimeError as exc:
-        missing(f"machina server did not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    return common.serve(harness, "machina", **kwargs)
 
 
 def player_posts(base: str, topic: str, text: str, username: str = PLAYER["username"],

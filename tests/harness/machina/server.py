@@ -4,22 +4,22 @@
 
 Each server runs on its own copy of the seeded template database, so tests start from
 the same forum every time and two servers (with and without ETags) do not share writes.
+What Misago's server.py does alike is in tests/harness/django_server.py.
 """
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+if str(HERE.parents[2]) not in sys.path:     # run as a script, or loaded by the benchmark
+    sys.path.insert(0, str(HERE.parents[2]))
+from tests.harness import django_server as dj  # noqa: E402
+
 PYTHON = HERE / "venv" / "bin" / "python"
 TEMPLATE_DB = HERE / "site" / "template.sqlite3"
 BENCH_DB = HERE / "site" / "bench.sqlite3"     # the template plus 200 topics in "Bench"
@@ -30,69 +30,29 @@ def ready() -> bool:
         (HERE / "site" / ".stamp").exists()
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @dataclass
-class MachinaServer:
-    base: str
-    port: int
+class MachinaServer(dj.DjangoServer):
     db: Path
     etag: bool
-    proc: subprocess.Popen
-    workdir: Path
+
+    here = HERE
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "PYTHONPATH": str(HERE), "DJANGO_SETTINGS_MODULE": "host.settings",
-                "MACHINA_DB": str(self.db)}
-
-    def seed(self, *args: str) -> list[str]:
-        """Run seed.py against this server's database; its output lines."""
-        out = subprocess.run([str(PYTHON), str(HERE / "seed.py"), *args], env=self.env(),
-                             check=True, capture_output=True, text=True, timeout=300)
-        return out.stdout.splitlines()
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-        shutil.rmtree(self.workdir, ignore_errors=True)
+        return dj.django_env(HERE, MACHINA_DB=str(self.db))
 
 
 def start(*, etag: bool = False, flood: float = 0, port: int | None = None,
           bench: bool = False, timeout: float = 30) -> MachinaServer:
     if not ready():
         raise RuntimeError(f"machina harness not set up: run bash {HERE / 'setup.sh'}")
-    port = port or free_port()
+    port = port or dj.free_port()
     workdir = Path(tempfile.mkdtemp(prefix=f"machina-{port}-"))
     db = workdir / "db.sqlite3"
     shutil.copyfile(BENCH_DB if bench else TEMPLATE_DB, db)
-    env = {**os.environ, "PYTHONPATH": str(HERE), "DJANGO_SETTINGS_MODULE": "host.settings",
-           "MACHINA_DB": str(db), "MACHINA_ETAG": "1" if etag else "0",
-           "MACHINA_FLOOD": str(flood)}
-    with open(workdir / "server.log", "wb") as log:   # the child keeps its own copy
-        proc = subprocess.Popen([str(PYTHON), "-m", "django", "runserver", f"127.0.0.1:{port}",
-                                 "--noreload", "--skip-checks"],
-                                env=env, stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
-    server = MachinaServer(f"http://127.0.0.1:{port}", port, db, etag, proc, workdir)
-    until = time.monotonic() + timeout
-    while time.monotonic() < until:
-        if proc.poll() is not None:
-            raise RuntimeError("machina server died: " + (workdir / "server.log").read_text()[-2000:])
-        try:
-            urllib.request.urlopen(server.base + "/forum/", timeout=2).read()
-            return server
-        except OSError:
-            time.sleep(0.2)
-    server.stop()
-    raise RuntimeError(f"machina server did not answer on port {port} within {timeout:g} s")
+    env = dj.django_env(HERE, MACHINA_DB=str(db), MACHINA_ETAG="1" if etag else "0", MACHINA_FLOOD=str(flood))
+    proc = dj.runserver(HERE, port, workdir, env)
+    server = MachinaServer(f"http://127.0.0.1:{port}", port, proc, workdir, db, etag)
+    return dj.answering(server, "/forum/", timeout, "machina")
 
 
 if __name__ == "__main__":
@@ -102,11 +62,4 @@ if __name__ == "__main__":
     ap.add_argument("--flood", type=float, default=0)
     a = ap.parse_args()
     s = start(etag=a.etag, flood=a.flood, port=a.port)
-    print("machina at", s.base, "(etag)" if a.etag else "", flush=True)
-    try:
-        s.proc.wait()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        s.stop()
-        sys.exit(0)
+    dj.until_interrupted(s, f"machina at {s.base}{' (etag)' if a.etag else ''}")

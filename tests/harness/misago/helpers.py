@@ -9,9 +9,6 @@ an anonymous visitor gets from the API.
 
 from __future__ import annotations
 
-import importlib.util
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,39 +16,20 @@ from typing import Any
 
 import requests
 
-from tests.conftest import missing
+from tests.harness import common
 
 HERE = Path(__file__).resolve().parent
 PLAYER = {"username": "player", "password": "playerpass"}
 
 
 def load_harness() -> Any:
-    """server.py (stdlib only, also run as a script) loaded as the module ``misago_harness``."""
-    harness = sys.modules.get("misago_harness")
-    if harness is None:
-        spec = importlib.util.spec_from_file_location("misago_harness", HERE / "server.py")
-        assert spec and spec.loader
-        harness = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = harness     # dataclasses look their module up
-        spec.loader.exec_module(harness)
-    if not harness.ready():
-        done = subprocess.run(["bash", str(HERE / "setup.sh")], capture_output=True,
-                              text=True, timeout=900)
-        if done.returncode != 0 or not harness.ready():
-            missing("misago harness could not be set up: " + done.stderr[-500:])
-    return harness
+    """server.py loaded as the module ``misago_harness`` (:func:`tests.harness.common.load_harness`)."""
+    return common.load_harness("misago", HERE)
 
 
 def serve(harness: Any) -> Iterator[Any]:
     """``yield from serve(harness)`` in a fixture: a started server, stopped after."""
-    try:
-        server = harness.start()
-    except (RuntimeError, OSError, subprocess.SubprocessError) as exc:
-        missing(f"misago server did not start: {exc}")
-    try:
-        yield server
-    finally:
-        server.stop()
+    return common.serve(harness, "misago")
 
 
 def player_posts(base: str, tid: int | str, text: str) -> int:
