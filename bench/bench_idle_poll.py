@@ -20,8 +20,10 @@ run, interleaved, CPU seconds of this process per request:
 By default the forum answers ETag/304 (the cheapest idle poll); ``--machina`` makes it
 answer as django-machina does (no validators, a fresh CSRF token per page: the baseline
 is then a plain GET of the page, and the poll hashes it). Leases and the host budget go
-to Redis unless ``--no-redis`` (then both live in the database). The write transactions
-of one idle poll are counted with a SQLAlchemy event listener on the poll's engine.
+to Redis unless ``--no-redis`` (then both live in the database); a poll's own lease beside
+a SQLite file is the file's record lock either way (``workers/session_locks.py``), and an
+advisory lock with ``--no-redis --db postgresql://...``. The write transactions of one
+idle poll are counted with a SQLAlchemy event listener on the poll's engine.
 Targets (issue 17): idle poll CPU at most 2x the bare conditional GET in process, at
 most 4x through worker and broker.
 """

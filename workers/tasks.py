@@ -156,9 +156,15 @@ def weekly_owes(self: Any) -> int:
 # --- polling -------------------------------------------------------------------------------
 
 
-@shared_task(name="pbp.poll_thread", bind=True, acks_late=True, ignore_result=True, max_retries=None)
+@shared_task(name="pbp.poll_thread", bind=True, acks_late=True, ignore_result=True, max_retries=None,
+             send_events=False)
 def poll_thread(self: Any, thread_id: int) -> int:
-    """Fetch what is new in one thread and store it with the new cursor, under a lease."""
+    """Fetch what is new in one thread and store it with the new cursor, under a lease.
+
+    No task events (SCALE-3): a poll every few seconds per thread, most of them idle,
+    would be three event messages each (received, started, succeeded), a tenth of the
+    worker's CPU a poll; Flower still shows every other task, and a thread's polls, errors
+    and lag are on the campaign page and in ``pbp status``."""
     rt = _rt(self)
     with log_context(thread_id=thread_id, task=self.request.id):
         outcome = threads.poll_thread(rt, thread_id, self.request.retries)

@@ -24,6 +24,10 @@ class Lease(Protocol):
 
 class Leases(Protocol):
     def acquire(self, name: str, ttl: float) -> Any: ...
+    def poll_lease(self, name: str, ttl: float) -> Any:
+        """A lease for a poll, whose only write is its result's: with database leases it
+        writes nothing itself (SCALE-3)."""
+        ...
 
 
 class Resources(Protocol):

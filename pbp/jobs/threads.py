@@ -116,6 +116,12 @@ class Target:
 _THREADS = cast(Table, Thread.__table__)
 _TARGET = (select(_THREADS.c.kind, _THREADS.c.url, _THREADS.c.options, _THREADS.c.cursor)
            .where(_THREADS.c.id == bindparam("tid"), _THREADS.c.active.is_(True)))
+#: an idle poll's one write, built once (its compiled form is cached): the cursor,
+#: ``last_poll`` and the cleared errors
+_STORE = (update(_THREADS).where(_THREADS.c.id == bindparam("tid"))
+          .values(cursor=bindparam("new_cursor", type_=_THREADS.c.cursor.type),
+                  last_poll=bindparam("polled_at", type_=_THREADS.c.last_poll.type),
+                  error_count=0, last_error=None))
 
 
 def poll_target(session: Session | Connection, thread_id: int) -> Target | None:
@@ -138,8 +144,7 @@ def store_poll(session: Session | Connection, thread_id: int, result: FetchResul
     if result.posts:
         assert isinstance(session, Session), "posts are ingested through the ORM"
         post_ids = list(service.ingest_posts(session, thread_id, list(result.posts)))
-    session.execute(update(_THREADS).where(_THREADS.c.id == thread_id)
-                    .values(cursor=dict(result.cursor), last_poll=now, error_count=0, last_error=None))
+    session.execute(_STORE, {"tid": thread_id, "new_cursor": dict(result.cursor), "polled_at": now})
     return post_ids
 
 
@@ -160,7 +165,7 @@ def fetch_and_store(res: Resources, thread_id: int) -> int | None:
     the number of posts stored, None when the thread is gone or inactive. Raises
     :class:`~pbp.jobs.resources.Busy` when the thread is leased elsewhere and the source's
     errors as they are."""
-    lease = res.leases.acquire(f"poll:{thread_id}", res.settings.poll_lease_ttl)
+    lease = res.leases.poll_lease(f"poll:{thread_id}", res.settings.poll_lease_ttl)
     if not lease:
         raise Busy(thread_id)
     try:

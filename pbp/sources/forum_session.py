@@ -45,10 +45,15 @@ def _new_session() -> requests.Session:
     ``trust_env`` requests scans the environment and stats ``~/.netrc`` per request (a
     fifth of an idle poll's CPU, SCALE-3). When a proxy or a CA bundle
     (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) is configured it keeps ``trust_env``, so
-    ``NO_PROXY`` is still honoured per URL and the operator's CAs still verify."""
+    ``NO_PROXY`` is still honoured per URL. A CA bundle (``REQUESTS_CA_BUNDLE``,
+    ``CURL_CA_BUNDLE``, set on many hosts) is read here once and becomes the session's
+    ``verify``, as requests would make it on every request: the operator's CAs still
+    verify, without the scan per request."""
     session = requests.Session()
-    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-    if not urllib.request.getproxies() and not bundle:
+    if not urllib.request.getproxies():
+        bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+        if bundle:
+            session.verify = bundle
         session.trust_env = False
     return session
 

@@ -92,9 +92,18 @@ def reading(engine: Engine) -> Engine:
     (``postgresql_readonly``). Any INSERT, UPDATE or DELETE inside one fails ("attempt to
     write a readonly database", "cannot execute ... in a read-only transaction"): what must
     be written on a read request goes through a session of the plain engine."""
-    if engine.dialect.name == "postgresql":
-        return engine.execution_options(**{DEFERRED: True, "postgresql_readonly": True})
-    return engine.execution_options(**{DEFERRED: True})
+    found: Engine | None = getattr(engine, _READER, None)
+    if found is None:        # one per engine: an idle poll asks for it every time (SCALE-3)
+        if engine.dialect.name == "postgresql":
+            found = engine.execution_options(**{DEFERRED: True, "postgresql_readonly": True})
+        else:
+            found = engine.execution_options(**{DEFERRED: True})
+        setattr(engine, _READER, found)
+    return found
+
+
+#: where :func:`reading` keeps an engine's reading twin (on the engine: it goes with it)
+_READER = "_pbp_reading"
 
 
 _factories: dict[int, sessionmaker[Session]] = {}

@@ -100,7 +100,7 @@ def test_a_poll_stores_posts_with_the_cursor_and_clears_errors(res: Res, world: 
 
 
 def test_a_thread_leased_elsewhere_or_inactive_is_not_read(res: Res, world: World) -> None:
-    lease = res.leases.acquire(f"poll:{world.thread_id}", 60)
+    lease = res.leases.poll_lease(f"poll:{world.thread_id}", 60)
     assert threads.poll_thread(res, world.thread_id) == threads.PollOutcome()
     with pytest.raises(threads.Busy):
         threads.fetch_and_store(res, world.thread_id)
@@ -161,7 +161,7 @@ def test_a_failing_platform_defers_the_resolution_within_the_grace(
     with session_scope(res.engine) as s:
         s.get(Round, rid).deadline = utcnow() - timedelta(seconds=601)
     assert threads.final_poll(res, rid, world.thread_id) is True  # past it: what is stored
-    lease = res.leases.acquire(f"poll:{world.thread_id}", 60)
+    lease = res.leases.poll_lease(f"poll:{world.thread_id}", 60)
     with session_scope(res.engine) as s:
         s.get(Round, rid).deadline = utcnow() - timedelta(seconds=5)
     assert threads.final_poll(res, rid, world.thread_id) is False  # another worker polls

@@ -96,3 +96,25 @@ def test_scale3_polls_reuse_one_connection_per_host(machina: Any, new_topic: Any
         src = open_source("forum", topic, {"preset": "machina", "allowed_hosts": ["127.0.0.1"]}, s)
         cursor = src.fetch(cursor).cursor
     assert opened == ["127.0.0.1"]
+
+
+def test_scale3_a_ca_bundle_is_read_once_not_on_every_request(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SCALE-3: with ``REQUESTS_CA_BUNDLE`` set and no proxy, the forum session verifies
+    with that bundle without ``trust_env`` (which made requests scan the environment and
+    ``~/.netrc`` on every request); with a proxy set it keeps ``trust_env`` so ``NO_PROXY``
+    is honoured per URL."""
+    bundle = tmp_path / "ca.pem"
+    bundle.write_text("")
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "CURL_CA_BUNDLE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", str(bundle))
+    plain = forum_session.shared_session("http://forum-a.example", "bot")
+    assert plain.trust_env is False and plain.verify == str(bundle)
+    # what requests would have merged per request with trust_env: the same bundle
+    merged = plain.merge_environment_settings("https://forum-a.example/", {}, None, None, None)
+    assert merged["verify"] == str(bundle)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    proxied = forum_session.shared_session("http://forum-b.example", "bot")
+    assert proxied.trust_env is True
