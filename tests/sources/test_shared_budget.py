@@ -25,6 +25,10 @@ INTERVAL = 0.3
 PER_PROCESS = 6
 #: how much earlier than its slot a request may arrive: scheduling jitter on a shared machine
 SLACK = 0.06
+#: one gap may shrink by more when the request before it was delayed after its slot
+#: (measured 0.228 s gaps at load average 20 on 2 cores); still far from the ~0 s
+#: gaps of two processes without the shared budget (the last test)
+GAP_JITTER = INTERVAL / 3
 
 
 class _Arrivals(BaseHTTPRequestHandler):
@@ -88,7 +92,7 @@ def _gaps(times: list[float]) -> list[float]:
 def _assert_spaced(times: list[float]) -> None:
     assert len(times) == 2 * PER_PROCESS
     gaps = _gaps(times)
-    assert min(gaps) >= INTERVAL - SLACK, [round(g, 3) for g in gaps]
+    assert min(gaps) >= INTERVAL - GAP_JITTER, [round(g, 3) for g in gaps]
     # at most the budget in any window: 12 requests take at least 11 intervals
     assert max(times) - min(times) >= (2 * PER_PROCESS - 1) * INTERVAL - SLACK
 
