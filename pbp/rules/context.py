@@ -250,12 +250,8 @@ class RoundContext:
              rule: str | None = None, rolls: Iterable[Roll] = (), message: str | None = None,
              **params: Any) -> Event:
         """Record an event; its English sentence comes from :mod:`pbp.rules.messages`."""
-        if message is None:  # the names as name() says them, looked up inline (SCALE-6)
-            found = self.combatants.get(actor) if actor is not None else None
-            said_actor = "someone" if actor is None else found.name if found else actor
-            found = self.combatants.get(target) if target is not None else None
-            said_target = "someone" if target is None else found.name if found else target
-            message = messages.say(code, params, said_actor, said_target)
+        if message is None:  # the names as name() says them, only those said (SCALE-6)
+            message = messages.say_for(code, params, actor, target, self.combatants)
         event = Event(code, message, actor, target, rule, params, tuple(rolls))
         self.events.append(event)
         return event
