@@ -57,7 +57,12 @@ class Modifier:
 
 
 def total(mods: Iterable[Modifier]) -> int:
-    return sum(m.value for m in mods)
+    return sum([m.value for m in mods])
+
+
+def mods_said(mods: Iterable[Modifier]) -> list[dict[str, Any]]:
+    """``[m.to_dict() for m in mods]`` in one comprehension (an attack event names two lists)."""
+    return [{"value": m.value, "reason": m.reason, "rule": m.rule} for m in mods]
 
 
 #: what a ruleset's ``damage`` returns: (amount, rolls, rule, :func:`damage_parts` params)
@@ -256,6 +261,15 @@ class RoundContext:
         self.events.append(event)
         return event
 
+    def event(self, code: str, actor: str | None, target: str | None, rule: str | None,
+              rolls: tuple[Roll, ...], params: dict[str, Any]) -> None:
+        """:meth:`emit` with every argument given in place and the params as one dict the
+        event keeps, for the events of every turn and every attack (SCALE-6: keyword
+        arguments gathered into ``**params`` cost more than the event itself)."""
+        self.events.append(Event(code, messages.say_for(code, params, actor, target,
+                                                        self.combatants),
+                                 actor, target, rule, params, rolls))
+
     # -- dice ------------------------------------------------------------------------
     def roll(self, expression: str, *, who: Combatant | None = None, label: str | None = None) -> Roll:
         """Roll through the DiceBox (the only randomness), with *who*'s stats by name,
@@ -277,14 +291,19 @@ class RoundContext:
     def damage(self, key: str, amount: int, *, source: str | None, rule: str | None,
                rolls: Iterable[Roll] = (), **params: Any) -> int:
         """Lower *key*'s HP by *amount* (>= 0) and say so; HP never changes silently."""
-        c = self.get(key)
+        return self.hurt(key, amount, source, rule, tuple(rolls), params)
+
+    def hurt(self, key: str, amount: int, source: str | None, rule: str | None,
+             rolls: tuple[Roll, ...], params: Mapping[str, Any]) -> int:
+        """:meth:`damage` with its arguments in place (the attacks' path, SCALE-6)."""
+        c = self.combatants[key]
         amount = max(0, int(amount))
         before = c.hp
         after = before - amount
         down = c.down or after <= 0
         self.put(evolve(c, hp=after, down=down))
-        self.emit("damage", actor=source, target=key, rule=rule, rolls=rolls, amount=amount,
-                  hp_before=before, hp_after=after, **params)
+        self.event("damage", source, key, rule, rolls,
+                   {"amount": amount, "hp_before": before, "hp_after": after, **params})
         if down and not c.down:
             code = "object.destroyed" if c.is_object else "combatant.down"
             self.emit(code, target=key, rule="FD-19" if c.is_object else None)

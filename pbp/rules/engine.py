@@ -138,6 +138,7 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     if not new:
         return
     mode = rs.setting("initiative.mode", "roll")
+    rule = rs.rule_ref("initiative")
     shared: dict[str, tuple[float, str]] = {}   # DND-3: one roll per group of identical creatures
     for c in new:
         if c.initiative is not None:
@@ -166,8 +167,8 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
         # STALL-6: a player's initiative they did not post is rolled from the sheet by pbp
         marks: dict[str, Any] = ({"by_pbp": True} if given is None and rolls
                                  and c.player is not None else {})
-        ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
-                 rolls=rolls, value=value, mode=mode, **marks)
+        ctx.event("initiative.rolled", c.key, None, rule, tuple(rolls),
+                  {"value": value, "mode": mode, **marks})
     keys = [k for k in ctx.order if k in ctx.combatants] + [c.key for c in new]
     ctx.order = _sort(ctx, rs, keys)
     ctx.emit("initiative.order", rule=rs.rule_ref("initiative"), order=list(ctx.order),
@@ -281,7 +282,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             triggers.lapse_readied(ctx, key)
             decl = decls.get(key)
             if decl is not None:
-                ctx.emit("turn.start", actor=key, count=_fmt(count))
+                ctx.event("turn.start", key, None, None, (), {"count": _fmt(count)})
             if not rs.start_of_turn(ctx, ctx.get(key)):
                 continue
             if decl is None:  # an NPC the narrator did not move: its turn still passes
@@ -313,7 +314,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             queue.append((new_count, seq, key, rest))
             continue
         rs.end_of_turn(ctx, ctx.get(key))
-        ctx.emit("turn.end", actor=key, budget=ctx.budgets[key].to_dict())
+        ctx.event("turn.end", key, None, None, (), {"budget": ctx.budgets[key].to_dict()})
         ctx.acted.add(key)
     ctx.count = None
     ctx.turn_of = None
