@@ -67,6 +67,7 @@ from .context import (
 )
 from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
+from .kinds import HANDLERS
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 from .settings_lookup import Settings
 
@@ -333,7 +334,7 @@ class Ruleset(Settings):
     # -- carrying out accepted actions -----------------------------------------------
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,
                 declaration: Declaration, index: int) -> None:
-        handler = getattr(self, "on_" + action.kind.value.replace("-", "_"), None)
+        handler = getattr(self, HANDLERS[action.kind], None)
         if handler is None:
             self.on_other(ctx, c, action)
         else:

@@ -279,7 +279,8 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 if key in decls and not decls[key].missing:
                     ctx.emit("turn.skipped", actor=key, reason=why)
                 continue
-            triggers.lapse_readied(ctx, key)
+            if ctx.readied:
+                triggers.lapse_readied(ctx, key)
             decl = decls.get(key)
             if decl is not None:
                 ctx.event("turn.start", key, None, None, (), {"count": _fmt(count)})
@@ -289,19 +290,22 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 rs.end_of_turn(ctx, ctx.get(key))
                 ctx.acted.add(key)
                 continue
-            decl = _latency(ctx, rs, ctx.get(key), decl)
+            if decl.late or decl.missing:
+                decl = _latency(ctx, rs, ctx.get(key), decl)
             accepted, problems, budget = rs.plan(ctx, decl)
             ctx.budgets[key] = budget
-            triggers.disarm_refused(ctx, key, [a for _, a in accepted])
+            if ctx.watching:
+                triggers.disarm_refused(ctx, key, [a for _, a in accepted])
             for p in problems:
                 ctx.emit(p.code if p.code.startswith("action.") else "action.rejected",
                          actor=key, rule=p.rule, reason=p.message, problem=p.code,
                          action_index=p.action_index, **dict(p.params))
-            ratios = budget.marks.get("ratios", [])
-            for n, (source, into, rule) in enumerate(budget.conversions):
-                ratio = ratios[n] if n < len(ratios) else 1
-                ctx.emit("action.converted", actor=key, rule=rule, source=source, into=into,
-                         ratio=ratio)
+            if budget.conversions:
+                ratios = budget.marks.get("ratios", [])
+                for n, (source, into, rule) in enumerate(budget.conversions):
+                    ratio = ratios[n] if n < len(ratios) else 1
+                    ctx.emit("action.converted", actor=key, rule=rule, source=source,
+                             into=into, ratio=ratio)
             rest = accepted
         else:
             decl = decls.get(key) or Declaration(actor=key)
@@ -344,8 +348,9 @@ def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
             return []
         if action.kind is ActionKind.REACTION and action in watched:
             continue  # DND-7: it waits for its trigger, not for its owner's turn
-        triggers.fire(ctx, rs, key, action)
-        c = ctx.get(key)
+        if ctx.readied or ctx.watching:
+            triggers.fire(ctx, rs, key, action)
+        c = ctx.combatants[key]
         if c.down:  # the reaction felled it: the triggering action never happens
             break
         if action.kind is ActionKind.READY:
