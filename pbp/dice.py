@@ -330,7 +330,7 @@ class DiceBox:
             text = substitute_stats(text, stats or {}, resolve_name)
             text = check_expression(text)
             plan = compiled(text, MAX_DICE)
-        index = self.next_index
+        index = self.start_index + len(self.rolls)
         gen = _FaceStream(self.seed, index, self.forced)
         if plan is not None:  # SCALE-6: the common shapes, without d20's object tree
             natural: list[int] = []
