@@ -133,9 +133,11 @@ class ForumD20(ForumD20Economy):
         if isinstance(extra, int) and not isinstance(extra, bool) and extra:
             mods.append(Modifier(extra, "bonus from powers or items", "FD-3"))
         power = attacker.condition(C.POWER)
-        if uses_power(attacker, action, weapon) and power is not None:
+        if power is not None and uses_power(attacker, action, weapon):
             mods.append(Modifier(power.value, f"power {power.note or ''}".strip(), "FD-5"))
-        mods += self.condition_modifiers(ctx, attacker, "attack", against=target, ranged=ranged)
+        if attacker.conditions:
+            mods += self.condition_modifiers(ctx, attacker, "attack", against=target,
+                                             ranged=ranged)
         if ranged and (target.has(C.ENGAGED) or action.options.into_melee):
             mods.append(Modifier(-int(self.setting("attacks.ranged_into_melee", 4)),
                                  "shooting into melee", "FD-11"))
@@ -167,8 +169,9 @@ class ForumD20(ForumD20Economy):
         mods = [Modifier(target.stat(skill), skill)]
         if armored:
             mods.append(Modifier(target.stat("armor"), "armor"))
-        mods += self.condition_modifiers(ctx, target, "defense", against=attacker,
-                                         ranged=weapon.category in RANGED)
+        if target.conditions:
+            mods += self.condition_modifiers(ctx, target, "defense", against=attacker,
+                                             ranged=weapon.category in RANGED)
         if self.setting("defense_roller") == "player" and target.player is not None:
             return Defense(0, skill, mods=tuple(mods), rule=rule, pending=True)
         roll = ctx.roll("1d20", who=target, label=f"defense {skill}")
@@ -219,7 +222,7 @@ class ForumD20(ForumD20Economy):
         parts = [Modifier(attacker.stat("level") // 2, "half level", "FD-7"),
                  Modifier(attacker.stat(mod), mod, "FD-7")]
         power = attacker.condition(C.POWER)
-        if uses_power(attacker, action, weapon) and power is not None:
+        if power is not None and uses_power(attacker, action, weapon):
             parts.append(Modifier(power.value, "power", "FD-5"))  # FD-5 / FD-7: + INT modifier
         bonus = total(parts)
         multiply = bool(self.setting("crits.multiply_bonuses", True))
