@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from . import conditions as C
 from . import latency, riders
 from .base import Ruleset
-from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext
+from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext, total
 from .economy import usable_extras
 from .model import Action, ActionKind, Combatant, Declaration, PendingFullRound, Weapon
 from .registry import register
@@ -257,7 +257,7 @@ class Beyonders(Ruleset):
         if which in ("con", "constitution", "will"):  # BEY-15: the ability names it
             key = "con" if which != "will" else "will"
             value = target.stat(f"{key}_defense", base + target.stat(key))
-            return Defense(value + sum(m.value for m in extra),
+            return Defense(value + total(extra),
                            "constitution" if key == "con" else "will", mods=tuple(extra),
                            rule="BEY-15")
         mods = [Modifier(base, "base"), Modifier(target.stat("armor"), "armor")]
@@ -276,7 +276,7 @@ class Beyonders(Ruleset):
                 rule = "BEY-14"
         mods += extra
         kind = "firearm" if rule == "BEY-14" and not dodges else "physical"
-        return Defense(sum(m.value for m in mods), kind, mods=tuple(mods), rule=rule)
+        return Defense(total(mods), kind, mods=tuple(mods), rule=rule)
 
     def hits(self, ctx: RoundContext, attack: AttackRoll, defense: Defense
              ) -> tuple[bool, str | None, str]:

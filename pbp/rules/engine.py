@@ -172,7 +172,8 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     keys = [k for k in ctx.order if k in ctx.combatants] + [c.key for c in new]
     ctx.order = _sort(ctx, rs, keys)
     ctx.emit("initiative.order", rule=rs.rule_ref("initiative"), order=list(ctx.order),
-             names=", ".join(f"{ctx.name(k)} ({_fmt(ctx.combatants[k].initiative)})" for k in ctx.order))
+             names=", ".join([f"{ctx.name(k)} ({_fmt(ctx.combatants[k].initiative)})"
+                              for k in ctx.order]))
 
 
 #: the action an initiative roll pbp makes stands for (roll_for reads only that it holds no roll)
