@@ -29,6 +29,7 @@ import contextvars
 import hashlib
 import random as _random
 import re
+import struct
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -78,11 +79,12 @@ class _FaceStream:
     def _word(self) -> int:
         pos = self.pos
         if pos == 32:
-            self.digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
+            self.digest = _sha256(self.prefix + _counter(self.block)).digest()
             self.block += 1
             pos = 0
         self.pos = pos + 4
-        return int.from_bytes(self.digest[pos:pos + 4], "big")
+        word: int = _big_endian_word(self.digest, pos)[0]
+        return word
 
     def _below(self, size: int) -> int:
         limit = _SPAN - _SPAN % size
@@ -99,11 +101,11 @@ class _FaceStream:
         while True:
             pos = self.pos
             if pos == 32:
-                self.digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
+                self.digest = _sha256(self.prefix + _counter(self.block)).digest()
                 self.block += 1
                 pos = 0
             self.pos = pos + 4
-            word = int.from_bytes(self.digest[pos:pos + 4], "big")
+            word: int = _big_endian_word(self.digest, pos)[0]
             if word < limit:
                 value = word % size + 1
                 self.faces.append(value)
@@ -127,6 +129,15 @@ class _FaceStream:
 
 
 _SPAN = 1 << 32
+_sha256 = hashlib.sha256
+#: the 32-bit big-endian word at an offset of a digest (SCALE-6: no slice, no from_bytes)
+_big_endian_word = struct.Struct(">I").unpack_from
+#: a block counter as the stream hashes it (``str(n).encode()``), the first ones kept
+_COUNTERS = tuple(str(n).encode() for n in range(64))
+
+
+def _counter(block: int) -> bytes:
+    return _COUNTERS[block] if block < 64 else str(block).encode()
 
 
 class _RandomProxy:

@@ -395,7 +395,9 @@ def _compiled(text: str) -> Callable[[Mapping[str, Any], str | None, str | None,
     """*text* (plain fields only: no format spec or conversion) as a function of (params,
     actor key, target key, people) giving what :func:`say` gives: a field the params lack
     says ``?``; ``actor`` and ``target`` default to the names of the keys given."""
-    body, lines, names = [], [], {}
+    body: list[str] = []
+    lines: list[str] = []
+    names: dict[str, str] = {}
     for literal, name, spec, conversion in string.Formatter().parse(text):
         body.append(literal.replace("{", "{{").replace("}", "}}"))
         if name is None:
