@@ -60,7 +60,8 @@ class Beyonders(Ruleset):
     # -- economy (BEY-5, BEY-8, BEY-9, BEY-10, BEY-12) ---------------------------------
     def budget(self, ctx: RoundContext, c: Combatant) -> Budget:
         """Fresh every round (BEY-10: nothing carries over), plus usable extras (BEY-12)."""
-        extra = {k: usable_extras(int(v)) for k, v in c.extra_actions.items()}
+        extra = {k: usable_extras(int(v)) for k, v in c.extra_actions.items()} \
+            if c.extra_actions else {}
         extra["attack"] = extra.get("attack", 0) + extra.pop("cast", 0)
         return Budget({
             "attack": int(self.setting("actions.attack", 1)) + extra.get("attack", 0),
@@ -369,7 +370,7 @@ class Beyonders(Ruleset):
         return True
 
     def _complete_full_round(self, ctx: RoundContext, c: Combatant) -> None:
-        mine = [p for p in ctx.pending if isinstance(p, PendingFullRound)
+        mine = ctx.pending and [p for p in ctx.pending if isinstance(p, PendingFullRound)
                 and p.actor == c.key and p.round < ctx.round]
         if not mine:
             return

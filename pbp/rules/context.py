@@ -57,7 +57,11 @@ class Modifier:
 
 
 def total(mods: Iterable[Modifier]) -> int:
-    return sum([m.value for m in mods])
+    """The modifiers' sum (a loop: no comprehension frame for the usual one to four)."""
+    n = 0
+    for m in mods:
+        n += m.value
+    return n
 
 
 def mods_said(mods: Iterable[Modifier]) -> list[dict[str, Any]]:
