@@ -277,7 +277,7 @@ class Beyonders(Ruleset):
                 rule = "BEY-14"
         mods += extra
         kind = "firearm" if rule == "BEY-14" and not dodges else "physical"
-        return Defense(total(mods), kind, mods=tuple(mods), rule=rule)
+        return Defense(total(mods), kind, None, None, tuple(mods), rule)  # in place: SCALE-6
 
     def hits(self, ctx: RoundContext, attack: AttackRoll, defense: Defense
              ) -> tuple[bool, str | None, str]:
