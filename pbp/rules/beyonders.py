@@ -301,7 +301,7 @@ class Beyonders(Ruleset):
             return
         if other is not None:
             return  # it already rode on the other's turn
-        super().perform(ctx, c, action, declaration, index)
+        Ruleset.perform(self, ctx, c, action, declaration, index)
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         speed = self.speed(c)

@@ -199,6 +199,14 @@ class Watch:
     trigger: Trigger
 
 
+_new = object.__new__
+_set = object.__setattr__
+#: the fields :meth:`RoundContext.event` fills, in order: Event's own (checked on import)
+_EVENT_FIELDS = ("code", "message", "actor", "target", "rule", "params", "rolls")
+if tuple(f.name for f in dataclasses.fields(Event)) != _EVENT_FIELDS:
+    raise TypeError("Event's fields changed: update RoundContext.event")
+
+
 class RoundContext:
     """State of the round being resolved, plus the event log. See the module docstring."""
 
@@ -269,10 +277,14 @@ class RoundContext:
               rolls: tuple[Roll, ...], params: dict[str, Any]) -> None:
         """:meth:`emit` with every argument given in place and the params as one dict the
         event keeps, for the events of every turn and every attack (SCALE-6: keyword
-        arguments gathered into ``**params`` cost more than the event itself)."""
-        self.events.append(Event(code, messages.say_for(code, params, actor, target,
-                                                        self.combatants),
-                                 actor, target, rule, params, rolls))
+        arguments gathered into ``**params`` cost more than the event itself). The event is
+        built as its ``__init__`` would build it, its fields in a dict (``_EVENT_FIELDS``),
+        without the call of a Python ``__init__``."""
+        event = _new(Event)
+        _set(event, "__dict__", {
+            "code": code, "message": messages.say_for(code, params, actor, target, self.combatants),
+            "actor": actor, "target": target, "rule": rule, "params": params, "rolls": rolls})
+        self.events.append(event)
 
     # -- dice ------------------------------------------------------------------------
     def roll(self, expression: str, *, who: Combatant | None = None, label: str | None = None) -> Roll:
