@@ -151,7 +151,10 @@ class Budget:
         return any(self.left(s) is not None and (self.left(s) or 0) < 0 for s in self.slots)
 
     def copy(self) -> Budget:
-        return Budget(dict(self.slots), dict(self.spent), list(self.conversions), dict(self.marks))
+        new = _new(Budget)  # every declared action is paid on a copy: no __init__ call (SCALE-6)
+        new.__dict__.update(slots=dict(self.slots), spent=dict(self.spent),
+                            conversions=list(self.conversions), marks=dict(self.marks))
+        return new
 
     def to_dict(self) -> dict[str, Any]:
         return {"slots": dict(self.slots), "spent": dict(self.spent),
