@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from ..frozen import evolve, quick_init
-from . import messages
 from .model import (
     Action,
     Combatant,
@@ -28,6 +27,7 @@ from .model import (
     ReadiedAction,
     Trigger,
 )
+from .sayers import say_for
 from .stats import resolve_name
 
 
@@ -271,7 +271,7 @@ class RoundContext:
              **params: Any) -> Event:
         """Record an event; its English sentence comes from :mod:`pbp.rules.messages`."""
         if message is None:  # the names as name() says them, only those said (SCALE-6)
-            message = messages.say_for(code, params, actor, target, self.combatants)
+            message = say_for(code, params, actor, target, self.combatants)
         event = Event(code, message, actor, target, rule, params, tuple(rolls))
         self.events.append(event)
         return event
@@ -285,7 +285,7 @@ class RoundContext:
         without the call of a Python ``__init__``."""
         event = _new(Event)
         _set(event, "__dict__", {
-            "code": code, "message": messages.say_for(code, params, actor, target, self.combatants),
+            "code": code, "message": say_for(code, params, actor, target, self.combatants),
             "actor": actor, "target": target, "rule": rule, "params": params, "rolls": rolls})
         self.events.append(event)
 
