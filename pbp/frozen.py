@@ -96,9 +96,9 @@ def evolve(obj: T, **changes: Any) -> T:
     if names is None or not names.issuperset(changes):
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     new: T = object.__new__(kind)
-    state = new.__dict__
-    state.update(obj.__dict__)
+    state = obj.__dict__.copy()
     state.update(changes)
+    object.__setattr__(new, "__dict__", state)
     return new
 
 

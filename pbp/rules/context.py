@@ -304,7 +304,8 @@ class RoundContext:
         """
         if action.rolled is not None:
             return action.rolled, True
-        return self.roll(expression, who=who, label=label), False
+        return self.dice.roll(expression, label=label, stats=who.stats if who else None,
+                              resolve_name=resolve_name, turn=self.turn_of), False  # as roll()
 
     # -- state changes that always leave an event ------------------------------------
     def damage(self, key: str, amount: int, *, source: str | None, rule: str | None,

@@ -139,12 +139,13 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
         return
     mode = rs.setting("initiative.mode", "roll")
     rule = rs.rule_ref("initiative")
+    grouping = type(rs).initiative_group is not Ruleset.initiative_group  # DND-3 only
     shared: dict[str, tuple[float, str]] = {}   # DND-3: one roll per group of identical creatures
     for c in new:
         if c.initiative is not None:
             continue
         given = _initiative_action(decls.get(c.key))
-        group = rs.initiative_group(ctx, c)
+        group = rs.initiative_group(ctx, c) if grouping else None
         if group is not None and given is None and group in shared:
             value, leader = shared[group]
             ctx.put(evolve(c, initiative=float(value)))
