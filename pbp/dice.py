@@ -37,6 +37,7 @@ import d20
 import d20.expression as _d20_expression
 
 from .dice_compile import Node, compiled, first_d20
+from .dice_stream import FaceStream as _FaceStream
 from .errors import DiceError
 from .frozen import quick_init
 
@@ -52,81 +53,6 @@ MAX_DICE = 1000
 _current: contextvars.ContextVar[_FaceStream | None] = contextvars.ContextVar(
     "pbp_dice_generator", default=None
 )
-
-
-class _FaceStream:
-    """The faces of one roll: SHA-256 in counter mode over ``"<seed>:<index>:<block>"``.
-
-    Why not Mersenne Twister: seeding MT costs more than a whole d20 evaluation, and a
-    stream anyone can recompute in any language (docs/verifiable-dice.md) is what makes a
-    round's dice verifiable by players, not only by ``pbp verify``. Each face takes the
-    next 32-bit big-endian word ``w`` of the stream; words at or above the largest
-    multiple of the die size are skipped (no modulo bias); the face is ``w % size + 1``.
-    Forced faces (tests, ``pbp bench --dice``) are served first and recorded like others.
-    """
-
-    __slots__ = ("block", "digest", "faces", "forced", "pos", "prefix")
-
-    def __init__(self, seed: str, index: int, forced: list[int]) -> None:
-        self.prefix = f"{seed}:{index}:".encode()
-        self.block = 0
-        self.digest = b""
-        self.pos = 32  # bytes of the current block already used: none yet
-        self.forced = forced
-        self.faces: list[int] = []
-
-    def _word(self) -> int:
-        pos = self.pos
-        if pos == 32:
-            self.digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
-            self.block += 1
-            pos = 0
-        self.pos = pos + 4
-        return int.from_bytes(self.digest[pos:pos + 4], "big")
-
-    def _below(self, size: int) -> int:
-        limit = _SPAN - _SPAN % size
-        while True:
-            word = self._word()
-            if word < limit:
-                return word % size
-
-    def face(self, size: int) -> int:
-        """``randrange(size) + 1``, recorded: the compiled path's one call a die (SCALE-6)."""
-        if self.forced:
-            return self.randrange(size) + 1
-        limit = _SPAN - _SPAN % size
-        while True:
-            pos = self.pos
-            if pos == 32:
-                self.digest = hashlib.sha256(self.prefix + str(self.block).encode()).digest()
-                self.block += 1
-                pos = 0
-            self.pos = pos + 4
-            word = int.from_bytes(self.digest[pos:pos + 4], "big")
-            if word < limit:
-                value = word % size + 1
-                self.faces.append(value)
-                return value
-
-    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:
-        if stop is None:  # randrange(size) -> 0..size-1, d20 adds 1
-            size = start
-            if self.forced:
-                face = self.forced.pop(0)
-                if not 1 <= face <= size:
-                    raise DiceError(f"forced face {face} does not fit a d{size}")
-                self.faces.append(face)
-                return face - 1
-            value = self._below(size)
-            self.faces.append(value + 1)
-            return value
-        value = start + step * self._below(len(range(start, stop, step)))  # d%: 0..90 step 10
-        self.faces.append(value)
-        return value
-
-
-_SPAN = 1 << 32
 
 
 class _RandomProxy:
@@ -330,7 +256,7 @@ class DiceBox:
             text = substitute_stats(text, stats or {}, resolve_name)
             text = check_expression(text)
             plan = compiled(text, MAX_DICE)
-        index = self.next_index
+        index = self.start_index + len(self.rolls)
         gen = _FaceStream(self.seed, index, self.forced)
         if plan is not None:  # SCALE-6: the common shapes, without d20's object tree
             natural: list[int] = []

@@ -97,6 +97,13 @@ def _dice(num: int, size: int | str, written: str, keep: tuple[str, str, int] | 
         raise _Unsupported(f"{num}d{size}")  # d%, d0 and 0dN keep d20's own handling
     head = f"{num}d{size}{written} ("
     draws = range(num)
+    if num == 1 and keep is None:  # one plain die: the attack, defense and damage rolls
+        def one(gen: Faces, natural: list[int]) -> tuple[int, str]:
+            face = gen.face(size)
+            if size == 20 and not natural:
+                natural.append(face)
+            return face, f"{head}{face})"
+        return one
 
     def run(gen: Faces, natural: list[int]) -> tuple[int, str]:
         faces = [gen.face(size)] if num == 1 else [gen.face(size) for _ in draws]

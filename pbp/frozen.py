@@ -90,11 +90,18 @@ def evolve(obj: T, **changes: Any) -> T:
     True
     """
     kind: type = type(obj)
-    names = _plain_fields(kind)
+    names = _PLAIN.get(kind, _UNKNOWN)
+    if names is _UNKNOWN:
+        names = _PLAIN[kind] = _plain_fields(kind)
     if names is None or not names.issuperset(changes):
         return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
     new: T = object.__new__(kind)
-    state = new.__dict__
-    state.update(obj.__dict__)
+    state = obj.__dict__.copy()
     state.update(changes)
+    object.__setattr__(new, "__dict__", state)
     return new
+
+
+#: :func:`_plain_fields` by class, read with one dict lookup (SCALE-6)
+_PLAIN: dict[type, frozenset[str] | None] = {}
+_UNKNOWN = frozenset({"<unknown>"})

@@ -54,9 +54,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext, total
+from .context import (
+    AttackRoll,
+    Budget,
+    Damage,
+    Defense,
+    Modifier,
+    Problem,
+    RoundContext,
+    mods_said,
+    total,
+)
 from .effects import effect_problems
 from .houserule_tables import check_keys, deep_merge
+from .kinds import HANDLERS
 from .model import Action, ActionKind, Combatant, Declaration, Trigger, Weapon
 from .settings_lookup import Settings
 
@@ -323,7 +334,7 @@ class Ruleset(Settings):
     # -- carrying out accepted actions -----------------------------------------------
     def perform(self, ctx: RoundContext, c: Combatant, action: Action,
                 declaration: Declaration, index: int) -> None:
-        handler = getattr(self, "on_" + action.kind.value.replace("-", "_"), None)
+        handler = getattr(self, HANDLERS[action.kind], None)
         if handler is None:
             self.on_other(ctx, c, action)
         else:
@@ -359,21 +370,19 @@ class Ruleset(Settings):
         hit, rule, _said = self.hits(ctx, attack, defense)
         params: dict[str, Any] = {"total": attack.total, "natural": attack.natural, "defense": defense.total,
                       "defense_kind": defense.kind, "weapon": weapon.name,
-                      "mods": [m.to_dict() for m in attack.mods],
-                      "defense_mods": [m.to_dict() for m in defense.mods]}
+                      "mods": mods_said(attack.mods), "defense_mods": mods_said(defense.mods)}
         if hit and self.missed_by_chance(ctx, c, target, attack, rolls, params):
             return False
+        ctx.event("attack.hit" if hit else "attack.miss", c.key, target.key, rule, tuple(rolls),
+                  params)
         if not hit:
-            ctx.emit("attack.miss", actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
             return False
-        ctx.emit("attack.hit", actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
         multiplier = self.critical(ctx, attack, weapon)
         if multiplier > 1:
             ctx.emit("attack.critical", actor=c.key, target=target.key, rule=None,
                      multiplier=multiplier)
         amount, drolls, drule, parts = self.damage(ctx, c, target, action, weapon, multiplier)
-        ctx.damage(target.key, amount, source=c.key, rule=drule, rolls=drolls, weapon=weapon.name,
-                   **parts)
+        ctx.hurt(target.key, amount, c.key, drule, tuple(drolls), {"weapon": weapon.name, **parts})
         return True
 
     def on_other(self, ctx: RoundContext, c: Combatant, action: Action) -> None:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from . import conditions as C
 from . import latency, riders
 from .base import Ruleset
-from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext
+from .context import AttackRoll, Budget, Damage, Defense, Modifier, Problem, RoundContext, total
 from .economy import usable_extras
 from .model import Action, ActionKind, Combatant, Declaration, PendingFullRound, Weapon
 from .registry import register
@@ -60,7 +60,8 @@ class Beyonders(Ruleset):
     # -- economy (BEY-5, BEY-8, BEY-9, BEY-10, BEY-12) ---------------------------------
     def budget(self, ctx: RoundContext, c: Combatant) -> Budget:
         """Fresh every round (BEY-10: nothing carries over), plus usable extras (BEY-12)."""
-        extra = {k: usable_extras(int(v)) for k, v in c.extra_actions.items()}
+        extra = {k: usable_extras(int(v)) for k, v in c.extra_actions.items()} \
+            if c.extra_actions else {}
         extra["attack"] = extra.get("attack", 0) + extra.pop("cast", 0)
         return Budget({
             "attack": int(self.setting("actions.attack", 1)) + extra.get("attack", 0),
@@ -257,7 +258,7 @@ class Beyonders(Ruleset):
         if which in ("con", "constitution", "will"):  # BEY-15: the ability names it
             key = "con" if which != "will" else "will"
             value = target.stat(f"{key}_defense", base + target.stat(key))
-            return Defense(value + sum(m.value for m in extra),
+            return Defense(value + total(extra),
                            "constitution" if key == "con" else "will", mods=tuple(extra),
                            rule="BEY-15")
         mods = [Modifier(base, "base"), Modifier(target.stat("armor"), "armor")]
@@ -276,7 +277,7 @@ class Beyonders(Ruleset):
                 rule = "BEY-14"
         mods += extra
         kind = "firearm" if rule == "BEY-14" and not dodges else "physical"
-        return Defense(sum(m.value for m in mods), kind, mods=tuple(mods), rule=rule)
+        return Defense(total(mods), kind, None, None, tuple(mods), rule)  # in place: SCALE-6
 
     def hits(self, ctx: RoundContext, attack: AttackRoll, defense: Defense
              ) -> tuple[bool, str | None, str]:
@@ -300,7 +301,7 @@ class Beyonders(Ruleset):
             return
         if other is not None:
             return  # it already rode on the other's turn
-        super().perform(ctx, c, action, declaration, index)
+        Ruleset.perform(self, ctx, c, action, declaration, index)
 
     def on_move(self, ctx: RoundContext, c: Combatant, action: Action) -> None:
         speed = self.speed(c)
@@ -369,7 +370,7 @@ class Beyonders(Ruleset):
         return True
 
     def _complete_full_round(self, ctx: RoundContext, c: Combatant) -> None:
-        mine = [p for p in ctx.pending if isinstance(p, PendingFullRound)
+        mine = ctx.pending and [p for p in ctx.pending if isinstance(p, PendingFullRound)
                 and p.actor == c.key and p.round < ctx.round]
         if not mine:
             return

@@ -16,7 +16,6 @@ from typing import Any, Protocol
 
 from ..dice import DiceBox, Roll
 from ..frozen import evolve, quick_init
-from . import messages
 from .model import (
     Action,
     Combatant,
@@ -28,6 +27,7 @@ from .model import (
     ReadiedAction,
     Trigger,
 )
+from .sayers import say_for
 from .stats import resolve_name
 
 
@@ -57,7 +57,16 @@ class Modifier:
 
 
 def total(mods: Iterable[Modifier]) -> int:
-    return sum(m.value for m in mods)
+    """The modifiers' sum (a loop: no comprehension frame for the usual one to four)."""
+    n = 0
+    for m in mods:
+        n += m.value
+    return n
+
+
+def mods_said(mods: Iterable[Modifier]) -> list[dict[str, Any]]:
+    """``[m.to_dict() for m in mods]`` in one comprehension (an attack event names two lists)."""
+    return [{"value": m.value, "reason": m.reason, "rule": m.rule} for m in mods]
 
 
 #: what a ruleset's ``damage`` returns: (amount, rolls, rule, :func:`damage_parts` params)
@@ -142,7 +151,10 @@ class Budget:
         return any(self.left(s) is not None and (self.left(s) or 0) < 0 for s in self.slots)
 
     def copy(self) -> Budget:
-        return Budget(dict(self.slots), dict(self.spent), list(self.conversions), dict(self.marks))
+        new = _new(Budget)  # every declared action is paid on a copy: no __init__ call (SCALE-6)
+        new.__dict__.update(slots=dict(self.slots), spent=dict(self.spent),
+                            conversions=list(self.conversions), marks=dict(self.marks))
+        return new
 
     def to_dict(self) -> dict[str, Any]:
         return {"slots": dict(self.slots), "spent": dict(self.spent),
@@ -188,6 +200,14 @@ class Watch:
     index: int
     action: Action
     trigger: Trigger
+
+
+_new = object.__new__
+_set = object.__setattr__
+#: the fields :meth:`RoundContext.event` fills, in order: Event's own (checked on import)
+_EVENT_FIELDS = ("code", "message", "actor", "target", "rule", "params", "rolls")
+if tuple(f.name for f in dataclasses.fields(Event)) != _EVENT_FIELDS:
+    raise TypeError("Event's fields changed: update RoundContext.event")
 
 
 class RoundContext:
@@ -250,15 +270,24 @@ class RoundContext:
              rule: str | None = None, rolls: Iterable[Roll] = (), message: str | None = None,
              **params: Any) -> Event:
         """Record an event; its English sentence comes from :mod:`pbp.rules.messages`."""
-        if message is None:  # the names as name() says them, looked up inline (SCALE-6)
-            found = self.combatants.get(actor) if actor is not None else None
-            said_actor = "someone" if actor is None else found.name if found else actor
-            found = self.combatants.get(target) if target is not None else None
-            said_target = "someone" if target is None else found.name if found else target
-            message = messages.say(code, params, said_actor, said_target)
+        if message is None:  # the names as name() says them, only those said (SCALE-6)
+            message = say_for(code, params, actor, target, self.combatants)
         event = Event(code, message, actor, target, rule, params, tuple(rolls))
         self.events.append(event)
         return event
+
+    def event(self, code: str, actor: str | None, target: str | None, rule: str | None,
+              rolls: tuple[Roll, ...], params: dict[str, Any]) -> None:
+        """:meth:`emit` with every argument given in place and the params as one dict the
+        event keeps, for the events of every turn and every attack (SCALE-6: keyword
+        arguments gathered into ``**params`` cost more than the event itself). The event is
+        built as its ``__init__`` would build it, its fields in a dict (``_EVENT_FIELDS``),
+        without the call of a Python ``__init__``."""
+        event = _new(Event)
+        _set(event, "__dict__", {
+            "code": code, "message": say_for(code, params, actor, target, self.combatants),
+            "actor": actor, "target": target, "rule": rule, "params": params, "rolls": rolls})
+        self.events.append(event)
 
     # -- dice ------------------------------------------------------------------------
     def roll(self, expression: str, *, who: Combatant | None = None, label: str | None = None) -> Roll:
@@ -275,20 +304,26 @@ class RoundContext:
         """
         if action.rolled is not None:
             return action.rolled, True
-        return self.roll(expression, who=who, label=label), False
+        return self.dice.roll(expression, label=label, stats=who.stats if who else None,
+                              resolve_name=resolve_name, turn=self.turn_of), False  # as roll()
 
     # -- state changes that always leave an event ------------------------------------
     def damage(self, key: str, amount: int, *, source: str | None, rule: str | None,
                rolls: Iterable[Roll] = (), **params: Any) -> int:
         """Lower *key*'s HP by *amount* (>= 0) and say so; HP never changes silently."""
-        c = self.get(key)
+        return self.hurt(key, amount, source, rule, tuple(rolls), params)
+
+    def hurt(self, key: str, amount: int, source: str | None, rule: str | None,
+             rolls: tuple[Roll, ...], params: Mapping[str, Any]) -> int:
+        """:meth:`damage` with its arguments in place (the attacks' path, SCALE-6)."""
+        c = self.combatants[key]
         amount = max(0, int(amount))
         before = c.hp
         after = before - amount
         down = c.down or after <= 0
         self.put(evolve(c, hp=after, down=down))
-        self.emit("damage", actor=source, target=key, rule=rule, rolls=rolls, amount=amount,
-                  hp_before=before, hp_after=after, **params)
+        self.event("damage", source, key, rule, rolls,
+                   {"amount": amount, "hp_before": before, "hp_after": after, **params})
         if down and not c.down:
             code = "object.destroyed" if c.is_object else "combatant.down"
             self.emit(code, target=key, rule="FD-19" if c.is_object else None)

@@ -128,7 +128,7 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     for d in decls.values():
         if any(a.options.command == "init-clear" for a in d.actions):
             for key in list(ctx.combatants):
-                ctx.put(evolve(ctx.get(key), initiative=None))
+                ctx.put(evolve(ctx.combatants[key], initiative=None))
             ctx.order = []
             ctx.emit("initiative.cleared", actor=d.actor, rule=rs.rule_ref("initiative"))
             break
@@ -138,12 +138,14 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
     if not new:
         return
     mode = rs.setting("initiative.mode", "roll")
+    rule = rs.rule_ref("initiative")
+    grouping = type(rs).initiative_group is not Ruleset.initiative_group  # DND-3 only
     shared: dict[str, tuple[float, str]] = {}   # DND-3: one roll per group of identical creatures
     for c in new:
         if c.initiative is not None:
             continue
         given = _initiative_action(decls.get(c.key))
-        group = rs.initiative_group(ctx, c)
+        group = rs.initiative_group(ctx, c) if grouping else None
         if group is not None and given is None and group in shared:
             value, leader = shared[group]
             ctx.put(evolve(c, initiative=float(value)))
@@ -166,12 +168,13 @@ def _initiative(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]
         # STALL-6: a player's initiative they did not post is rolled from the sheet by pbp
         marks: dict[str, Any] = ({"by_pbp": True} if given is None and rolls
                                  and c.player is not None else {})
-        ctx.emit("initiative.rolled", actor=c.key, rule=rs.rule_ref("initiative"),
-                 rolls=rolls, value=value, mode=mode, **marks)
+        ctx.event("initiative.rolled", c.key, None, rule, tuple(rolls),
+                  {"value": value, "mode": mode, **marks})
     keys = [k for k in ctx.order if k in ctx.combatants] + [c.key for c in new]
     ctx.order = _sort(ctx, rs, keys)
     ctx.emit("initiative.order", rule=rs.rule_ref("initiative"), order=list(ctx.order),
-             names=", ".join(f"{ctx.name(k)} ({_fmt(ctx.get(k).initiative)})" for k in ctx.order))
+             names=", ".join([f"{ctx.name(k)} ({_fmt(ctx.combatants[k].initiative)})"
+                              for k in ctx.order]))
 
 
 #: the action an initiative roll pbp makes stands for (roll_for reads only that it holds no roll)
@@ -194,12 +197,12 @@ def _sort(ctx: RoundContext, rs: Ruleset, keys: list[str]) -> list[str]:
     if rs.setting("initiative.ties", "bonus") == "roll-off":
         by_value: dict[float, list[str]] = {}
         for k in keys:
-            by_value.setdefault(ctx.get(k).initiative or 0.0, []).append(k)
+            by_value.setdefault(ctx.combatants[k].initiative or 0.0, []).append(k)
         for group in by_value.values():
             # a group sharing one initiative roll (DND-3) rolls off once, as one unit
             units: dict[str, list[str]] = {}
             for k in group:
-                units.setdefault(rs.initiative_group(ctx, ctx.get(k)) or k, []).append(k)
+                units.setdefault(rs.initiative_group(ctx, ctx.combatants[k]) or k, []).append(k)
             if len(units) > 1:
                 for members in units.values():
                     r = ctx.roll("1d20", label="initiative roll-off")
@@ -212,8 +215,8 @@ def _sort(ctx: RoundContext, rs: Ruleset, keys: list[str]) -> list[str]:
                                      f"to break a tie.")
 
     def key(k: str) -> tuple[Any, ...]:
-        c = ctx.get(k)
-        tb = tuple(-x for x in rs.tiebreak(ctx, c))
+        c = ctx.combatants[k]
+        tb = tuple([-x for x in rs.tiebreak(ctx, c)])
         return (-(c.initiative or 0.0), tb, -rolloff.get(k, 0), listed[k])
 
     return sorted(keys, key=key)
@@ -231,7 +234,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
     # queue entries: [count, tiebreak-index, key, actions-to-do or None (the whole turn)]
     queue: list[tuple[float, float, str, list[tuple[int, Action]] | None]] = []
     for i, key in enumerate(ctx.order):
-        c = ctx.get(key)
+        c = ctx.combatants[key]
         count = ctx.delayed.get(key, c.initiative if c.initiative is not None else 0.0)
         if key in ctx.ahead:
             count, i = float("inf"), ctx.ahead.index(key) - len(ctx.ahead)
@@ -251,7 +254,7 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             return (rank.get(e[2], len(rank)), ())
         # several delayers at one count: the ruleset's tiebreak (FD-16: higher bonus first)
         if e[2] in resumed:
-            tb = tuple(-x for x in rs.tiebreak(ctx, ctx.get(e[2])))
+            tb = tuple([-x for x in rs.tiebreak(ctx, ctx.combatants[e[2]])])
             return (-e[0], 1, tb, e[1])
         return (-e[0], 0, (), e[1])
 
@@ -264,12 +267,12 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             ordered = not resumed
         count, _, key, rest = queue.pop(0)
         if count == float("inf"):
-            count = ctx.get(key).initiative or 0.0
+            count = ctx.combatants[key].initiative or 0.0
         ctx.count = count
         ctx.turn_of = key
         if ctx.conditioned:
             ctx.expire_conditions(count, rs.rule_ref("conditions"))  # FD-6: just before the count
-        c = ctx.get(key)
+        c = ctx.combatants[key]
         if rest is None:
             if c.is_object:
                 continue
@@ -278,29 +281,33 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
                 if key in decls and not decls[key].missing:
                     ctx.emit("turn.skipped", actor=key, reason=why)
                 continue
-            triggers.lapse_readied(ctx, key)
+            if ctx.readied:
+                triggers.lapse_readied(ctx, key)
             decl = decls.get(key)
             if decl is not None:
-                ctx.emit("turn.start", actor=key, count=_fmt(count))
-            if not rs.start_of_turn(ctx, ctx.get(key)):
+                ctx.event("turn.start", key, None, None, (), {"count": _fmt(count)})
+            if not rs.start_of_turn(ctx, ctx.combatants[key]):
                 continue
             if decl is None:  # an NPC the narrator did not move: its turn still passes
-                rs.end_of_turn(ctx, ctx.get(key))
+                rs.end_of_turn(ctx, ctx.combatants[key])
                 ctx.acted.add(key)
                 continue
-            decl = _latency(ctx, rs, ctx.get(key), decl)
+            if decl.late or decl.missing:
+                decl = _latency(ctx, rs, ctx.combatants[key], decl)
             accepted, problems, budget = rs.plan(ctx, decl)
             ctx.budgets[key] = budget
-            triggers.disarm_refused(ctx, key, [a for _, a in accepted])
+            if ctx.watching:
+                triggers.disarm_refused(ctx, key, [a for _, a in accepted])
             for p in problems:
                 ctx.emit(p.code if p.code.startswith("action.") else "action.rejected",
                          actor=key, rule=p.rule, reason=p.message, problem=p.code,
                          action_index=p.action_index, **dict(p.params))
-            ratios = budget.marks.get("ratios", [])
-            for n, (source, into, rule) in enumerate(budget.conversions):
-                ratio = ratios[n] if n < len(ratios) else 1
-                ctx.emit("action.converted", actor=key, rule=rule, source=source, into=into,
-                         ratio=ratio)
+            if budget.conversions:
+                ratios = budget.marks.get("ratios", [])
+                for n, (source, into, rule) in enumerate(budget.conversions):
+                    ratio = ratios[n] if n < len(ratios) else 1
+                    ctx.emit("action.converted", actor=key, rule=rule, source=source,
+                             into=into, ratio=ratio)
             rest = accepted
         else:
             decl = decls.get(key) or Declaration(actor=key)
@@ -312,14 +319,14 @@ def _run_turns(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration])
             resumed.add(key)
             queue.append((new_count, seq, key, rest))
             continue
-        rs.end_of_turn(ctx, ctx.get(key))
-        ctx.emit("turn.end", actor=key, budget=ctx.budgets[key].to_dict())
+        rs.end_of_turn(ctx, ctx.combatants[key])
+        ctx.event("turn.end", key, None, None, (), {"budget": ctx.budgets[key].to_dict()})
         ctx.acted.add(key)
     ctx.count = None
     ctx.turn_of = None
     if ctx.delayed:  # FD-16: a delayed count is the combatant's initiative for the rest of combat
         for key, count in ctx.delayed.items():
-            ctx.put(evolve(ctx.get(key), initiative=count))
+            ctx.put(evolve(ctx.combatants[key], initiative=count))
         ctx.delayed = {}
         ctx.order = _sort(ctx, rs, list(ctx.order))
 
@@ -332,10 +339,10 @@ def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
     armed for this round is not carried out on its owner's own turn."""
     watched = ctx.note(key).get("watched", [])
     for pos, (index, action) in enumerate(todo):
-        if ctx.get(key).down:
+        if ctx.combatants[key].down:
             break
         if action.kind is ActionKind.DELAY and not ctx.note(key).get("delayed"):
-            count = rs.delay_to(ctx, ctx.get(key), action)
+            count = rs.delay_to(ctx, ctx.combatants[key], action)
             ctx.note(key)["delayed"] = True
             if count is not None:
                 ctx.delayed[key] = count
@@ -343,8 +350,9 @@ def _perform(ctx: RoundContext, rs: Ruleset, key: str, decl: Declaration,
             return []
         if action.kind is ActionKind.REACTION and action in watched:
             continue  # DND-7: it waits for its trigger, not for its owner's turn
-        triggers.fire(ctx, rs, key, action)
-        c = ctx.get(key)
+        if ctx.readied or ctx.watching:
+            triggers.fire(ctx, rs, key, action)
+        c = ctx.combatants[key]
         if c.down:  # the reaction felled it: the triggering action never happens
             break
         if action.kind is ActionKind.READY:

@@ -18,7 +18,16 @@ from typing import Any, ClassVar
 
 from . import conditions as C
 from . import fd_combat, latency, maneuvers, powers
-from .context import AttackRoll, Damage, Defense, Modifier, RoundContext, damage_parts, total
+from .context import (
+    AttackRoll,
+    Damage,
+    Defense,
+    Modifier,
+    RoundContext,
+    damage_parts,
+    mods_said,
+    total,
+)
 from .fd_economy import ForumD20Economy
 from .model import Action, AttackTotal, Combatant, Declaration, PendingDefense, Trigger, Weapon
 from .registry import register
@@ -124,9 +133,11 @@ class ForumD20(ForumD20Economy):
         if isinstance(extra, int) and not isinstance(extra, bool) and extra:
             mods.append(Modifier(extra, "bonus from powers or items", "FD-3"))
         power = attacker.condition(C.POWER)
-        if uses_power(attacker, action, weapon) and power is not None:
+        if power is not None and uses_power(attacker, action, weapon):
             mods.append(Modifier(power.value, f"power {power.note or ''}".strip(), "FD-5"))
-        mods += self.condition_modifiers(ctx, attacker, "attack", against=target, ranged=ranged)
+        if attacker.conditions:
+            mods += self.condition_modifiers(ctx, attacker, "attack", against=target,
+                                             ranged=ranged)
         if ranged and (target.has(C.ENGAGED) or action.options.into_melee):
             mods.append(Modifier(-int(self.setting("attacks.ranged_into_melee", 4)),
                                  "shooting into melee", "FD-11"))
@@ -158,8 +169,9 @@ class ForumD20(ForumD20Economy):
         mods = [Modifier(target.stat(skill), skill)]
         if armored:
             mods.append(Modifier(target.stat("armor"), "armor"))
-        mods += self.condition_modifiers(ctx, target, "defense", against=attacker,
-                                         ranged=weapon.category in RANGED)
+        if target.conditions:
+            mods += self.condition_modifiers(ctx, target, "defense", against=attacker,
+                                             ranged=weapon.category in RANGED)
         if self.setting("defense_roller") == "player" and target.player is not None:
             return Defense(0, skill, mods=tuple(mods), rule=rule, pending=True)
         roll = ctx.roll("1d20", who=target, label=f"defense {skill}")
@@ -210,7 +222,7 @@ class ForumD20(ForumD20Economy):
         parts = [Modifier(attacker.stat("level") // 2, "half level", "FD-7"),
                  Modifier(attacker.stat(mod), mod, "FD-7")]
         power = attacker.condition(C.POWER)
-        if uses_power(attacker, action, weapon) and power is not None:
+        if power is not None and uses_power(attacker, action, weapon):
             parts.append(Modifier(power.value, "power", "FD-5"))  # FD-5 / FD-7: + INT modifier
         bonus = total(parts)
         multiply = bool(self.setting("crits.multiply_bonuses", True))
@@ -252,32 +264,30 @@ class ForumD20(ForumD20Economy):
         hit, rule, said = self.hits(ctx, attack, defense)
         params: dict[str, Any] = {"total": attack.total, "natural": attack.natural, "defense": defense.total,
                       "defense_kind": defense.kind, "weapon": weapon.name, "said": said,
-                      "mods": [m.to_dict() for m in attack.mods],
-                      "defense_mods": [m.to_dict() for m in defense.mods]}
+                      "mods": mods_said(attack.mods), "defense_mods": mods_said(defense.mods)}
         if target.has(C.FEINTED) and target.condition(C.FEINTED).source == c.key:  # type: ignore[union-attr]
             ctx.remove_condition(target.key, C.FEINTED, rule="FD-14", reason="used")
         if defense.roll is not None:
-            ctx.emit("defense.rolled", actor=c.key, target=target.key, rule=defense.rule,
-                     rolls=[defense.roll], kind=defense.kind, total=defense.total,
-                     natural=defense.natural, mods=[m.to_dict() for m in defense.mods])
+            ctx.event("defense.rolled", c.key, target.key, defense.rule, (defense.roll,),
+                      {"kind": defense.kind, "total": defense.total, "natural": defense.natural,
+                       "mods": params["defense_mods"]})
         if hit and self.missed_by_chance(ctx, c, target, attack, rolls, params):
             return False
         if not hit:
             code = "attack.auto-miss" if rule == "FD-8" and attack.natural == 1 else "attack.miss"
-            ctx.emit(code, actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
+            ctx.event(code, c.key, target.key, rule, tuple(rolls), params)
             if attack.natural == 1 and weapon.category in RANGED and (
                     target.has(C.ENGAGED) or action.options.into_melee):
                 self._stray_shot(ctx, c, target, action, weapon)
             return False
         code = "attack.auto-hit" if rule == "FD-8" and attack.natural == 20 else "attack.hit"
-        ctx.emit(code, actor=c.key, target=target.key, rule=rule, rolls=rolls, **params)
+        ctx.event(code, c.key, target.key, rule, tuple(rolls), params)
         multiplier = self.critical(ctx, attack, weapon)
         if multiplier > 1:
             ctx.emit("attack.critical", actor=c.key, target=target.key, rule="FD-9",
                      multiplier=multiplier, natural=attack.natural, threat=weapon.threat)
         amount, drolls, drule, dparts = self.damage(ctx, c, target, action, weapon, multiplier)
-        ctx.damage(target.key, amount, source=c.key, rule=drule, rolls=drolls, weapon=weapon.name,
-                   **dparts)
+        ctx.hurt(target.key, amount, c.key, drule, tuple(drolls), {"weapon": weapon.name, **dparts})
         return True
 
     def _stray_shot(self, ctx: RoundContext, c: Combatant, target: Combatant, action: Action,

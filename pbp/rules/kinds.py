@@ -25,3 +25,7 @@ class ActionKind(str, enum.Enum):
     BONUS = "bonus"        # DND-5
     REACTION = "reaction"  # DND-7
     OTHER = "other"
+
+
+#: the ruleset method carrying out each kind (``on_full_round``...), named once (SCALE-6)
+HANDLERS: dict[ActionKind, str] = {k: "on_" + k.value.replace("-", "_") for k in ActionKind}

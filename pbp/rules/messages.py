@@ -327,15 +327,14 @@ def render(code: str, lang: str, params: Mapping[str, Any]) -> str:
 
 
 def say(code: str, params: Mapping[str, Any], actor: str, target: str) -> str:
-    """``render(code, "en", params + {actor, target})`` for the engine's :meth:`emit`,
-    where *actor* and *target* are the names said unless *params* holds its own: one
-    dict and few calls, since a round says hundreds of events (SCALE-6)."""
+    """``render(code, "en", params + {actor, target})``, where *actor* and *target* are
+    the names said unless *params* holds its own."""
     names = _Safe(params)
     if "actor" not in names:
         names["actor"] = actor
     if "target" not in names:
         names["target"] = target
-    text = EN.get(code) if code not in _VARIED else template(code, names)
+    text = template(code, names)
     if text is None:
         return code
     if code == "opposed.won" or "resistance" in names:

@@ -20,12 +20,12 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
             ) -> list[tuple[str, int, Action]]:
     """Actions riding on c's turn: those deferred by riders who already acted, and those
     of riders whose own turn is still to come (judged and paid for now)."""
+    riding = _riding(ctx).get(c.key, ())
+    if not riding and not ctx.scratch.get(c.key, _NOTHING).get("riders"):
+        return []  # nobody rides this turn (most turns); an absent list reads as empty
+
     def wanted(a: Action) -> bool:
         return bool(a.options.interrupts) is interrupting
-
-    riding = _riding(ctx).get(c.key, ())
-    if not riding and not ctx.scratch.get(c.key, {}).get("riders"):
-        return []  # nobody rides this turn (most turns); an absent list reads as empty
     note = ctx.note(c.key)
     stored = note.get("riders", [])
     riders = [r for r in stored if wanted(r[2])]
@@ -56,6 +56,9 @@ def collect(rs: Ruleset, ctx: RoundContext, c: Combatant, *, interrupting: bool
         ctx.budgets[key] = trial
         riders.append((key, i, a))
     return riders
+
+_NOTHING: dict[str, object] = {}
+
 
 def _riding(ctx: RoundContext) -> dict[str, list[tuple[str, int, Action, Declaration]]]:
     """The round's declared riders by whose turn they ride, in declaration order (SCALE-6:

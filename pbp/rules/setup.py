@@ -14,12 +14,25 @@ from .base import Ruleset
 from .houserule_tables import deep_merge
 from .model import Encounter
 from .registry import get as get_ruleset
+from .registry import ruleset_class
 
 
 def ruleset_for(encounter: Encounter, houserules: Mapping[str, Any] | None = None) -> Ruleset:
     """The encounter's ruleset with its stored houserules and *houserules* on top."""
     merged = deep_merge(encounter.houserules, houserules or {})
-    return get_ruleset(encounter.ruleset, merged)
+    if merged:
+        return get_ruleset(encounter.ruleset, merged)
+    # SCALE-6: with no houserules a ruleset is its class's defaults only, the same every
+    # round: one instance per class, whose settings lookups (Settings) stay answered
+    cls = ruleset_class(encounter.ruleset)
+    kept = _PLAIN.get(cls)
+    if kept is None:
+        kept = _PLAIN[cls] = get_ruleset(encounter.ruleset, merged)
+    return kept
+
+
+#: the ruleset without houserules, by class (see :func:`ruleset_for`)
+_PLAIN: dict[type[Ruleset], Ruleset] = {}
 
 
 def round_number(encounter: Encounter, ruleset: Ruleset) -> tuple[int, bool]:

@@ -85,9 +85,13 @@ def lapse_readied(ctx: RoundContext, key: str) -> None:
 def arm_reactions(ctx: RoundContext, rs: Ruleset, decls: Mapping[str, Declaration]) -> None:
     """Every declared reaction with a trigger (``Ruleset.reaction_trigger``) watches for it
     from the start of the round, before and after its owner's turn."""
-    for key in [k for k in ctx.order if k in decls] + [k for k in decls if k not in ctx.order]:
+    placed = set(ctx.order)
+    for key in [k for k in ctx.order if k in decls] + [k for k in decls if k not in placed]:
+        actions = decls[key].actions
+        if not any(a.kind is ActionKind.REACTION for a in actions):
+            continue  # most declarations (SCALE-6)
         c = ctx.get(key)
-        for index, action in enumerate(decls[key].actions):
+        for index, action in enumerate(actions):
             if action.kind is not ActionKind.REACTION:
                 continue
             trigger = rs.reaction_trigger(ctx, c, action)

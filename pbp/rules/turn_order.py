@@ -178,6 +178,12 @@ def without_hand_offs(decls: Mapping[str, Declaration]) -> dict[str, Declaration
     the order (``initiative.next``), it is no action of the turn."""
     out: dict[str, Declaration] = {}
     for k, d in decls.items():
+        for a in d.actions:
+            if a.options.command == "next":
+                break
+        else:  # no hand-off: most declarations (SCALE-6, a loop: no generator per one)
+            out[k] = d
+            continue
         kept = tuple(a for a in d.actions if a.options.command != "next")
         out[k] = d if len(kept) == len(d.actions) else dataclasses.replace(d, actions=kept)
     return out
