@@ -17,7 +17,7 @@ import ipaddress
 import logging
 from typing import Any
 
-from flask import Flask, Response, current_app, has_request_context, render_template, request
+from flask import Flask, Response, current_app, g, has_request_context, render_template, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -25,6 +25,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 log = logging.getLogger("pbp.panel")
 
 AUTO = "auto"
+#: set in ``g`` on a request whose answer must not send the session cookie again
+KEEP_COOKIE = "pbp_keep_cookie"
 
 
 def _loopback(address: str | None) -> bool:
@@ -60,6 +62,13 @@ class SessionInterface(SecureCookieSessionInterface):
 
     def get_cookie_secure(self, app: Flask) -> bool:
         return cookie_secure(app)
+
+    def should_set_cookie(self, app: Flask, session: Any) -> bool:
+        """Not on an answer that asked for the cookie to stay as it is (the live refresh's
+        "nothing changed", SCALE-5: no cookie signed again every few seconds per tab)."""
+        if g.get(KEEP_COOKIE):
+            return False
+        return super().should_set_cookie(app, session)  # type: ignore[no-any-return]
 
 
 def _remember_cookie(response: Response) -> Response:
