@@ -34,7 +34,7 @@ from ..store import queries
 from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
 from . import encounter_demand as demand
 from . import fragments, live_quick
-from .access import encounter_or_404, in_encounter_or_404
+from .access import db_id, encounter_or_404, in_encounter_or_404
 from .db import end_reads
 from .db import session as db_session
 from .encounter_view import build, ordered_combatants
@@ -87,7 +87,8 @@ def _forms() -> dict[str, Any]:
 
 
 def _round_arg() -> int | None:
-    return request.args.get("round", type=int)
+    n = request.args.get("round", type=int)
+    return n if n is None or db_id(n) is not None else abort(404)   # no round holds it (was a 500)
 
 
 def _context(encounter_id: int, number: int | None = None, enc: Any = None, **known: Any) -> dict[str, Any]:

@@ -30,6 +30,7 @@ from sqlalchemy.engine import Engine
 
 from ..store import logins, page_version
 from . import auth
+from .access import db_id
 from .cookies import KEEP_COOKIE
 
 #: Flask-Login's keys in the session
@@ -45,7 +46,7 @@ def _identity() -> tuple[int, str] | None:
     if session.get(IDENTIFIER) != manager._session_identifier_generator():
         return None     # Flask-Login's session protection has its say on the full path
     nid, _sep, token = ident.partition(":")
-    if not nid.isdigit() or len(nid) > 18 or not token:
+    if not (nid.isascii() and nid.isdigit()) or len(nid) > 18 or not token:
         return None
     return int(nid), token
 
@@ -60,6 +61,8 @@ def answer(encounter_id: int) -> Response | None:
     if who is None:
         return None
     number = request.args.get("round", type=int)
+    if number is not None and db_id(number) is None:
+        return None     # no round the database can hold: the full path's answer
     engine: Engine = current_app.extensions["pbp_engine_read"]
     with engine.connect() as conn:
         found = page_version.unchanged(conn, encounter_id, who[0], logins.digest(who[1]), number)

@@ -112,6 +112,9 @@ def test_scale5_quick_version_is_the_pages_for_an_earlier_round(alice: Client, i
     assert earlier != _version(alice, eid)
     assert alice.get(f"/encounters/{eid}/live?round=1&v={earlier}").status_code == 204
     assert alice.get(f"/encounters/{eid}/live?round=99&v={earlier}").status_code == 404
+    for hostile in ("-1", "0", "99999999999999999999999"):   # no round the database can hold
+        assert alice.get(f"/encounters/{eid}/live?round={hostile}&v={earlier}").status_code == 404
+        assert alice.get(f"/encounters/{eid}?round={hostile}").status_code == 404   # the page too (was a 500)
 
 
 def test_scale5_idle_lifetime_and_last_seen_still_kept(db_url: str, ids: dict[str, Any]) -> None:
