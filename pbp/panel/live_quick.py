@@ -64,8 +64,7 @@ def answer(encounter_id: int) -> Response | None:
     if number is not None and db_id(number) is None:
         return None     # no round the database can hold: the full path's answer
     engine: Engine = current_app.extensions["pbp_engine_read"]
-    with engine.connect() as conn:
-        found = page_version.unchanged(conn, encounter_id, who[0], logins.digest(who[1]), number)
+    found = page_version.unchanged(engine, encounter_id, who[0], logins.digest(who[1]), number)
     if found is None:
         return None
     (created, seen, remember), current, has_round = found

@@ -22,7 +22,17 @@ import functools
 import hashlib
 from typing import Any
 
-from sqlalchemy import ColumnElement, Connection, Dialect, Select, bindparam, func, select, true
+from sqlalchemy import (
+    ColumnElement,
+    Connection,
+    Dialect,
+    Engine,
+    Select,
+    bindparam,
+    func,
+    select,
+    true,
+)
 from sqlalchemy import inspect as sa_inspect
 
 from .models import (
@@ -156,15 +166,28 @@ def version(conn: Connection, encounter_id: int, round_id: int | None) -> str:
     return fingerprint(row)
 
 
-def unchanged(conn: Connection, encounter_id: int, narrator_id: int, session_digest: str,
+def unchanged(engine: Engine, encounter_id: int, narrator_id: int, session_digest: str,
               number: int | None) -> tuple[tuple[Any, ...], str, bool] | None:
-    """One statement: ((created, seen, remember) of the login session, the page's version,
-    whether there is a round) when the session is open, its narrator active and narrating
-    the encounter's campaign; None otherwise. The version equals :func:`version`'s."""
+    """One statement on the driver's own connection of *engine*: ((created, seen, remember)
+    of the login session, the page's version, whether there is a round) when the session is
+    open, its narrator active and narrating the encounter's campaign; None otherwise. The
+    version equals :func:`version`'s."""
     params: dict[str, Any] = {"eid": encounter_id, "nid": narrator_id, "sid": session_digest}
     if number is not None:
         params["number"] = number
-    row = _run(conn, True, number is not None, params)
+    sql, names, consts = _compiled(engine.dialect, True, number is not None)
+    values = {**consts, **params}
+    # the driver's own connection: one SELECT, no BEGIN/ROLLBACK pair nor result object
+    # around it (SQLite runs a lone SELECT in a read snapshot of its own; the pool rolls
+    # a PostgreSQL connection back when it returns)
+    raw = engine.raw_connection()
+    try:
+        cur = raw.cursor()
+        cur.execute(sql, tuple(values[n] for n in names) if names is not None else values)
+        row = cur.fetchone()
+        cur.close()
+    finally:
+        raw.close()
     if row is None:
         return None
     n = len(SESSION_COLUMNS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import event, select, update
 
 from pbp.panel import create_app
 from pbp.store import logins, page_version
@@ -66,6 +66,24 @@ def test_scale5_unchanged_refresh_is_204_without_body_or_cookie(alice: Client, i
     # an outdated version is the full answer
     changed = alice.get(f"/encounters/{eid}/live?v=0123456789abcdef")
     assert changed.status_code == 200 and changed.get_json()["changed"] is True
+
+
+def test_scale5_unchanged_refresh_is_one_select(alice: Client, ids: dict[str, Any], app: Any) -> None:
+    """Counted by SQLite itself (the quick answer runs on the driver's connection, below
+    SQLAlchemy's statement events): one SELECT, no BEGIN, nothing written."""
+    eid = ids["encounter"]
+    live = f"/encounters/{eid}/live?v={_version(alice, eid)}"
+    engine = app.extensions["pbp_engine"]
+    seen: list[str] = []
+    event.listen(engine, "connect", lambda dbapi, _record: dbapi.set_trace_callback(seen.append))
+    engine.dispose()            # the connections opened from here on are traced
+    assert alice.get(live).status_code == 204
+    seen.clear()
+    assert alice.get(live).status_code == 204
+    assert len(seen) == 1 and seen[0].lstrip().upper().startswith("SELECT"), seen
+    seen.clear()
+    assert alice.get(f"/encounters/{eid}/live?v=0123456789abcdef").status_code == 200
+    assert len(seen) > 3        # the full answer, for contrast: the login check, the page's reads
 
 
 def test_scale5_logout_in_one_worker_refuses_the_next_refresh_in_another(alice: Client, ids: dict[str, Any],
