@@ -272,9 +272,10 @@ def measure(url: str, ids: dict, args: argparse.Namespace, data_dir: str) -> dic
               f"load average now {os.getloadavg()[0]:.2f}", flush=True)
         # a worker's poll that re-saw the 200 posts unchanged is no change for the page
         poll_unchanged(url, ids["thread"])
-        _st, body, hdrs, took = get(port, f"{live}?v={version}", {**auth, **BROWSER, "X-Live-Have": have})
-        print(f"refresh after a poll that re-saw the posts unchanged: changed={json.loads(decoded(body, hdrs))['changed']}, "
-              f"{took * 1000:.1f} ms", flush=True)
+        st, body, hdrs, took = get(port, f"{live}?v={version}", {**auth, **BROWSER, "X-Live-Have": have})
+        same = st == 204 or not json.loads(decoded(body, hdrs))["changed"]   # 204: no body (SCALE-5)
+        print(f"refresh after a poll that re-saw the posts unchanged: changed={not same} (HTTP {st}, "
+              f"{len(body)} B, Set-Cookie: {'set-cookie' in hdrs}), {took * 1000:.1f} ms", flush=True)
         # one new post, then the refresh of a tab holding the page before it: the real work
         # (a new version: the dry-run preview and every fragment rendered again in that worker)
         sizes, times, sent = [], [], []

@@ -17,7 +17,7 @@ import ipaddress
 import logging
 from typing import Any
 
-from flask import Flask, Response, current_app, has_request_context, render_template, request
+from flask import Flask, Response, current_app, g, has_request_context, render_template, request
 from flask.sessions import SecureCookieSessionInterface
 from flask_wtf.csrf import CSRFError
 from werkzeug.middleware.proxy_fix import ProxyFix
@@ -25,6 +25,8 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 log = logging.getLogger("pbp.panel")
 
 AUTO = "auto"
+#: set in ``g`` on a request whose answer must not send the session cookie again
+KEEP_COOKIE = "pbp_keep_cookie"
 
 
 def _loopback(address: str | None) -> bool:
@@ -66,7 +68,11 @@ class SessionInterface(SecureCookieSessionInterface):
         loaded on demand: panel.js marks them). One still in flight when a form is posted
         answers after the POST's redirect, and its cookie, the session as it was before the
         POST, would replace the POST's: the "done" message lost (test_browser_fight's
-        flake under load), or anything else the POST put in the session undone."""
+        flake under load), or anything else the POST put in the session undone. Nor on an
+        answer that asked for the cookie to stay as it is (the live refresh's "nothing
+        changed", SCALE-5: no cookie signed again every few seconds per tab)."""
+        if g.get(KEEP_COOKIE):
+            return False
         if has_request_context() and (request.headers.get("X-Fragment") or "X-Live-Have" in request.headers):
             return False
         return bool(super().should_set_cookie(app, session))

@@ -24,7 +24,9 @@ READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 def init_app(app: Flask) -> None:
     engine = app.config.get("DB_ENGINE") or make_engine(app.config["DATABASE_URL"])
     app.extensions["pbp_db"] = sessionmaker(bind=engine, expire_on_commit=False)
-    app.extensions["pbp_db_read"] = sessionmaker(bind=reading(engine), expire_on_commit=False)
+    read = reading(engine)
+    app.extensions["pbp_db_read"] = sessionmaker(bind=read, expire_on_commit=False)
+    app.extensions["pbp_engine_read"] = read    # Core reads of a GET (pbp.panel.live_quick)
     app.extensions["pbp_engine"] = engine
     app.teardown_appcontext(_close)
 

@@ -8,16 +8,13 @@ layer's, followed by the marks of the narrator's overrides.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import logging
 from dataclasses import dataclass, field
 from typing import Any
 
 from flask_babel import lazy_gettext as _l
 from markupsafe import Markup, escape
-from sqlalchemy import bindparam, func, select
-from sqlalchemy import inspect as sa_inspect
+from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -26,20 +23,16 @@ from ..rounds import service
 from ..rules import engine
 from ..rules.model import ActionKind
 from ..rules.speech import verdict as speech_verdict_of
-from ..store import queries
+from ..store import page_version, queries
 from ..store.models import (
-    AuditEntry,
-    Campaign,
     Combatant,
     Declaration,
     Encounter,
     EventRecord,
-    ExtensionRequest,
     Override,
     Post,
     Reply,
     RollRecord,
-    RollReveal,
     Round,
 )
 from ..store.roll_ledger import LedgerRow, encounter_ledger, watched
@@ -148,68 +141,13 @@ def preview(session: Session, rnd: Round | None) -> str:
     return text
 
 
-@functools.cache
-def _version_statement() -> Any:
-    """Built once: constructing (and cache-keying) these subqueries costs more than running them."""
-    rid: Any = bindparam("rid")
-    eid: Any = bindparam("eid")
-    cid: Any = bindparam("cid")
-    return select(
-        select(func.count(Post.id)).where(Post.round_id == rid).scalar_subquery(),
-        # not max(last_seen_at): every poll re-seeing an unchanged post moves it, and the
-        # page (and its dry-run preview) was built again after each poll for nothing. A
-        # post's edits and deletions count up its revisions_seen; ids catch moves.
-        select(func.sum(Post.revisions_seen)).where(Post.round_id == rid).scalar_subquery(),
-        select(func.sum(Post.id)).where(Post.round_id == rid).scalar_subquery(),
-        select(func.count(Declaration.id)).where(Declaration.round_id == rid).scalar_subquery(),
-        select(func.max(Declaration.updated_at)).where(Declaration.round_id == rid).scalar_subquery(),
-        select(func.count(Reply.id)).where(Reply.round_id == rid).scalar_subquery(),
-        select(func.min(Reply.state)).where(Reply.round_id == rid).scalar_subquery(),
-        select(func.max(Reply.state)).where(Reply.round_id == rid).scalar_subquery(),
-        select(func.max(Reply.approved_at)).where(Reply.round_id == rid).scalar_subquery(),
-        select(func.count(Override.id)).where(Override.encounter_id == eid).scalar_subquery(),
-        select(func.max(Override.id)).where(Override.encounter_id == eid).scalar_subquery(),
-        select(func.sum(Combatant.hp)).where(Combatant.encounter_id == eid).scalar_subquery(),
-        select(func.count(Combatant.id)).where(Combatant.encounter_id == eid).scalar_subquery(),
-        select(func.max(AuditEntry.id)).where(AuditEntry.encounter_id == eid).scalar_subquery(),
-        select(Campaign.ruleset).where(Campaign.id == cid).scalar_subquery(),
-        select(Campaign.timezone).where(Campaign.id == cid).scalar_subquery(),
-        select(Campaign.houserules).where(Campaign.id == cid).scalar_subquery(),
-        # SCALE-5: the page's fragments are kept per version (pbp.panel.fragments), so every
-        # setting a fragment shows counts too: the campaign's, and the round's extension requests
-        *(select(col).where(Campaign.id == cid).scalar_subquery() for col in (
-            Campaign.language, Campaign.approval_mode, Campaign.round_hours, Campaign.quiet_hours,
-            Campaign.skip_weekends, Campaign.public_verification, Campaign.private_roll_values,
-            Campaign.extension_limit_hours, Campaign.early_close, Campaign.close_grace_minutes)),
-        select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
-        select(func.max(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid).scalar_subquery(),
-        select(func.count(ExtensionRequest.id)).where(ExtensionRequest.round_id == rid,
-                                                      ExtensionRequest.state == "queued").scalar_subquery(),
-        # ... the round's rolls (a secret roll has no post) and the encounter's reveals
-        select(func.count(RollRecord.id)).where(RollRecord.round_id == rid).scalar_subquery(),
-        select(func.max(RollRecord.id)).where(RollRecord.round_id == rid).scalar_subquery(),
-        select(func.max(RollReveal.id)).where(RollReveal.encounter_id == eid).scalar_subquery(),
-        # ... and every round's replies (the page lists those held of earlier rounds)
-        *(select(agg).join(Round, Round.id == Reply.round_id).where(Round.encounter_id == eid).scalar_subquery()
-          for agg in (func.count(Reply.id), func.max(Reply.id), func.min(Reply.state), func.max(Reply.state),
-                      func.sum(func.length(Reply.state) * Reply.id))),
-    )
-
-
-#: every column of the encounter (its settings: round length, initiative mode...) counts
-_ENCOUNTER_COLUMNS = tuple(sa_inspect(Encounter).column_attrs)
-
-
 def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     """A fingerprint that changes whenever the page would: posts (new, edited, deleted, moved;
     not merely seen again by a poll), declarations, overrides, combatants, the round, its
-    reply, the extension requests, the encounter's and campaign's settings. One query."""
-    row = session.execute(_version_statement(), {"rid": rnd.id if rnd is not None else -1,
-                                                 "eid": encounter.id, "cid": encounter.campaign_id}).one()
-    parts: list[Any] = [tuple(getattr(encounter, a.key) for a in _ENCOUNTER_COLUMNS), tuple(row)]
-    if rnd is not None:
-        parts += [rnd.id, rnd.state, rnd.deadline.isoformat(), rnd.waived, rnd.order]
-    return hashlib.sha1(repr(parts).encode()).hexdigest()[:16]
+    reply, the extension requests, the encounter's and campaign's settings. One query
+    (:mod:`pbp.store.page_version`, shared with the live refresh's one-statement check)."""
+    session.flush()     # what the ORM would flush before a query of its own
+    return page_version.version(session.connection(), encounter.id, rnd.id if rnd is not None else None)
 
 
 def _kind_options(kinds: list[str]) -> dict[str | None, Markup]:

@@ -33,8 +33,8 @@ from ..rules.model import ActionKind
 from ..store import queries
 from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
 from . import encounter_demand as demand
-from . import fragments
-from .access import encounter_or_404, in_encounter_or_404
+from . import fragments, live_quick
+from .access import db_id, encounter_or_404, in_encounter_or_404
 from .db import end_reads
 from .db import session as db_session
 from .encounter_view import build, ordered_combatants
@@ -87,7 +87,8 @@ def _forms() -> dict[str, Any]:
 
 
 def _round_arg() -> int | None:
-    return request.args.get("round", type=int)
+    n = request.args.get("round", type=int)
+    return n if n is None or db_id(n) is not None else abort(404)   # no round holds it (was a 500)
 
 
 def _context(encounter_id: int, number: int | None = None, enc: Any = None, **known: Any) -> dict[str, Any]:
@@ -167,11 +168,10 @@ def show(encounter_id: int):  # type: ignore[no-untyped-def]
                            frag_hashes=got.hashes, post_order=got.order, **page)
 
 
-@bp.route("/<int:encounter_id>/live")
 @login_required
 def live(encounter_id: int):  # type: ignore[no-untyped-def]
-    """JSON refresh (SCALE-5). ``{changed: false}`` when the version the page holds (``v``)
-    is current: one query, nothing rendered. Else the new version, the round's post ids in
+    """JSON refresh (SCALE-5), past :mod:`pbp.panel.live_quick`. ``204`` when the version the
+    page holds (``v``) is current: nothing rendered. Else the new version, the round's post ids in
     order, and only the fragments whose hash differs from the one the tab sent in the
     ``X-Live-Have`` header (``name:hash,...``; none sent: every fragment), with their new
     hashes, the posts among them as data, and who is missing."""
@@ -180,7 +180,7 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     rnd = queries.current_round(s, enc.id, _round_arg())
     version = page_version(s, enc, rnd)
     if request.args.get("v") == version:
-        return jsonify(changed=False, version=version)
+        return "", 204
     have = fragments.parse_have(request.headers.get("X-Live-Have"))
     _enc, _rnd, ctx, version, got = _rendered(encounter_id, (enc, rnd, version))
     changed = [k for k, h in got.hashes.items() if have.get(k) != h]
@@ -193,6 +193,9 @@ def live(encounter_id: int):  # type: ignore[no-untyped-def]
     end_reads()   # SCALE-4: nothing more is read for this answer
     return jsonify(changed=True, version=version, fragments={k: fragments.fill(got.html[k]) for k in changed},
                    hashes={k: got.hashes[k] for k in changed}, order=got.order, posts=posts, missing=missing)
+
+
+bp.add_url_rule("/<int:encounter_id>/live", "live", live_quick.first(live))  # SCALE-5
 
 
 # --- on demand (SCALE-5): one override form, a whole post (pbp/panel/encounter_demand.py) ---

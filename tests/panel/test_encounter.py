@@ -71,8 +71,8 @@ def test_live_endpoint_versions(alice: Any, ids: dict[str, Any]) -> None:
     first = alice.get(url).get_json()
     assert first["changed"] is True and set(first["fragments"]) >= {"posts", "preview", "combatants", "audit"}
     assert first["missing"] == ["cato"]
-    same = alice.get(f"{url}?v={first['version']}").get_json()
-    assert same == {"changed": False, "version": first["version"]}
+    same = alice.get(f"{url}?v={first['version']}")
+    assert same.status_code == 204 and same.data == b""     # SCALE-5: unchanged, no body
     alice.post(f"/encounters/{ids['encounter']}/override/hp",
                {"combatant_id": ids["combatants"]["goblin-1"], "hp": 3, "reason": "healed by a shaman"})
     after = alice.get(f"{url}?v={first['version']}").get_json()

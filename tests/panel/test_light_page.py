@@ -108,13 +108,12 @@ def test_scale5_long_post_and_earlier_round_on_demand(alice: Any, ids: dict[str,
 
 
 def test_scale5_live_refresh_sends_only_the_changed_fragments(alice: Any, ids: dict[str, Any], db_url: str) -> None:
-    """SCALE-5: unchanged → {changed: false}; a new post → that post, the count and the
+    """SCALE-5: unchanged → 204 No Content; a new post → that post, the count and the
     summaries it changes, not the posts the tab holds; no placeholder leaks, and every
     token sent is masked afresh."""
     live = f"/encounters/{ids['encounter']}/live"
     version, hashes = _held(_page(alice, ids))
-    assert alice.get(f"{live}?v={version}", headers=_have(hashes)).get_json() == {"changed": False,
-                                                                                   "version": version}
+    assert alice.get(f"{live}?v={version}", headers=_have(hashes)).status_code == 204   # no body
     _ingest(db_url, ids, "I attack Goblin 2 [roll]1d20+6[/roll]", "new-1")
     answer = alice.get(f"{live}?v={version}", headers=_have(hashes)).get_json()
     assert answer["changed"] is True and answer["version"] != version

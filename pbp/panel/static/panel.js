@@ -2,8 +2,8 @@
  *
  * Live refresh: polls the page's JSON endpoint (data-live-url) every data-live-interval ms
  * with the version it holds (?v=) and, in the X-Live-Have header, each fragment's hash
- * (from #live-hashes, then from each answer). The server answers {changed:false} (nothing
- * rendered) or only the fragments whose hash differs, rendered and escaped by its own
+ * (from #live-hashes, then from each answer). The server answers 204 No Content when nothing
+ * changed (one query, no cookie) or only the fragments whose hash differs, rendered and escaped by its own
  * templates, and the order of the round's posts (one fragment each, "post-<id>"). A region
  * the narrator is typing in, or that holds an open form, is left alone until the next tick.
  * Backs off while the tab is hidden or the server fails.
@@ -137,6 +137,7 @@
     req.setRequestHeader("X-Live-Have", have());
     req.onload = function () {
       var data = null;
+      if (req.status === 204) { data = {changed: false}; }   // nothing changed: no body
       if (req.status === 200) {
         try { data = JSON.parse(req.responseText); } catch (e) { data = null; }
       }
