@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy import event, select, update
 
-from pbp.panel import create_app
+from pbp.panel import create_app, live_quick
 from pbp.store import logins, page_version
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Narrator, NarratorSession
@@ -158,3 +158,44 @@ def test_scale5_idle_lifetime_and_last_seen_still_kept(db_url: str, ids: dict[st
     assert a.get(live).headers.getlist("Set-Cookie") == []
     now[0] += 3601                                        # idle past the hour
     assert a.get(live).status_code == 401
+
+
+def test_scale5_unchanged_refresh_on_postgresql_and_logout_refuses_the_next(tmp_path: Any) -> None:
+    """SCALE-5 on PostgreSQL: the fast path's one statement runs on the raw psycopg
+    connection (named parameters); an unchanged refresh is 204 without a body or cookie,
+    a new version is not, and after a logout the very next refresh is refused."""
+    from pathlib import Path
+
+    from conftest import POSTGRES_URL, require_port
+
+    from pbp.panel import sample
+    from pbp.store.db import upgrade
+    from pbp.store.testing import temporary_database
+
+    require_port("PostgreSQL", "127.0.0.1", 5432)
+    with temporary_database("postgresql", directory=Path(tmp_path), postgres_url=POSTGRES_URL) as url:
+        upgrade(url)
+        engine = make_engine(url)
+        with session_scope(engine) as s:
+            ids = sample.seed(s)
+        engine.dispose()
+        app = _worker(url)
+        alice = Client(app.test_client())
+        assert alice.login().status_code == 302
+        eid = ids["encounter"]
+        version = _version(alice, eid)
+        r = alice.get(f"/encounters/{eid}/live?v={version}", headers={"X-Live-Have": "posts:00000000"})
+        assert r.status_code == 204 and r.data == b"" and "Set-Cookie" not in r.headers
+        cookie = alice.c.get_cookie(COOKIE).value
+        with app.test_request_context(f"/encounters/{eid}/live?v={version}",
+                                      headers={"Cookie": f"{COOKIE}={cookie}"},
+                                      environ_base=alice.c.environ_base):   # the same browser
+            quick = live_quick.answer(eid)      # the fast path itself answered, not the full one
+        assert quick is not None and quick.status_code == 204
+        stale = alice.get(f"/encounters/{eid}/live?v=0-0", headers={"X-Live-Have": "posts:00000000"})
+        assert stale.status_code == 200 and stale.data
+        elsewhere = _copy(alice, _worker(url))
+        assert elsewhere.get(f"/encounters/{eid}/live?v={version}").status_code == 204
+        assert alice.post("/logout", {}).status_code == 302
+        r = elsewhere.get(f"/encounters/{eid}/live?v={version}")
+        assert r.status_code == 401
