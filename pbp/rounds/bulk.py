@@ -73,20 +73,22 @@ class _Binary(list):   # type: ignore[type-arg]
     each value (JSON above all: seven times the binary's cost, measured)."""
 
 
+try:   # registered at import, before any connection copies psycopg's adapters
+    from psycopg import adapters as _adapters
+    from psycopg.types.array import ListBinaryDumper as _ListBinaryDumper
+    _adapters.register_dumper(_Binary, _ListBinaryDumper)
+except ImportError:   # pragma: no cover - SQLite only; a _Binary would then be a plain list
+    pass
+
+
 class _Arrays(ARRAY):   # type: ignore[type-arg]
-    """ARRAY whose bound value goes as :class:`_Binary` (registered with psycopg once)."""
+    """ARRAY whose bound value goes as :class:`_Binary`."""
 
     def bind_processor(self, dialect: Any) -> Any:
         inner = super().bind_processor(dialect)
-        if not _REGISTERED:
-            from psycopg import adapters
-            from psycopg.types.array import ListBinaryDumper
-            adapters.register_dumper(_Binary, ListBinaryDumper)
-            _REGISTERED.append(True)
         return lambda value: _Binary(inner(value) if inner is not None else value)
 
 
-_REGISTERED: list[bool] = []
 _UNNEST: dict[tuple[Table, tuple[str, ...], tuple[str, ...]], Insert] = {}
 
 
