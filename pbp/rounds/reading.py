@@ -13,6 +13,7 @@ Nothing here touches the database or rolls dice.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -71,6 +72,15 @@ def default_parser() -> ParseFn:
 _HEADER = r"^[ \t]*(?:\[b\]|\*\*|__)?[ \t]*(?P<name>{names})[ \t]*(?:\[/b\]|\*\*|__)?[ \t]*[:\-–—][ \t]*"
 
 
+@functools.lru_cache(maxsize=64)
+def _headers(names: tuple[str, ...]) -> re.Pattern[str]:
+    """The header pattern of these names, longest first. Kept: building it (50 names
+    escaped and joined, then the re module's cache looked up by the long pattern text)
+    was more than half of splitting a narrator's post (0.09 ms to 0.04 ms, SCALE-6)."""
+    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    return re.compile(_HEADER.format(names=alternatives), re.IGNORECASE | re.MULTILINE)
+
+
 def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str, str, int]]:
     """Split *text* into (actor key, part, offset) on lines opening with an actor's name.
 
@@ -84,9 +94,7 @@ def split_by_actor(text: str, controlled: Sequence[Combatant]) -> list[tuple[str
                 names[n.casefold()] = c.key
     if not names:
         return []
-    alternatives = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    pattern = re.compile(_HEADER.format(names=alternatives), re.IGNORECASE | re.MULTILINE)
-    hits = list(pattern.finditer(text))
+    hits = list(_headers(tuple(names)).finditer(text))
     if not hits:
         return [(controlled[0].key, text, 0)] if len(controlled) == 1 else []
     parts = []

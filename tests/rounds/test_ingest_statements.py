@@ -107,3 +107,40 @@ def test_scale_6_an_edit_in_a_later_batch_keeps_the_roll_and_adds_a_revision(eng
     assert [tuple(r) for r in revs] == [(1, "new", False), (2, "edited", True)]
     decl = w.declarations(rid)["aria"]
     assert len(decl) == 1 and decl[0].actions[0]["target"] == "gob2"
+
+
+def test_scale_6_an_insert_has_one_text_for_1_row_and_for_30(engine: Engine) -> None:
+    """On PostgreSQL each table's INSERT is one text whatever the batch size (one array a
+    column, unnested), so psycopg's statement cache and prepared statements apply; on
+    SQLite the rows go as multi-row VALUES (pages of them: SQLite caps a statement's
+    parameters). Either way the rows are those posted: every
+    roll sits beside its own post (the ids a batch of 1 and of 30 get back map each roll
+    to the right post), one declaration a post, in post order, indexes without a gap."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    opening = len(rolls_of(engine, rid))
+    with statements(engine) as one:
+        w.ingest(attacks("a", 1), now=at(2))
+    with statements(engine) as thirty:
+        w.ingest(attacks("b", 30, minute=5), now=at(3))
+    inserts = [[s for s in seen if s.upper().startswith("INSERT")] for seen in (one, thirty)]
+    # posts, revisions, rolls, roll posts, declarations: one INSERT each for one post
+    assert len(inserts[0]) == 5, inserts[0]
+    if engine.dialect.name == "postgresql":
+        assert set(inserts[1]) == set(inserts[0])   # (a read mid-batch writes rolls early)
+        assert all("unnest(" in s for s in inserts[1]), inserts[1]
+    else:   # SQLite: VALUES with a row each, a page of them a statement
+        assert inserts[1] != inserts[0] and len(inserts[1]) >= 5
+    got = rolls_of(engine, rid)
+    assert [i for i, _, _ in got] == list(range(opening + 31))
+    assert [p for _, p, _ in got[opening:]] == ["a0"] + [f"b{i}" for i in range(30)]
+    with session_scope(engine) as s:
+        posts = dict(s.execute(select(m.Post.id, m.Post.platform_id)).all())
+        written = sorted((posts[d.post_id], d.actions[0]["target"]) for d in
+                         s.scalars(select(m.Declaration).where(m.Declaration.round_id == rid)))
+        beside = s.execute(select(m.RollPost.platform_id, m.RollRecord.post_id)
+                           .join(m.RollRecord, m.RollRecord.id == m.RollPost.roll_id)
+                           .where(m.RollRecord.round_id == rid)).all()
+    assert written == sorted([("a0", "gob1")] + [(f"b{i}", "gob1") for i in range(30)])
+    assert sorted(p for p, _ in beside) == sorted(["a0"] + [f"b{i}" for i in range(30)])
+    assert all(posts[post_id] == p for p, post_id in beside), beside
