@@ -11,14 +11,17 @@ own memory): what one ends, the other refuses.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event, select, update
 
-from pbp.panel import create_app, live_quick
+from pbp.panel import create_app, live_quick, sample
 from pbp.store import logins, page_version
-from pbp.store.db import make_engine, session_scope
+from pbp.store.db import make_engine, session_scope, upgrade
 from pbp.store.models import Narrator, NarratorSession
+from pbp.store.testing import temporary_database
+from tests.conftest import POSTGRES_URL, require_port
 
 from .conftest import Client
 
@@ -164,14 +167,6 @@ def test_scale5_unchanged_refresh_on_postgresql_and_logout_refuses_the_next(tmp_
     """SCALE-5 on PostgreSQL: the fast path's one statement runs on the raw psycopg
     connection (named parameters); an unchanged refresh is 204 without a body or cookie,
     a new version is not, and after a logout the very next refresh is refused."""
-    from pathlib import Path
-
-    from conftest import POSTGRES_URL, require_port
-
-    from pbp.panel import sample
-    from pbp.store.db import upgrade
-    from pbp.store.testing import temporary_database
-
     require_port("PostgreSQL", "127.0.0.1", 5432)
     with temporary_database("postgresql", directory=Path(tmp_path), postgres_url=POSTGRES_URL) as url:
         upgrade(url)

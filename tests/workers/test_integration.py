@@ -327,9 +327,13 @@ def test_pbp_serve_demo_plays_three_rounds(demo_served: Served) -> None:
         fixed = re.search(r"\(Brienne\) set to (\d+) \(rolled (\d+)\)", rounds[3])
         assert fixed, rounds[3]
         assert int(fixed.group(2)) - int(fixed.group(1)) == 45      # "+50" read as "+5"
-        # the engine took the corrected total (FD-3), unless a natural 1 or 20 decided (FD-8)
-        assert re.search(rf"^\* Brienne (?:(?:hits|misses) \w+: {fixed.group(1)} against"
-                         r"|rolls a natural (?:1|20) and)", rounds[3], re.M), rounds[3]
+        # the reply shows the roll as rolled and as the narrator set it
+        assert f"= {fixed.group(2)} -> {fixed.group(1)} (the narrator set this roll)" in rounds[3], rounds[3]
+        # the engine took the corrected total (FD-3), unless a natural 1 or 20 decided (FD-8),
+        # or the round's own dice downed her target before her turn (nothing left to hit)
+        assert re.search(rf"^\* Brienne(?: (?:hits|misses) \w+: {fixed.group(1)} against"
+                         r"| rolls a natural (?:1|20) and|: \w+ is already down \(FD-3\))",
+                         rounds[3], re.M), rounds[3]
     except BaseException:
         print(demo_served.tail())
         raise
