@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 from sqlalchemy import Engine
@@ -53,6 +54,21 @@ def _crash(proc: subprocess.Popen[str]) -> None:
     proc.stdout.close()
 
 
+def _freed_without_release(res: Res, name: str, within: float = 15.0) -> None:
+    """The dead worker's lock is freed by the file's kernel or by PostgreSQL, nothing of
+    the worker released it. PostgreSQL ends the dead client's backend (and its advisory
+    lock) only once it notices the closed socket, a moment after the kill: wait for it,
+    bounded."""
+    deadline = time.monotonic() + within
+    while True:
+        lease = res.leases.poll_lease(name, 60)
+        if lease:
+            lease.release()
+            return
+        assert time.monotonic() < deadline, f"the dead worker's lock on {name} was not freed in {within} s"
+        time.sleep(0.1)
+
+
 def test_scale3_idle_poll_with_database_leases_is_one_write_transaction(res: Res, world: World) -> None:
     """SCALE-3: with the lease in the database back end (SQLite and PostgreSQL), a poll
     that finds nothing new makes one write transaction (the cursor and ``last_poll``) and
@@ -82,6 +98,7 @@ def test_scale3_a_poll_leased_by_another_process_is_not_read_until_it_dies(
         assert res.leases.poll_lease("poll:999999", 60)     # other names stay free
     finally:
         _crash(other)
+    _freed_without_release(res, name)
     assert threads.poll_thread(res, world.thread_id).stored == 2
 
 
