@@ -21,19 +21,26 @@ def redis_leases() -> RedisLease:
     return RedisLease(REDIS, prefix=f"test-{secrets.token_hex(4)}:pbp:lease:")
 
 
+def idle_polls(res: Res, world: World, polls: int) -> Transactions:
+    """The scenario's two posts read, then *polls* polls that find nothing new, their
+    transactions counted (SCALE-3)."""
+    assert threads.poll_thread(res, world.thread_id).stored == 2   # the scenario's two posts
+    counted = Transactions(res.engine)
+    try:
+        for _ in range(polls):
+            assert threads.poll_thread(res, world.thread_id).stored == 0
+    finally:
+        counted.close()
+    return counted
+
+
 def test_scale3_idle_poll_is_one_write_transaction_with_redis_leases(
         res: Res, world: World, redis_leases: RedisLease) -> None:
     """SCALE-3: with leases in Redis, a poll that finds nothing new writes once (cursor,
     last_poll and the cleared errors in one UPDATE) and reads once; the lease costs the
     database nothing."""
     res.leases = redis_leases  # type: ignore[assignment]
-    assert threads.poll_thread(res, world.thread_id).stored == 2   # the scenario's two posts
-    counted = Transactions(res.engine)
-    try:
-        for _ in range(3):
-            assert threads.poll_thread(res, world.thread_id).stored == 0
-    finally:
-        counted.close()
+    counted = idle_polls(res, world, 3)
     assert counted.writes == 3            # one a poll
     assert counted.ended == 6             # and one read a poll: the thread's target
 

@@ -17,7 +17,7 @@ from sqlalchemy import Engine
 
 from pbp.jobs import threads
 from tests.jobs.conftest import Res
-from tests.jobs.test_idle_poll import Transactions
+from tests.jobs.test_idle_poll import idle_polls
 from tests.rounds.world import World
 from workers.locks import DatabaseLease
 
@@ -74,13 +74,7 @@ def test_scale3_idle_poll_with_database_leases_is_one_write_transaction(res: Res
     that finds nothing new makes one write transaction (the cursor and ``last_poll``) and
     one read (the thread's target); the lease neither takes nor gives back a row."""
     assert isinstance(res.leases, DatabaseLease)
-    assert threads.poll_thread(res, world.thread_id).stored == 2   # the scenario's two posts
-    counted = Transactions(res.engine)
-    try:
-        for _ in range(4):
-            assert threads.poll_thread(res, world.thread_id).stored == 0
-    finally:
-        counted.close()
+    counted = idle_polls(res, world, 4)
     assert counted.writes == 4            # one a poll (was three: take, store, give back)
     assert counted.ended == 8             # and one read a poll
 

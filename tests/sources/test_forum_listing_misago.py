@@ -10,8 +10,6 @@ the player's own client (tests/harness/misago/helpers.py).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,36 +18,26 @@ import requests
 from pbp.jobs import dispatch, listings, threads
 from pbp.jobs.listings import listing_of
 from pbp.jobs.resources import utcnow
-from pbp.settings import load_settings
 from pbp.sources.forum import forget_sessions
 from pbp.sources.forum_watch import ForumWatcher
 from pbp.sources.http import reset_host_intervals
-from pbp.store.db import make_engine
-from pbp.store.models import Base, Thread
+from pbp.store.models import Thread
 from tests.harness.misago.helpers import player_posts, visible_posts
+from tests.sources import test_forum_listing_default as _default
 from tests.sources.test_forum_listing_default import _watch
 from tests.sources.test_forum_misago import new_thread, settings, source
-from workers.locks import DatabaseLease
 from workers.runtime import Runtime
 
 pytestmark = pytest.mark.integration
+
+
+rt = _default.rt   # the worker runtime on SQLite, host interval 0 (pytest finds it by name)
 
 
 @pytest.fixture(autouse=True)
 def _fresh_sessions() -> None:
     forget_sessions()
     reset_host_intervals()
-
-
-@pytest.fixture
-def rt(tmp_path: Path) -> Iterator[Runtime]:
-    """A worker's runtime on SQLite, the host interval 0 (as the machina list tests)."""
-    settings_ = load_settings(env={"PBP_DATA_DIR": str(tmp_path / "var"), "PBP_MIN_HOST_INTERVAL": "0",
-                                   "PBP_ALLOW_PRIVATE_HOSTS": "127.0.0.1", "PBP_POLL_INTERVAL": "60"})
-    engine = make_engine(f"sqlite:///{tmp_path}/pbp.sqlite")
-    Base.metadata.create_all(engine)
-    yield Runtime(settings_, engine, DatabaseLease(engine))
-    engine.dispose()
 
 
 def _category(base: str, tid: str) -> str:
