@@ -66,14 +66,16 @@ class BatchReads:
         return reads.absent_players(self.session, self.campaign.id)
 
     @cached_property
-    def ladder(self) -> dict[str, m.LadderPlayer]:
-        return reads.ladder_states(self.session, self.campaign.id)
+    def ladder(self) -> set[str]:
+        """Casefolded players with a ladder count or narrator-run to end (STALL-3). Read
+        before the batch's first post (:meth:`ladder_counts` after it would write the
+        pending rows of that post first: three statements more a batch)."""
+        return reads.ladder_counting(self.session, self.campaign.id)
 
     def ladder_counts(self, author: str) -> bool:
-        """Whether a post of *author* has a ladder count or narrator-run to end (STALL-3)."""
-        state = self.ladder.get(author.casefold())
-        return state is not None and (state.missed_in_row != 0
-                                      or state.narrator_run_since is not None)
+        """Whether a post of *author* may have a ladder count or narrator-run to end
+        (STALL-3; :func:`pbp.rounds.ladder.player_posted` reads the row and decides)."""
+        return author.casefold() in self.ladder
 
     @cached_property
     def _repost(self) -> set[tuple[int, str]]:

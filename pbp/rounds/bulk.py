@@ -19,9 +19,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import Insert, Table, bindparam, event, func, insert, inspect, select, tuple_
+from sqlalchemy import (
+    Insert,
+    Table,
+    TypeDecorator,
+    bindparam,
+    event,
+    func,
+    insert,
+    inspect,
+    select,
+    tuple_,
+)
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import ORMExecuteState, Session
 
@@ -31,10 +42,45 @@ from ..store import models as m
 KEY = "pbp.bulk"
 
 
+class Row:
+    """A new row of :attr:`model` made in a batch: its column values as plain attributes.
+
+    Why not the model itself: an ORM object routes every attribute set and read through
+    its instrumentation (about 2 us a set), and a batch's declarations and rolls are made
+    only to be inserted in bulk, never added to the session. A :class:`Row` reads like the
+    new ORM object it stands for (a column never set reads None) and nothing else."""
+
+    model: ClassVar[Any]
+    keys: ClassVar[dict[str, str]]   # attribute -> column key
+
+    def __init__(self, **values: Any) -> None:
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Any:   # only for attributes never set
+        if name in self.keys:
+            return None
+        raise AttributeError(f"{self.model.__name__} row has no {name!r}")
+
+
+_ROWS: dict[Any, type[Row]] = {}
+
+
+def new_row(model: Any, **values: Any) -> Any:
+    """A :class:`Row` of *model* holding *values* (typed Any: it stands in for the model)."""
+    kind = _ROWS.get(model)
+    if kind is None:
+        keys = {a.key: a.columns[0].key for a in inspect(model).column_attrs}
+        kind = _ROWS[model] = type(f"{model.__name__}Row", (Row,), {"model": model, "keys": keys})
+    return kind(**values)
+
+
 def columns(obj: Any) -> dict[str, Any]:
-    """The column values set on a transient ORM object, by column key (those it leaves
-    unset get the table's defaults)."""
+    """The column values set on a transient ORM object or a :class:`Row`, by column key
+    (those it leaves unset get the table's defaults)."""
     state = obj.__dict__
+    if isinstance(obj, Row):
+        keys = obj.keys
+        return {keys[k]: v for k, v in state.items() if k != "id" and k in keys}
     return {a.columns[0].key: state[a.key] for a in inspect(type(obj)).column_attrs
             if a.key in state and a.key != "id"}
 
@@ -43,7 +89,8 @@ def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
                 returning: Sequence[str] = ()) -> list[Any]:
     """INSERT *rows* into *model*'s table on the session's connection, the rows of one set
     of keys together (the columns a row leaves out take their defaults); returns the
-    *returning* columns of every row, in no particular order.
+    *returning* columns of every row, in no particular order (none on SQLite when
+    *returning* is empty).
 
     With RETURNING (or the primary key, when *returning* is empty) SQLAlchemy sends a
     page of rows as one multi-row INSERT on both SQLite and PostgreSQL ("insertmanyvalues");
@@ -51,7 +98,10 @@ def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
     table = model.__table__
     cols = [table.c[c] for c in returning] or list(table.primary_key.columns)
     connection = session.connection()
-    batched = connection.dialect.insert_executemany_returning
+    # SQLite: rows nobody reads back go through the driver's own executemany (SCALE-6:
+    # the multi-row VALUES with RETURNING is built and flattened in Python, row by row)
+    batched = connection.dialect.insert_executemany_returning and (
+        bool(returning) or connection.dialect.name != "sqlite")
     groups: dict[frozenset[str], list[dict[str, Any]]] = {}
     for row in rows:
         groups.setdefault(frozenset(row), []).append(row)
@@ -63,7 +113,7 @@ def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
             out.extend(connection.execute(stmt, {k: [row[k] for row in group] for k in keys}))
         elif batched:
             out.extend(connection.execute(table.insert().returning(*cols), group))
-        else:   # pragma: no cover - an SQLite older than 3.35
+        else:   # nothing to read back (or an SQLite older than 3.35)
             connection.execute(table.insert(), group)
     return out
 
@@ -81,11 +131,17 @@ except ImportError:   # pragma: no cover - SQLite only; a _Binary would then be 
     pass
 
 
-class _Arrays(ARRAY):   # type: ignore[type-arg]
-    """ARRAY whose bound value goes as :class:`_Binary`."""
+class _Arrays(TypeDecorator):   # type: ignore[type-arg]
+    """An ARRAY whose bound value goes as :class:`_Binary`, after the dialect's own
+    processing of its items (JSON wrapped for psycopg). A TypeDecorator, not an ARRAY
+    subclass: the dialect replaces an ARRAY by its own implementation, whose processor
+    returns a plain list (sent as text, as a benchmark's profile showed)."""
+
+    impl = ARRAY
+    cache_ok = True
 
     def bind_processor(self, dialect: Any) -> Any:
-        inner = super().bind_processor(dialect)
+        inner = self.impl_instance.dialect_impl(dialect).bind_processor(dialect)
         return lambda value: _Binary(inner(value) if inner is not None else value)
 
 
@@ -114,8 +170,8 @@ class Pending:
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.declarations: list[m.Declaration] = []
-        self.rolls: list[tuple[m.RollRecord, dict[str, Any] | None]] = []   # roll, its post
+        self.declarations: list[Any] = []   # Declaration rows
+        self.rolls: list[tuple[Any, dict[str, Any] | None]] = []   # RollRecord row, its post
         self._writing = False
 
     def write(self) -> None:

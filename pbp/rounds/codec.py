@@ -16,6 +16,7 @@ from ..rules.model import Action, ActionKind, Combatant, Condition, Encounter, W
 from ..rules.model import roll_to_dict as model_roll_to_dict
 from ..rules.options import Options
 from ..store import models as m
+from .bulk import new_row
 
 #: Combatant fields that have their own column; everything else lives in ``sheet``.
 _COLUMNS = ("key", "name", "side", "player", "hp", "max_hp", "initiative", "down")
@@ -92,7 +93,11 @@ def roll_row(roll: Roll, *, round_id: int, kind: str, actor: str | None = None,
             "markdown": (roll.markdown or "")[:1000]}
 
 
-def record_from_roll(roll: Roll, **kw: Any) -> m.RollRecord:
+def record_from_roll(roll: Roll, *, row: bool = False, **kw: Any) -> m.RollRecord:
+    """The roll as a new :class:`~pbp.store.models.RollRecord`; *row*: as a bulk insert's
+    plain :class:`pbp.rounds.bulk.Row` instead (an ingest batch, SCALE-6)."""
+    if row:
+        return new_row(m.RollRecord, **roll_row(roll, **kw))  # type: ignore[no-any-return]
     return m.RollRecord(**roll_row(roll, **kw))
 
 

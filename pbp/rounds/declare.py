@@ -191,11 +191,14 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
                 and not reading.errors:
             continue   # STALL-1/2: standing lines only declare nothing for this round
         rows = bulk.pending(session) if batch is not None else None
-        if found is None:
+        if found is None and rows is not None:   # a plain row for the batch's bulk insert
+            decl = bulk.new_row(m.Declaration, round_id=rnd.id, combatant_id=row.id,
+                                post_id=post.id, source="narrator" if is_narrator else "post",
+                                created_at=now)
+        elif found is None:
             decl = m.Declaration(round_id=rnd.id, combatant_id=row.id, post_id=post.id,
                                  source="narrator" if is_narrator else "post", created_at=now)
-            if rows is None:
-                session.add(decl)
+            session.add(decl)
         else:
             decl = found
         _fill(session, decl, reading, row, post, rnd, rolled, policy, late=late,
@@ -286,7 +289,7 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
             rec = make_roll(session, rnd, tag.expression, kind="tag", stats=stats, actor=row.key,
                             label=tag.label, post_id=post.id, tag_index=tag.tag_index,
                             position=tag.position, written=tag.written or tag.expression,
-                            hidden=tag.hidden, checked=batch is not None)
+                            hidden=tag.hidden, checked=batch is not None, post=post)
         except DiceError as exc:
             errors.append({"code": "roll.refused", "message": str(exc), "position": tag.position})
             continue

@@ -26,6 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -37,7 +38,7 @@ from ..store import models as m
 from ..store.types import utcnow
 from . import between
 from .batch import BatchReads
-from .bulk import bulk_batch, columns, insert_rows
+from .bulk import Row, bulk_batch, columns, insert_rows, new_row
 from .declare import Cast, process_post
 from .extensions import read_extensions
 from .ladder import player_posted
@@ -83,6 +84,9 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
     if post is None:
         if rec.change == "deleted":
             return None, False
+        if known is not None:   # written in bulk by the caller; a clash breaks the batch
+            post = known[rec.platform_id] = _new_post(thread_id, rec, now)
+            return post, True
         post = m.Post(thread_id=thread_id, platform_id=rec.platform_id, author=rec.author,
                       posted_at=_utc(rec.posted_at), body=rec.body, text=rec.text, fmt=rec.fmt,
                       content_hash=rec.revision, url=rec.url, revisions_seen=1,
@@ -92,9 +96,6 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
         post.revisions.append(m.PostRevision(number=1, content_hash=rec.revision, body=rec.body,
                                              text=rec.text, change="new", seen_at=now,
                                              edited_at=post.edited_at))
-        if known is not None:   # written in bulk by the caller; a clash breaks the batch
-            known[rec.platform_id] = post
-            return post, True
         try:
             with session.begin_nested():
                 session.add(post)
@@ -112,7 +113,9 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
         has_rolls = session.scalar(select(m.RollRecord.id).where(m.RollRecord.post_id == post.id)
                                    .limit(1)) is not None
     revision = m.PostRevision(seen_at=now, after_roll=has_rolls)
-    if "revisions" in inspect(post).unloaded:   # not loading every revision to add one
+    if isinstance(post, Row):   # new in this very batch: its revisions go in with it
+        post.revisions.append(revision)
+    elif "revisions" in inspect(post).unloaded:   # not loading every revision to add one
         revision.post_id = post.id
         session.add(revision)
     else:
@@ -131,6 +134,20 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
     post.edited_at = _utc(rec.edited_at) if rec.edited_at else now
     post.deleted_at = None
     return post, True
+
+
+def _new_post(thread_id: int, rec: PostRecord, now: datetime) -> Any:
+    """A new post and its first revision as plain rows for the batch's bulk insert
+    (SCALE-6: ORM objects cost more to build than the rows cost to write); the post reads
+    like the :class:`~pbp.store.models.Post` it becomes, with ``id`` set once written."""
+    edited_at = _utc(rec.edited_at) if rec.edited_at else None
+    return new_row(
+        m.Post, thread_id=thread_id, platform_id=rec.platform_id, author=rec.author,
+        posted_at=_utc(rec.posted_at), body=rec.body, text=rec.text, fmt=rec.fmt,
+        content_hash=rec.revision, url=rec.url, revisions_seen=1, edited_at=edited_at,
+        first_seen_at=now, last_seen_at=now, is_ours=is_our_reply(rec), deleted_at=None,
+        revisions=[new_row(m.PostRevision, number=1, content_hash=rec.revision, body=rec.body,
+                           text=rec.text, change="new", seen_at=now, edited_at=edited_at)])
 
 
 def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord], *,
@@ -168,7 +185,7 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
             break
         except BaseException as exc:
             for post in inserted:   # rolled back: their rows (and on SQLite their ids) are gone
-                if post in session:
+                if not isinstance(post, Row) and post in session:
                     session.expunge(post)
             if isinstance(exc, IntegrityError) and not guarded:
                 guarded = True   # another worker stored some of it first: read it again, guarded
@@ -232,17 +249,22 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
     return [p.id for p in stored]
 
 
-def _insert_posts(session: Session, thread_id: int, posts: Sequence[m.Post]) -> dict[str, m.Post]:
-    """Write the batch's new posts and their revisions in one statement each (SCALE-6: the
-    unit of work wrote them row by row) and read them back as stored, by platform id."""
+def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> dict[str, Any]:
+    """Write the batch's new posts (plain rows) and their revisions in one statement each
+    (SCALE-6: the unit of work wrote them row by row), each post's id set from RETURNING;
+    returns them by platform id."""
     if not posts:
         return {}
-    insert_rows(session, m.Post, [columns(p) for p in posts])
-    stored = ingest_reads.known_posts(session, thread_id, (p.platform_id for p in posts),
-                                      fresh=True)
+    made = insert_rows(session, m.Post, [columns(p) for p in posts], ("id", "platform_id"))
+    ids = {str(pid): int(i) for i, pid in made}
+    if len(ids) < len(posts):   # pragma: no cover - an SQLite without RETURNING (< 3.35)
+        ids = {pid: p.id for pid, p in ingest_reads.known_posts(
+            session, thread_id, (p.platform_id for p in posts)).items()}
+    for post in posts:
+        post.id = ids[post.platform_id]
     insert_rows(session, m.PostRevision, [
-        {**columns(r), "post_id": stored[p.platform_id].id} for p in posts for r in p.revisions])
-    return stored
+        {**columns(r), "post_id": p.id} for p in posts for r in p.revisions])
+    return {p.platform_id: p for p in posts}
 
 
 def _place(batch: BatchReads, post: m.Post) -> None:
@@ -273,13 +295,15 @@ def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord
                                              indexed, Cast(rows))
     policy, roster, indexed, cast = batch.per_encounter[encounter.id]
     is_narrator = post.author.casefold() in narrators
+    counts = not is_narrator and batch.ladder_counts(post.author)   # read before any row waits
     read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)
     process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
                  is_narrator=is_narrator,
                  edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
                  roster=roster, indexed=indexed, batch=batch, fresh=fresh, cast=cast)
-    if not is_narrator and batch.ladder_counts(post.author):
+    if counts:
         player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
+        batch.ladder.discard(post.author.casefold())
 
 
 def _store_unread(session: Session, thread_id: int, rec: PostRecord, now: datetime,

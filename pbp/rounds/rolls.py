@@ -25,6 +25,7 @@ import dataclasses
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
@@ -83,10 +84,14 @@ def tag_roll(session: Session, post_id: int, tag_index: int) -> m.RollRecord | N
                                                      m.RollRecord.tag_index == tag_index))
 
 
-def _post_kept(session: Session, record: m.RollRecord) -> dict[str, object] | None:
+def _post_kept(session: Session, record: m.RollRecord, post: Any = None
+               ) -> dict[str, object] | None:
     """DICE-3: the post's platform id and author beside the roll, so the ledger names
-    whose post it was even if the post row goes (``rolls.post_id`` is SET NULL then)."""
-    post = session.get(m.Post, record.post_id) if record.post_id is not None else None
+    whose post it was even if the post row goes (``rolls.post_id`` is SET NULL then).
+    *post*: the roll's post when the caller has it (an ingest batch's new posts are plain
+    rows, not in the session)."""
+    if post is None or post.id != record.post_id:
+        post = session.get(m.Post, record.post_id) if record.post_id is not None else None
     if post is None:
         return None
     return {"platform_id": post.platform_id, "author": post.author,
@@ -118,13 +123,14 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
               label: str | None = None, post_id: int | None = None,
               tag_index: int | None = None, position: int | None = None,
               written: str = "", attempts: int = 8, hidden: bool = False,
-              checked: bool = False) -> m.RollRecord:
+              checked: bool = False, post: Any = None) -> m.RollRecord:
     """Roll *expression* once under *rnd*'s seed and store it; for a post tag, return the
     roll already stored for it instead. Raises :class:`pbp.errors.DiceError` on a bad
     expression (the caller reports it and keeps the rest of the post). *hidden*: a secret
     roll (DICE-2, see the module docstring). *checked*: inside a batch, the caller has
     read the post's rolls already and found none for this tag (a concurrent one breaks
-    the batch: :func:`roll_batch`), so it is not looked up again."""
+    the batch: :func:`roll_batch`), so it is not looked up again. *post*: the post of
+    *post_id*, when the caller holds it."""
     if rnd.seed_revealed:
         raise PbpError(f"round {rnd.number} is resolved and its seed published: no more rolls")
     batch: _Batch | None = session.info.get(BATCH)
@@ -143,14 +149,14 @@ def make_roll(session: Session, rnd: m.Round, expression: str, *, kind: str,
         else:
             box = DiceBox(seed=rnd.seed, start_index=index)
             roll = box.roll(expression, label=label, stats=stats, resolve_name=resolve_name)
+        rows = bulk.pending(session) if batch is not None else None
         record = record_from_roll(roll, round_id=rnd.id, kind=kind, actor=actor, post_id=post_id,
                                   tag_index=tag_index, position=position,
-                                  written=written or expression)
+                                  written=written or expression, row=rows is not None)
         if hidden:
             record.hidden, record.seal = True, seal(own, roll.expression)
         if batch is not None:   # a clash breaks the batch's savepoint: it is read again guarded
-            kept = _post_kept(session, record)
-            rows = bulk.pending(session)
+            kept = _post_kept(session, record, post)
             if rows is not None:   # written with the batch's other rolls, in one statement
                 rows.rolls.append((record, kept))
             else:

@@ -90,7 +90,7 @@ def roll_tables(session: Session, rnd: m.Round, row: m.Combatant, post: m.Post,
             rec = make_roll(session, rnd, table.die, kind="table", actor=row.key,
                             label=f"table:{table.key}", post_id=post.id,
                             tag_index=tag.tag_index, position=tag.position,
-                            written=tag.written)
+                            written=tag.written, post=post)
             rolled[tag.tag_index] = rec
         try:
             draws.append(draw(table, rec, tag))

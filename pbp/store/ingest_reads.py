@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from .models import (
@@ -90,10 +90,13 @@ def campaign_narrator_names(session: Session, campaign_id: int) -> set[str]:
     return names
 
 
-def ladder_states(session: Session, campaign_id: int) -> dict[str, LadderPlayer]:
-    """The campaign's escalation-ladder counts (STALL-3), by casefolded player."""
-    return {s.player: s for s in session.scalars(
-        select(LadderPlayer).where(LadderPlayer.campaign_id == campaign_id))}
+def ladder_counting(session: Session, campaign_id: int) -> set[str]:
+    """The casefolded players with an escalation-ladder count or a narrator-run to end
+    (STALL-3): only their posts change the ladder. Names only, not rows: most players have
+    none, and a row loaded per player was a twentieth of an ingest batch (SCALE-6)."""
+    return set(session.scalars(select(LadderPlayer.player).where(
+        LadderPlayer.campaign_id == campaign_id,
+        or_(LadderPlayer.missed_in_row != 0, LadderPlayer.narrator_run_since.is_not(None)))))
 
 
 def absent_players(session: Session, campaign_id: int) -> set[str]:

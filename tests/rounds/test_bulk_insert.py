@@ -5,6 +5,7 @@ to quote or escape, and the ids it returns name the rows it wrote."""
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import Engine, select
 
 from pbp.rounds.bulk import insert_rows
@@ -40,3 +41,30 @@ def test_scale_6_a_bulk_insert_stores_what_it_is_given_and_returns_its_ids(engin
                 got = s.execute(select(m.RollRecord).where(m.RollRecord.id == id_)).scalar_one()
                 want = roll(rid, ix - 1000)
                 assert {k: getattr(got, k) for k in want} == want
+
+
+def test_scale_6_postgresql_arrays_go_in_binary(engine: Engine, monkeypatch: pytest.MonkeyPatch
+                                                ) -> None:
+    """On PostgreSQL the unnested columns go as binary arrays: psycopg's text array dumper
+    (which quotes and escapes every value, JSON above all) is not asked for any column
+    holding a value. It was, unnoticed, when the array type was an ARRAY subclass: the
+    dialect swapped in its own ARRAY, whose processor returned a plain list."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("binary arrays are PostgreSQL's (SQLite has no arrays)")
+    from psycopg.types import array
+
+    texts: list[list[object]] = []
+    real = array.ListDumper.dump
+
+    def dump(self: array.ListDumper, obj: list[object]) -> object:
+        texts.append(obj)
+        return real(self, obj)
+
+    monkeypatch.setattr(array.ListDumper, "dump", dump)
+    w = make_world(engine)
+    rid = w.open(at(0))
+    rows = [roll(rid, i) for i in range(1, 31)]
+    with session_scope(engine) as s:
+        made = insert_rows(s, m.RollRecord, rows, ("id", "round_id", "roll_index"))
+    assert len(made) == 30
+    assert [t for t in texts if any(v is not None for v in t)] == []
