@@ -28,9 +28,10 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import inspect, select
+from sqlalchemy import bindparam, inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm.util import identity_key
 
 from ..sources.base import PostRecord, carries_marker
 from ..store import ingest_reads
@@ -136,6 +137,10 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
     return post, True
 
 
+_THREAD = select(m.Thread).options(joinedload(m.Thread.campaign)).where(
+    m.Thread.id == bindparam("id"))
+
+
 def _new_post(thread_id: int, rec: PostRecord, now: datetime) -> Any:
     """A new post and its first revision as plain rows for the batch's bulk insert
     (SCALE-6: ORM objects cost more to build than the rows cost to write); the post reads
@@ -162,7 +167,9 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     # its campaign read with it: one query. Kept in a name for the whole batch: the
     # session's identity map holds rows weakly, and a thread let go here was read again
     # (with its campaign: two more statements) when the batch asked for it (SCALE-6)
-    thread = session.get(m.Thread, thread_id, options=[joinedload(m.Thread.campaign)])
+    thread = session.identity_map.get(identity_key(m.Thread, thread_id))
+    if thread is None:   # one prebuilt statement (a get with options was built every batch)
+        thread = session.scalar(_THREAD, {"id": thread_id})
     if thread is None:
         raise LookupError(f"no thread {thread_id}")
     known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))

@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import func, insert, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -73,9 +73,11 @@ def roll_batch(session: Session, enabled: bool = True) -> Iterator[None]:
         session.info.pop(BATCH, None)
 
 
+_TOP = select(func.max(m.RollRecord.roll_index)).where(m.RollRecord.round_id == bindparam("rnd"))
+
+
 def next_index(session: Session, round_id: int) -> int:
-    top = session.scalar(select(func.max(m.RollRecord.roll_index))
-                         .where(m.RollRecord.round_id == round_id))
+    top = session.scalar(_TOP, {"rnd": round_id})
     return 0 if top is None else int(top) + 1
 
 
