@@ -289,6 +289,7 @@ NOTES: Mapping[str, str] = {
     "rolled-tag-removed": "a rolled tag was removed in an edit; its roll is kept",
     "problem": "not understood",
     "table-unknown": "there is no table called '{name}'; the tables here: {known}",
+    "initiative-not-yours": "'{name}' is not yours to roll for",
 }
 
 #: DICE-6: one table draw, "Critical hit table (1d20 (17) = 17): Broken arm"

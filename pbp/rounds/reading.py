@@ -175,7 +175,7 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
                 init_base += 1
                 who = entry.key or (actor if entry.name is None else None)
                 if who is None or who not in {c.key for c in controlled}:
-                    reading.errors.append({"code": "initiative.not-yours",
+                    reading.errors.append({"code": "initiative.not-yours", "name": entry.name,
                                            "message": f"'{entry.name}' is not yours to roll for",
                                            "position": offset + cmd.position})
                     continue

@@ -248,6 +248,8 @@ def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
         if e.get("code") == "table.unknown":   # DICE-6: said in the campaign's language
             section.notes.append({"code": "table-unknown", "name": e.get("name", ""),
                                   "known": e.get("known") or "-"})
+        elif e.get("code") == "initiative.not-yours":   # said in the campaign's language
+            section.notes.append({"code": "initiative-not-yours", "name": e.get("name", "")})
         elif e.get("severity", "error") == "error":
             section.notes.append({"code": "problem", "message": e.get("message", "")})
     section.speech = list(d.speech or [])

@@ -88,3 +88,19 @@ def test_a_quoted_roll_is_kept_for_the_narrator_and_never_rolled(engine):
         rolled = [r.written for r in s.scalars(select(m.RollRecord).where(
             m.RollRecord.round_id == rid, m.RollRecord.kind == "tag"))]
     assert rolled == ["1d20+5"]
+
+
+def test_initiative_for_another_players_combatant_is_refused_in_the_campaigns_language(engine):
+    """Non-negotiable 5 (a reply says what went wrong in words a player understands): a
+    player's ``.ri`` naming a combatant they do not control is refused, and the reply of a
+    Portuguese campaign says so in Portuguese (it was stored and shown in English)."""
+    w = make_world(engine, language="pt")
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "Eu ataco o Goblin Snag com a minha espada "
+                                         "[roll]1d20+5[/roll]\n.ri 12 Goblin Snag")], now=at(1))
+    aria = w.declarations(rid)["aria"][-1]
+    assert [e["code"] for e in aria.errors] == ["initiative.not-yours"]
+    w.resolve(rid, at(25))
+    body = w.reply(f"{rid}:resolution").body
+    assert "'Goblin Snag' não é seu para rolar" in body
+    assert "not yours" not in body
