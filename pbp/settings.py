@@ -44,7 +44,8 @@ from .errors import ConfigError
 PACKAGE_ROOT = Path(__file__).resolve().parent
 #: The repository's (or installed package's) config folder.
 CONFIG_DIR = (PACKAGE_ROOT.parent / "config") if (PACKAGE_ROOT.parent / "config").is_dir() else PACKAGE_ROOT / "config"
-TEMPLATES_DIR = PACKAGE_ROOT.parent / "templates"
+#: Jinja templates (panel pages, replies): inside the package, so a built wheel ships them.
+TEMPLATES_DIR = PACKAGE_ROOT / "templates"
 
 
 @dataclass(frozen=True)

@@ -226,7 +226,7 @@ class ForumPreset:
 #: how thread pages are read: HTML with selectors, a paged JSON API (Misago), Discourse's JSON
 FORMATS = ("html", "json", "discourse-json")
 
-#: what replies can be rendered in (templates/replies/<markup>/)
+#: what replies can be rendered in (pbp/templates/replies/<markup>/)
 MARKUPS = ("bbcode", "markdown", "text")
 
 
