@@ -389,7 +389,9 @@ def main() -> None:
         if args.before:
             tree = Path(tmp) / "before"
             tree.mkdir()
-            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, "pbp", "templates", "config"],
+            top = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "--name-only", args.before],
+                                 capture_output=True, check=True, text=True).stdout.split()  # templates/, config/: at the root before pbp/ held them
+            archive = subprocess.run(["git", "-C", str(ROOT), "archive", args.before, *(p for p in ("pbp", "templates", "config") if p in top)],
                                      capture_output=True, check=True).stdout
             subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
             print(f"\n--- before: {args.before} ---", flush=True)

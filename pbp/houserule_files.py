@@ -1,9 +1,9 @@
-"""Reading a ruleset's houserule file, ``config/rulesets/<id>.toml``.
+"""Reading a ruleset's houserule file, ``pbp/config/rulesets/<id>.toml``.
 
 Why outside :mod:`pbp.rules`: the engine reads no file. The rounds layer, the panel and
 ``pbp bench`` call :func:`load` and pass the resulting plain dict to the engine. Every
 built-in ruleset ships its file, so a missing one is a :class:`ConfigError` naming the
-path it looked for, never a silent ``{}`` (a deployment without ``config/`` would
+path it looked for, never a silent ``{}`` (a deployment without ``pbp/config/`` would
 otherwise play with no houserules at all and nobody would know).
 """
 
@@ -17,9 +17,10 @@ from typing import Any
 from .errors import ConfigError
 from .rules.houserules import merge
 from .rules.registry import ruleset_class
+from .settings import CONFIG_DIR
 
-#: the repository's config/rulesets (next to pbp/)
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "config" / "rulesets"
+#: the shipped houserules, pbp/config/rulesets (inside the package, so a wheel carries them)
+DEFAULT_DIR = CONFIG_DIR / "rulesets"
 
 
 def path_for(ruleset_id: str, config_dir: Path | None = None) -> Path:

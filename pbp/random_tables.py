@@ -1,7 +1,7 @@
 """Random tables (DICE-6): critical hits, fumbles, hit locations, loot, as checked values.
 
 Why a module of its own, pure: a table is data a narrator writes (a ruleset's file under
-``config/tables/<ruleset>/``, or a campaign's own TOML pasted in the panel), read the
+``pbp/config/tables/<ruleset>/``, or a campaign's own TOML pasted in the panel), read the
 same way wherever it comes from, and checked whole before it is ever rolled on: a die
 range with a hole in it would leave some roll with no entry, an overlap would give one
 roll two. :func:`parse_tables` reports every problem at once (STYLE 5), each naming the
@@ -84,7 +84,7 @@ class RandomTable:
     kind: str = ""            # crit | fumble | location | loot | other (informative)
     generic: bool = False     # invented: the ruleset's text has no such table
     note: str = ""
-    source: str = ""          # where it was read ("config/tables/dnd5e/crit.toml", "campaign")
+    source: str = ""          # where it was read ("pbp/config/tables/dnd5e/crit.toml", "campaign")
 
     def name_in(self, lang: str) -> str:
         return self.names.get(lang) or self.names.get("en") or self.key

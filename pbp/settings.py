@@ -1,4 +1,4 @@
-"""Settings, layered: defaults (``config/pbp.toml``) -> the user's settings file
+"""Settings, layered: defaults (``pbp/config/pbp.toml``) -> the user's settings file
 (``$XDG_CONFIG_HOME/pbp/pbp.toml``, else ``~/.config/pbp/pbp.toml``, when it exists) -> the
 file named by ``PBP_CONFIG`` -> ``PBP_<NAME>`` environment variables.
 
@@ -42,9 +42,14 @@ import platformdirs
 from .errors import ConfigError
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
-#: The repository's (or installed package's) config folder.
-CONFIG_DIR = (PACKAGE_ROOT.parent / "config") if (PACKAGE_ROOT.parent / "config").is_dir() else PACKAGE_ROOT / "config"
-TEMPLATES_DIR = PACKAGE_ROOT.parent / "templates"
+#: The shipped data every module reads from one place: default settings (``pbp.toml``),
+#: forum presets (``forums/``), houserules (``rulesets/``) and random tables (``tables/``).
+#: Inside the package, so a built wheel ships it: at the repository root an installed pbp
+#: found no presets, tables or defaults (PKG-1). A user's own settings go in their settings
+#: file or ``PBP_CONFIG``, never here (an upgrade replaces this folder).
+CONFIG_DIR = PACKAGE_ROOT / "config"
+#: Jinja templates (panel pages, replies): inside the package, so a built wheel ships them.
+TEMPLATES_DIR = PACKAGE_ROOT / "templates"
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Reading a ruleset's random tables, ``config/tables/<ruleset>/*.toml`` (DICE-6).
+"""Reading a ruleset's random tables, ``pbp/config/tables/<ruleset>/*.toml`` (DICE-6).
 
 Why at the edge, like :mod:`pbp.houserule_files`: the checks are pure
 (:mod:`pbp.random_tables`); only this module opens files. A broken file is a
@@ -12,9 +12,10 @@ from functools import cache
 from pathlib import Path
 
 from .random_tables import RandomTable, TableError, TableSet, name_clashes, parse_tables
+from .settings import CONFIG_DIR
 
-#: the repository's config/tables (next to pbp/)
-DEFAULT_DIR = Path(__file__).resolve().parents[1] / "config" / "tables"
+#: the shipped tables, pbp/config/tables (inside the package, so a wheel carries them)
+DEFAULT_DIR = CONFIG_DIR / "tables"
 
 
 def ruleset_tables(ruleset_id: str, config_dir: Path | None = None) -> tuple[RandomTable, ...]:
@@ -29,7 +30,7 @@ def _load(ruleset_id: str, folder: Path) -> tuple[RandomTable, ...]:
     for path in sorted((folder / ruleset_id).glob("*.toml")):
         try:
             tables.extend(parse_tables(path.read_text(encoding="utf-8"),
-                                       source=f"config/tables/{ruleset_id}/{path.name}"))
+                                       source=f"pbp/config/tables/{ruleset_id}/{path.name}"))
         except TableError as exc:
             problems.extend(f"{path.name}: {p}" for p in exc.problems)
     problems.extend(name_clashes(tables))

@@ -1,4 +1,4 @@
-"""Houserule files (config/rulesets/<id>.toml) and scenario files are read outside the
+"""Houserule files (pbp/config/rulesets/<id>.toml) and scenario files are read outside the
 pure rules package; a file that is not there is an error naming it, never a silent {}."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Worker knobs are ordinary settings: config/pbp.toml -> PBP_CONFIG file -> PBP_* env."""
+"""Worker knobs are ordinary settings: pbp/config/pbp.toml -> PBP_CONFIG file -> PBP_* env."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pbp.settings import Settings, load_settings, secrets_for
 
 
 def test_worker_knob_from_file_overridden_by_environment(tmp_path: Path) -> None:
-    assert load_settings(env={}).retry_max == Settings.retry_max == 8  # config/pbp.toml agrees
+    assert load_settings(env={}).retry_max == Settings.retry_max == 8  # pbp/config/pbp.toml agrees
     conf = tmp_path / "pbp.toml"
     conf.write_text('retry_max = 3\nfinal_poll_grace = 45\nbroker_keyprefix = "site:"\n')
     from_file = load_settings(env={"PBP_CONFIG": str(conf)})

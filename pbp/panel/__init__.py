@@ -5,7 +5,7 @@ database and settings; ``pbp serve`` and any WSGI server (``gunicorn
 'pbp.panel:create_app()'``) build the same app from the layered settings.
 
 Configuration layers, last wins: :data:`pbp.panel.config.DEFAULTS` -> the pbp
-settings (``config/pbp.toml`` -> ``PBP_CONFIG`` file -> ``PBP_*`` variables) ->
+settings (``pbp/config/pbp.toml`` -> ``PBP_CONFIG`` file -> ``PBP_*`` variables) ->
 ``PBP_PANEL_*`` variables for Flask keys (``PBP_PANEL_SESSION_COOKIE_SECURE=false``)
 -> *test_config*.
 

@@ -29,7 +29,7 @@ from markupsafe import Markup
 
 from .csrf_mask import masked_csrf_token
 
-#: the fragments rendered from ``templates/panel/encounter/_<name>.html`` as they are
+#: the fragments rendered from ``pbp/templates/panel/encounter/_<name>.html`` as they are
 SIMPLE = ("round", "combatants", "violations", "secret", "preview", "audit")
 POSTS = "panel/encounter/_posts.html"
 #: what ``csrf_token()`` renders as in a kept fragment (no character HTML escapes)

@@ -4,7 +4,7 @@ Why checked here, before the save: a table whose ranges leave a hole or overlap 
 fail in the middle of a round (a roll with no entry, or two). :func:`pbp.random_tables.parse_tables`
 names every problem at once (the table, the numbers), and the text is kept in the form
 so the narrator fixes it in place. Saved, the text lives in ``campaigns.tables`` and
-plays on top of the ruleset's own files (``config/tables/<ruleset>/``).
+plays on top of the ruleset's own files (``pbp/config/tables/<ruleset>/``).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Replies: a :class:`~pbp.render.view.ReplyView` said in a platform's markup and a language.
 
-Templates live in ``templates/replies/<platform>/<kind>.j2`` (BBCode for forums, Markdown
+Templates live in ``pbp/templates/replies/<platform>/<kind>.j2`` (BBCode for forums, Markdown
 for Reddit, plain text for the bench); their words come from gettext catalogs
 (:mod:`pbp.render.i18n`). Every ``{{ value }}`` a template prints is escaped for the
 platform (:mod:`pbp.render.escape`) unless it is a :class:`Raw` made here (the marker),
@@ -30,7 +30,8 @@ from .standing import ROLLED_BY_PBP, STANDING_NOTES, standing_note
 from .status import status_words
 from .view import ActorSection, EventLine, ReplyView
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates" / "replies"
+#: inside the package (pbp/templates), so an installed wheel renders replies too
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "replies"
 PLATFORMS = ("bbcode", "markdown", "text")
 
 

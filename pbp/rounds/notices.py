@@ -1,5 +1,5 @@
 """Short replies that are not a round's opening, reminder or result: a deadline moved, an
-encounter ended, a correction (their sentences live in ``templates/replies/*/``).
+encounter ended, a correction (their sentences live in ``pbp/templates/replies/*/``).
 
 Why each is its own reply with its own key: the thread must be told what the narrator
 changed (issue 11 items 2, 5 and 6), exactly once, and in approval mode each waits for

@@ -1,7 +1,7 @@
 """A post's table requests rolled (DICE-6): the table's die through the round's dice box.
 
 Why here and not in the parser: which tables exist is the campaign's (its ruleset's
-files under ``config/tables/<ruleset>/`` and its own, saved in the panel); the parser
+files under ``pbp/config/tables/<ruleset>/`` and its own, saved in the panel); the parser
 only reads ``.table crit`` as a name. The die is rolled with :func:`pbp.rounds.rolls.make_roll`
 (the round's seed, the next free index, bound to the post's tag ordinal), so it is
 recorded like every roll, rolled once whatever edits follow (PBP-4), and ``pbp verify``

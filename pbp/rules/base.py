@@ -7,7 +7,7 @@ How to add a ruleset (after python-chess's variants)
    ``rule_ids`` (every RULES.md id the module enforces) and ``defaults`` (every number a
    narrator may change, with the RULES.md default). Add the module name to
    ``registry.BUILTIN`` if it is not there yet.
-2. Put the same defaults in ``config/rulesets/<id>.toml``; a test checks they agree.
+2. Put the same defaults in ``pbp/config/rulesets/<id>.toml``; a test checks they agree.
 3. Override only the hooks whose rules differ from the d20-ish defaults here:
 
    ============================  ===========================================================
@@ -79,7 +79,7 @@ class Ruleset(Settings):
     title: ClassVar[str] = "generic d20"
     source: ClassVar[str | None] = None
     rule_ids: ClassVar[tuple[str, ...]] = ()
-    #: houserule defaults; nested tables allowed. Mirrors config/rulesets/<id>.toml.
+    #: houserule defaults; nested tables allowed. Mirrors pbp/config/rulesets/<id>.toml.
     defaults: ClassVar[Mapping[str, Any]] = {
         "speech_limit": 0,          # 0 = no limit (PBP-3)
         "round_seconds": 6,

@@ -1,6 +1,6 @@
 """dnd5e (RULES.md DND-1..DND-7): the combat chapter of D&D 5e, source 002 (Russian).
 
-How each rule is carried out (numbers from ``config/rulesets/dnd5e.toml``):
+How each rule is carried out (numbers from ``pbp/config/rulesets/dnd5e.toml``):
 
 * DND-1 the round: surprise (``Encounter.surprised``, announced in round 1), initiative,
   turns in initiative order, next round in the same order.

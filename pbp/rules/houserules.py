@@ -1,7 +1,7 @@
 """Houserules: a ruleset's file settings merged with a scenario's or narrator's overrides.
 
 Why outside the rulesets and free of files: the engine is pure. The file
-(``config/rulesets/<id>.toml``) is read by :mod:`pbp.houserule_files`; this module only
+(``pbp/config/rulesets/<id>.toml``) is read by :mod:`pbp.houserule_files`; this module only
 checks and merges plain mappings, so a typo in a TOML file or a scenario is a
 :class:`ConfigError` naming it. The result is passed to
 :func:`pbp.rules.engine.resolve`.

@@ -4,7 +4,7 @@ Sheet: ``vigor`` and ``will`` hold the Resistance dice as sizes (4..12, RES-1; d
 absent), ``vigor_wear`` / ``will_wear`` the wear on them (RES-5), Characteristics under
 their own names (``luta``, ``martial_arts``, ``big``...), ``armor``. Physical conflicts use
 Vigor, social ones Will (``conflict.default``, or ``options.conflict`` per action).
-Numbers come from ``config/rulesets/resistance.toml``.
+Numbers come from ``pbp/config/rulesets/resistance.toml``.
 
 * RES-2 a roll = the Resistance die + a Characteristic (``options.characteristic``) + 1
   for a second Characteristic the roller has (``options.synergy``) + 1 per helper in the

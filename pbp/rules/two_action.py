@@ -1,6 +1,6 @@
 """two-action (RULES.md TA-1..TA-6): the Russian homebrew of source 004.
 
-How each rule is carried out (numbers from ``config/rulesets/two-action.toml``):
+How each rule is carried out (numbers from ``pbp/config/rulesets/two-action.toml``):
 
 * TA-1 initiative = d20 + Reaction (sheet ``reaction``; Russian "Реакция" lands on
   ``reflexos``, also read), high to low, rolled once and kept for the whole fight. Ties:

@@ -1,6 +1,6 @@
 """The tables of the ``two-action`` ruleset (TA-5 weapon bonus, TA-6 situational modifiers).
 
-Source 004 (Russian homebrew). The numbers come from ``config/rulesets/two-action.toml``
+Source 004 (Russian homebrew). The numbers come from ``pbp/config/rulesets/two-action.toml``
 (``[weapon_bonus]`` and ``[situational]``), so a narrator can change them; the defaults
 below are the source's own, and the shipped TOML repeats them.
 

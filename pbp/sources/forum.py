@@ -1,5 +1,5 @@
 """A forum thread as a :class:`~pbp.sources.base.Source`: requests + BeautifulSoup (lxml),
-the engine described by a preset (``config/forums/<engine>.toml``).
+the engine described by a preset (``pbp/config/forums/<engine>.toml``).
 
 Why it polls this way: forums are other people's servers and most send no cache
 validators. So a fetch asks for the *last page it knows* only, conditionally when the

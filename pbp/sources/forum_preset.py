@@ -1,4 +1,4 @@
-"""Forum engine presets: selectors and patterns as data (``config/forums/<engine>.toml``).
+"""Forum engine presets: selectors and patterns as data (``pbp/config/forums/<engine>.toml``).
 
 Why data: a narrator whose forum runs an engine pbp does not know adds one TOML file
 (docs/forum-presets.md documents every key) and no code. Loading validates the whole file
@@ -226,7 +226,7 @@ class ForumPreset:
 #: how thread pages are read: HTML with selectors, a paged JSON API (Misago), Discourse's JSON
 FORMATS = ("html", "json", "discourse-json")
 
-#: what replies can be rendered in (templates/replies/<markup>/)
+#: what replies can be rendered in (pbp/templates/replies/<markup>/)
 MARKUPS = ("bbcode", "markdown", "text")
 
 
@@ -242,7 +242,7 @@ def available_presets() -> list[str]:
 
 
 def load_preset(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> ForumPreset:
-    """A preset by name (``config/forums/<name>.toml``) or path, with per-campaign
+    """A preset by name (``pbp/config/forums/<name>.toml``) or path, with per-campaign
     *overrides* merged over it table by table (e.g. ``{"dates": {"timezone": "Europe/Lisbon"}}``).
     Kept per process by (file, modification time, overrides): parsing on every poll was most of
     an idle poll's CPU (issue 17 item 3); a preset is frozen, an edited file is read again."""

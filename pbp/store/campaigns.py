@@ -55,7 +55,7 @@ class Campaign(Base):
     #: anyone with an encounter's link may see its dice checked, logged out (DICE-4; opt-in)
     public_verification: Mapped[bool] = mapped_column(Boolean, default=False)
     #: DICE-6: the campaign's own random tables, the TOML text the narrator saved (checked
-    #: when saved: pbp.random_tables), on top of its ruleset's config/tables files
+    #: when saved: pbp.random_tables), on top of its ruleset's pbp/config/tables files
     tables: Mapped[str | None] = mapped_column(Text)
     #: STALL-4: minutes after the last expected declaration during which edits still count
     close_grace_minutes: Mapped[int] = mapped_column(Integer, default=10)

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _extracted() -> set[str]:
     ids: set[str] = set()
-    methods = [("pbp/panel/**.py", "python"), ("templates/panel/**.html", "jinja2")]
+    methods = [("pbp/panel/**.py", "python"), ("pbp/templates/panel/**.html", "jinja2")]
     keywords = {"_": None, "gettext": None, "_l": None, "lazy_gettext": None, "ngettext": (1, 2)}
     for _file, _line, message, _comments, _ctx in extract_from_dir(str(ROOT), methods, keywords=keywords):
         ids.add(message if isinstance(message, str) else message[0])

@@ -43,7 +43,7 @@ entries = [{ range = "1-20", text = "x" }]
 
 
 def test_dice6_campaign_page_lists_the_ruleset_tables(alice: Any, ids: dict[str, Any]) -> None:
-    """DICE-6: the campaign page shows the forum-d20 tables shipped in config/tables."""
+    """DICE-6: the campaign page shows the forum-d20 tables shipped in pbp/config/tables."""
     page = html.unescape(alice.get(f"/campaigns/{ids['campaign']}").text)
     assert 'id="h-tables"' in page
     for name in ("Critical hit table", "Fumble table", "Hit location table", "Loot table"):

@@ -2,7 +2,7 @@
 the round's seed, once, and the resolution reply shows the entry with its roll; the roll
 verifies from the revealed seed like every other.
 
-Expected entries are read by hand from ``config/tables/forum-d20/crit.toml`` (1-2 weak
+Expected entries are read by hand from ``pbp/config/tables/forum-d20/crit.toml`` (1-2 weak
 joint, 3-4 weapon arm, 5-6 leg, 7-8 torso, 9 head, 10 vital point), not from the program.
 """
 
@@ -21,7 +21,7 @@ from pbp.store.db import session_scope
 
 from .world import at, make_world, post
 
-#: config/tables/forum-d20/crit.toml, entry by entry (total -> the start of its text)
+#: pbp/config/tables/forum-d20/crit.toml, entry by entry (total -> the start of its text)
 CRIT_EN = {1: "Weak joint", 2: "Weak joint", 3: "Weapon arm", 4: "Weapon arm", 5: "Leg",
            6: "Leg", 7: "Torso", 8: "Torso", 9: "Head", 10: "Vital point"}
 CRIT_PT = {1: "Articulação fraca", 2: "Articulação fraca", 3: "Braço da arma",
@@ -98,7 +98,7 @@ def test_dice6_tablitsa_in_russian_names_the_table_in_russian_and_falls_back_to_
 
 def test_dice6_unknown_table_is_said_with_the_tables_that_exist_and_rolls_nothing(engine):
     """DICE-6: `!table dragons` names no table: no roll, and the reply lists the tables
-    forum-d20 ships (config/tables/forum-d20: crit, fumble, location, loot)."""
+    forum-d20 ships (pbp/config/tables/forum-d20: crit, fumble, location, loot)."""
     _w, _rid, _seed, tables, body, report = _play(
         engine, "I attack Goblin Snag with my sword [roll]1d20+5[/roll]\n!table dragons")
     assert tables == []

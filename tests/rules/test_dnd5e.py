@@ -437,7 +437,7 @@ def test_dnd_properties_junk_options_are_refused_never_raise(data):
 
 
 # The golden scenario (examples/dnd5e.yaml) is checked in tests/rules/test_golden.py,
-# config/rulesets/dnd5e.toml against the class defaults in tests/rules/test_engine.py.
+# pbp/config/rulesets/dnd5e.toml against the class defaults in tests/rules/test_engine.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------

@@ -30,8 +30,8 @@ def test_registry_knows_the_rulesets_and_names_them_for_an_unknown_id() -> None:
 
 @pytest.mark.parametrize("rid", MINE + ("dnd5e", "resistance", "two-action"))
 def test_toml_defaults_match_the_ruleset_class(rid: str) -> None:
-    """Every number a narrator may change lives in config/rulesets/<id>.toml, same values."""
-    with (ROOT / "config" / "rulesets" / f"{rid}.toml").open("rb") as fh:
+    """Every number a narrator may change lives in pbp/config/rulesets/<id>.toml, same values."""
+    with (ROOT / "pbp" / "config" / "rulesets" / f"{rid}.toml").open("rb") as fh:
         assert tomllib.load(fh) == registry.get(rid).settings
 
 
@@ -45,7 +45,7 @@ def test_houserules_merge_file_and_overrides_and_refuse_unknown_keys(tmp_path: P
         registry.get("forum-d20", {"latency": {"mood": 1}})
     (tmp_path / "forum-d20.toml").write_text("speech_limit = 5\n")
     assert load("forum-d20", config_dir=tmp_path) == {"speech_limit": 5}
-    assert DEFAULT_DIR == ROOT / "config" / "rulesets"
+    assert DEFAULT_DIR == ROOT / "pbp" / "config" / "rulesets"
 
 
 @pytest.mark.parametrize("written, canon", [("Dex", "dex"), ("Destreza", "dex"),

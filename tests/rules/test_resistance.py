@@ -438,7 +438,7 @@ def test_resistance_scenario_sheets_take_the_campaigns_own_skills():
     assert set(stats) >= {"carpentry", "luta"}
 
 # The golden scenario (examples/resistance.yaml) is checked in tests/rules/test_golden.py,
-# config/rulesets/resistance.toml against the class defaults in tests/rules/test_engine.py.
+# pbp/config/rulesets/resistance.toml against the class defaults in tests/rules/test_engine.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------

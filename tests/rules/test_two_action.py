@@ -417,7 +417,7 @@ def test_two_action_scenario_sheets_take_the_campaigns_own_skills():
     assert set(stats) >= {"rapier", "herbalism"}
 
 # The golden scenario (examples/two-action.yaml) is checked in tests/rules/test_golden.py,
-# config/rulesets/two-action.toml against the class defaults in tests/rules/test_engine.py.
+# pbp/config/rulesets/two-action.toml against the class defaults in tests/rules/test_engine.py.
 
 
 # -- the ruleset's bookkeeping ----------------------------------------------------------------
