@@ -1,13 +1,16 @@
 """Packaging (PKG-1): a wheel built from the checkout carries the Jinja templates (panel
 pages and replies), the panel's static files and the shipped config (default settings,
-forum presets, houserules, random tables), and the package installed from it renders the
-panel's login page, loads every reply template, every forum preset, every ruleset's random
-tables and houserules, and reads the packaged default settings away from the checkout.
+forum presets, houserules, random tables) and the demo of ``pbp serve --demo``, and the
+package installed from it renders the panel's login page, loads every reply template, every
+forum preset, every ruleset's random tables and houserules, reads the packaged default
+settings and seeds the demo, away from the checkout.
 
-Why: ``templates/`` and ``config/`` once sat at the repository root, outside the ``pbp``
-package. A non-editable install (``pip install .``, which builds a wheel) shipped neither,
-so on a user's machine the panel failed (no templates) and pbp knew no forum engine, no
-table and no default setting, while every test run from the checkout passed. Only a wheel
+Why: ``templates/``, ``config/`` and ``examples/demo/`` once sat at the repository root,
+outside the ``pbp`` package. A non-editable install (``pip install .``, which builds a
+wheel) shipped none of them, so on a user's machine the panel failed (no templates), pbp
+knew no forum engine, no table and no default setting, and ``pbp serve --demo`` stopped
+at once (no such file: .../site-packages/examples/demo/campaign.yaml, seen walking the
+installed package), while every test run from the checkout passed. Only a wheel
 really built and installed shows this: the checks here never import ``pbp`` from the
 checkout.
 
@@ -30,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from pbp.rules.registry import registered
 from pbp.settings import CONFIG_DIR, Settings
@@ -38,7 +42,7 @@ from tests.conftest import ROOT
 pytestmark = pytest.mark.slow
 
 #: the folders inside the package whose every file the installed package needs
-PACKAGED_DIRS = ("pbp/templates", "pbp/panel/static", "pbp/config")
+PACKAGED_DIRS = ("pbp/templates", "pbp/panel/static", "pbp/config", "pbp/demo")
 #: top-level entries of the checkout that the build never reads (and some are large:
 #: the test forums' virtualenvs under tests/harness)
 NOT_BUILT = {".git", ".ci", "build", "dist", "tests", "bench", "docs", "test-output", "var", ".venv"}
@@ -72,7 +76,15 @@ for platform in PLATFORMS:
         env.get_template(name)  # compiled from the installed file
     replies[platform] = len(names)
 machina = load_preset("machina")
-print(json.dumps({"pbp": pbp.__file__, "templates": str(TEMPLATES_DIR),
+from sqlalchemy import select
+from pbp.store.db import make_engine, session_scope
+from pbp.store.models import Campaign
+from workers.demo import demo_thread_path, seed_demo
+demo_id = seed_demo(settings)  # what `pbp serve --demo` seeds, from the installed files
+with session_scope(make_engine(settings.database_url)) as s:
+    demo = s.scalar(select(Campaign.name).where(Campaign.id == demo_id))
+print(json.dumps({"demo": demo, "demo_thread": demo_thread_path(settings).read_text(),
+                  "pbp": pbp.__file__, "templates": str(TEMPLATES_DIR),
                   "database": settings.database_url, "status": login.status_code,
                   "html": login.get_data(as_text=True), "css": css.status_code,
                   "replies": replies, "config": str(CONFIG_DIR),
@@ -128,7 +140,7 @@ def _source_files(folder: str) -> set[str]:
 
 
 def test_pkg_1_wheel_holds_every_template_static_and_config_file(wheel: Path) -> None:
-    """PKG-1: every file under pbp/templates, pbp/panel/static and pbp/config is in the
+    """PKG-1: every file under pbp/templates, pbp/panel/static, pbp/config and pbp/demo is in the
     wheel, and no top-level templates/ or config/ (either would install as a stray
     site-packages/templates or site-packages/config)."""
     names = set(zipfile.ZipFile(wheel).namelist())
@@ -140,7 +152,8 @@ def test_pkg_1_wheel_holds_every_template_static_and_config_file(wheel: Path) ->
     assert "pbp/templates/replies/bbcode/opening.j2" in names
     assert {"pbp/config/pbp.toml", "pbp/config/forums/machina.toml",
             "pbp/config/rulesets/forum-d20.toml", "pbp/config/tables/forum-d20/crit.toml"} <= names
-    assert not [n for n in names if n.startswith(("templates/", "config/"))]
+    assert "pbp/demo/script.yaml" in names
+    assert not [n for n in names if n.startswith(("templates/", "config/", "examples/"))]
 
 
 def _source_config() -> dict[str, Any]:
@@ -169,7 +182,8 @@ def test_pkg_1_installed_wheel_renders_the_login_page(wheel: Path, tmp_path: Pat
     serves its CSS, and loads every reply template of every platform; its config folder is
     the installed one, and it knows the same forum presets (name -> engine) as the source
     tree, loads the django-machina one, every ruleset's random tables and houserule file,
-    and reads its default settings from the packaged pbp.toml."""
+    and reads its default settings from the packaged pbp.toml; it seeds the demo campaign
+    of ``pbp serve --demo`` from its packaged files."""
     venv = tmp_path / "venv"
     # --system-site-packages: Flask and the rest come from this environment (offline);
     # the venv's own site-packages comes first, so its pbp wins over an editable install
@@ -211,3 +225,9 @@ def test_pkg_1_installed_wheel_renders_the_login_page(wheel: Path, tmp_path: Pat
     assert source["defaults"]["user_agent"] != Settings.user_agent
     assert seen["user_agent"] == source["defaults"]["user_agent"]
     assert seen["retry_max"] == source["defaults"]["retry_max"]
+    # `pbp serve --demo` from the installed package: the demo's campaign and thread come
+    # from the packaged pbp/demo (they sat in examples/demo, outside the package)
+    demo = ROOT / "pbp" / "demo"
+    with (demo / "campaign.yaml").open() as fh:
+        assert seen["demo"] == yaml.safe_load(fh)["campaign"]["name"]
+    assert seen["demo_thread"] == (demo / "thread.yaml").read_text()

@@ -1,4 +1,4 @@
-"""Seed the demo campaign of ``pbp serve --demo`` from examples/demo/ (idempotent).
+"""Seed the demo campaign of ``pbp serve --demo`` from pbp/demo/ (idempotent).
 
 The demo's thread is a scenario file copied into ``<data_dir>/demo/`` so a newcomer can
 append posts to it; the round window is short (30 s), so the first round is declared,
@@ -18,14 +18,14 @@ from sqlalchemy import select
 
 from pbp.panel.security import hash_password
 from pbp.rounds import service
-from pbp.settings import Settings
+from pbp.settings import PACKAGE_ROOT, Settings
 from pbp.sources.scenario_file import FileSource
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign, CampaignNarrator, Combatant, Encounter, Narrator, Thread
 
 log = logging.getLogger("workers.demo")
 
-DEMO_DIR = Path(__file__).resolve().parent.parent / "examples" / "demo"
+DEMO_DIR = PACKAGE_ROOT / "demo"   # package data: an installed pbp serves the demo too
 
 
 def demo_thread_path(settings: Settings) -> Path:

@@ -2,7 +2,7 @@
 
 Why: a demo whose thread holds one round of posts is over after one round, and shows
 neither NPCs acting, nor a late post, nor a narrator's correction. Here the two players
-and the narrator of ``examples/demo/script.yaml`` append their posts to the demo's thread
+and the narrator of ``pbp/demo/script.yaml`` append their posts to the demo's thread
 file round after round, the way people append to a forum thread, and the narrator
 corrects a roll through the same override the panel makes
 (:func:`pbp.rounds.overrides.set_roll`). Everything else is the real service: the worker
@@ -73,7 +73,7 @@ class Npc:
 
 @dataclass(frozen=True)
 class Script:
-    """``examples/demo/script.yaml`` (its comments say the format)."""
+    """``pbp/demo/script.yaml`` (its comments say the format)."""
 
     narrator: str
     foes: tuple[str, ...]

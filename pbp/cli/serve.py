@@ -7,7 +7,7 @@ child processes (the same ``celery`` commands production runs, see README), the 
 in this process. The children are supervised (workers/supervisor.py, issue 18): one that
 exits is restarted with a backoff, a crash loop is stopped and shown as a problem in the
 panel and ``pbp status``; Ctrl-C or SIGTERM stops all three within a few seconds. ``--demo`` seeds a demo campaign whose thread
-is a local file (examples/demo/), so a round is declared, resolved and shown within
+is a local file (pbp/demo/), so a round is declared, resolved and shown within
 a minute, and runs the demo's scripted players and narrator (workers/demo_players.py)
 so the fight goes on round after round.
 """
