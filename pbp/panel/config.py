@@ -24,7 +24,8 @@ DEFAULTS: dict[str, Any] = {
     #: ticked) and SESSION_MAX_AGE seconds after the login in any case; logout, a password
     #: change and "log out everywhere" end it at once (server-side rows,
     #: :mod:`pbp.store.logins`). From the settings ``panel_session_idle_hours`` (12) and
-    #: ``panel_session_max_days`` (7); the cookies' own lifetimes follow.
+    #: ``panel_session_max_days`` (7); both cookies live ``SESSION_MAX_AGE`` (the idle end
+    #: is the server's alone).
     "SESSION_IDLE": 12 * 3600,
     "SESSION_MAX_AGE": 7 * 86400,
     "WTF_CSRF_ENABLED": True,
@@ -62,7 +63,11 @@ def from_settings(settings: Settings) -> dict[str, Any]:
     return {
         "SESSION_IDLE": idle,
         "SESSION_MAX_AGE": max_age,
-        "PERMANENT_SESSION_LIFETIME": timedelta(seconds=idle),
+        # the cookie lives as long as the login may: the idle end is the server's (the
+        # session row, touched by the live refresh). A cookie that died after `idle`
+        # logged out a narrator whose tab had been refreshing all along, since background
+        # answers never send the cookie again (pbp.panel.cookies)
+        "PERMANENT_SESSION_LIFETIME": timedelta(seconds=max_age),
         "REMEMBER_COOKIE_DURATION": timedelta(seconds=max_age),
         #: where failed logins are counted: the leases' Redis (else the database)
         "THROTTLE_REDIS_URL": _redis(settings.lock_url) or _redis(settings.broker_url),

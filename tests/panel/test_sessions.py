@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -161,11 +163,30 @@ def test_issue12_3_lifetimes_come_from_the_settings(db_url: str) -> None:
                                   "PBP_DATABASE_URL": db_url, "PBP_SECRET_KEY": "k"})
     app = create_app({"TESTING": True}, settings=settings)
     assert app.config["SESSION_IDLE"] == 7200 and app.config["SESSION_MAX_AGE"] == 86400
-    assert app.config["PERMANENT_SESSION_LIFETIME"].total_seconds() == 7200
+    # the session cookie lives as long as the login may; the idle end is the server's
+    assert app.config["PERMANENT_SESSION_LIFETIME"].total_seconds() == 86400
     assert app.config["REMEMBER_COOKIE_DURATION"].total_seconds() == 86400
     default = create_app({"TESTING": True}, settings=load_settings(env={"PBP_DATABASE_URL": db_url,
                                                                         "PBP_SECRET_KEY": "k"}))
     assert default.config["SESSION_IDLE"] == 12 * 3600 and default.config["SESSION_MAX_AGE"] == 7 * 86400
+
+
+def test_issue12_3_the_session_cookie_lives_as_long_as_the_login(db_url: str) -> None:
+    """The session cookie set at login expires with the login's absolute lifetime (one
+    day here), not after the idle hours (two): the idle end is the server's, and the live
+    refresh keeps the server's session in use while its answers never send the cookie
+    again (pbp.panel.cookies). With the cookie's own life at the idle hours, a narrator
+    whose encounter tab had refreshed all along was logged out at the next click."""
+    settings = load_settings(env={"PBP_PANEL_SESSION_IDLE_HOURS": "2", "PBP_PANEL_SESSION_MAX_DAYS": "1",
+                                  "PBP_DATABASE_URL": db_url, "PBP_SECRET_KEY": "k"})
+    app = create_app({"TESTING": True}, settings=settings)
+    c = Client(app.test_client())
+    c.get("/login")
+    r = c.post("/login", {"name": "alice", "password": sample.PASSWORD})
+    assert r.status_code == 302
+    cookie = next(h for h in r.headers.getlist("Set-Cookie") if h.startswith("pbp_session="))
+    expires = parsedate_to_datetime(cookie.split("Expires=", 1)[1].split(";", 1)[0])
+    assert abs((expires - datetime.now(UTC)).total_seconds() - 86400) < 120, cookie
 
 
 def test_issue12_3_a_forged_user_id_is_refused(app: Any, alice: Client) -> None:
