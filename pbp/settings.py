@@ -189,8 +189,10 @@ def load_settings(env: Mapping[str, str] | None = None, file: str | os.PathLike[
     env = os.environ if env is None else env
     values: dict[str, Any] = {}
     default_file = CONFIG_DIR / "pbp.toml"
-    if default_file.exists():
-        _read_file(values, default_file)
+    if not default_file.is_file():   # a broken install: said, not run on other defaults
+        raise ConfigError("the shipped default settings are missing: reinstall pbp",
+                          where=str(default_file))
+    _read_file(values, default_file)
     mine = user_config_file(env)
     if mine.is_file():
         _read_file(values, mine)

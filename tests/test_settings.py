@@ -62,3 +62,18 @@ def test_allow_private_hosts_takes_a_toml_list(tmp_path: Path) -> None:
     conf.write_text('allow_private_hosts = ["127.0.0.1", "forum.lan:8080"]\n')
     assert load_settings(env={"PBP_CONFIG": str(conf)}).allow_private_hosts == "127.0.0.1,forum.lan:8080"
     assert load_settings(env={"PBP_ALLOW_PRIVATE_HOSTS": "10.0.0.5"}).allow_private_hosts == "10.0.0.5"
+
+
+def test_pkg_1_missing_shipped_defaults_are_said_not_skipped(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """PKG-1: an install without its shipped ``pbp.toml`` fails at once with the file's
+    path and what to do. It was skipped without a word, and pbp ran on the dataclass's
+    defaults (another user agent, other intervals): how the unpackaged config went unseen."""
+    import pbp.settings as settings_module
+    from pbp.errors import ConfigError
+
+    monkeypatch.setattr(settings_module, "CONFIG_DIR", tmp_path / "config")
+    with pytest.raises(ConfigError) as refused:
+        load_settings(env={})
+    assert "reinstall pbp" in str(refused.value)
+    assert str(tmp_path / "config" / "pbp.toml") in str(refused.value)
