@@ -84,7 +84,9 @@ class Supervisor:
         self.on_start = on_start
         self.watch = watch
         self.watch_every = watch_every
-        self._lock = threading.Lock()
+        # re-entrant: stop() may be called again from a signal handler that interrupted a
+        # stop() of the same thread (a second SIGTERM); a plain lock waited there forever
+        self._lock = threading.RLock()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._last_watch = 0.0

@@ -131,6 +131,21 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
         settings = settings.with_overrides(**DEMO_OVERRIDES)
     campaign = prepare(settings, demo)
     sup = supervisor(settings, children(settings, concurrency, loglevel, beat=not no_beat))
+    stopped = threading.Event()
+
+    def terminate(*_: object) -> None:
+        """SIGTERM: stop the children (bounded by STOP_GRACE), then exit 0. Once only: a
+        signal repeated while stopping ran the stop again inside the first one, which
+        waited forever on the supervisor's lock (pbp serve alive, its port open, its
+        children zombies); and installed before any child starts, so an early SIGTERM
+        cannot kill pbp serve and leave them behind."""
+        if stopped.is_set():
+            return
+        stopped.set()
+        sup.stop(STOP_GRACE)
+        sys.exit(0)
+
+    signal.signal(signal.SIGTERM, terminate)
     sup.start()
     click.echo(f"pbp: data directory {settings.data_path}", err=True)
     click.echo(f"pbp: database {settings.database_url}; broker {settings.broker_url}", err=True)
@@ -140,14 +155,6 @@ def command(demo: bool, host: str | None, port: int | None, concurrency: int, no
         click.echo(f"pbp: replies are written to {demo_replies_path(settings)}", err=True)
         start_demo_players(settings)
 
-    stopped = threading.Event()
-
-    def terminate(*_: object) -> None:
-        stopped.set()
-        sup.stop(STOP_GRACE)
-        sys.exit(0)
-
-    signal.signal(signal.SIGTERM, terminate)
     try:
         if no_panel:
             while sup.alive() and not stopped.wait(1):

@@ -282,3 +282,40 @@ def _up(base: str) -> tuple[int, dict[str, Any]] | None:
         return _healthz(base)
     except OSError:
         return None
+
+
+def test_a_second_sigterm_while_stopping_still_stops_pbp_serve(tmp_path: Path) -> None:
+    """Issue 18 (found walking the installed demo): SIGTERM again and again while it
+    stops, as ``kill`` typed twice or a process manager repeating itself does, still stops
+    ``pbp serve`` and its children within the grace period. The second signal used to run the stop again inside
+    the first one, which waited forever on the supervisor's own lock: ``pbp serve`` stayed
+    alive with the panel's port open and its children left as zombies."""
+    served = _serve(tmp_path)
+    try:
+        wait_for(lambda: {"worker", "beat"} <= served.children().keys(), 90,
+                 "the worker and beat to start")
+        children = served.children()
+        began = time.monotonic()
+        for _ in range(250):                  # signals all through the stop (5 s at most)
+            if served.proc.poll() is not None:
+                break
+            served.proc.send_signal(signal.SIGTERM)
+            time.sleep(0.02)
+        try:
+            served.proc.wait(20)
+        except subprocess.TimeoutExpired:
+            pytest.fail("pbp serve did not exit within 20 s of a second SIGTERM")
+        took = time.monotonic() - began
+    except BaseException:
+        print(served.said()[-8000:])
+        raise
+    finally:
+        if served.proc.poll() is None:
+            os.killpg(served.proc.pid, signal.SIGKILL)
+            served.proc.wait(5)
+    FIGURES["double_sigterm_stop_s"] = round(took, 2)
+    assert took < 10, took
+    # 0, or the signal itself: one that lands while Python finalizes (its handlers back to
+    # the default) ends the process by SIGTERM, after the stop has run
+    assert served.proc.returncode in (0, -signal.SIGTERM), served.proc.returncode
+    assert all(_gone(pid) for pid in children.values()), "a child outlived pbp serve"

@@ -134,3 +134,31 @@ def test_a_command_that_cannot_be_started_is_reported_not_retried(tmp_path: Path
         assert fine.proc is not None and fine.proc.poll() is None and sup.alive()
     finally:
         sup.stop(1)
+
+
+STOP_IN_STOP = """
+import signal, sys, time
+from workers.supervisor import Child, Policy, Supervisor
+stubborn = [sys.executable, "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, lambda *a: None); time.sleep(60)"]
+child = Child("worker", stubborn)
+sup = Supervisor([child], {}, Policy(backoff=0.05))
+sup.start()
+time.sleep(1.0)                                   # the child runs and ignores SIGTERM
+signal.signal(signal.SIGALRM, lambda *a: sup.stop(0.5))
+signal.setitimer(signal.ITIMER_REAL, 0.3)         # a second stop, from a signal, inside the first
+sup.stop(2.0)
+print("stopped", child.proc.poll() is not None)
+"""
+
+
+def test_a_stop_called_again_from_a_signal_inside_a_stop_returns() -> None:
+    """Issue 18: ``stop()`` run again by a signal handler while the same thread is inside
+    ``stop()`` (a second SIGTERM to ``pbp serve``, found walking the installed demo:
+    pbp serve stayed alive, its panel's port open, its children zombies) returns, and
+    the stubborn child is killed. With a plain lock the second stop waited forever."""
+    env = dict(ENV)
+    done = subprocess.run([sys.executable, "-c", STOP_IN_STOP], env=env, capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "stopped True", done.stdout + done.stderr
