@@ -52,8 +52,7 @@ def test_login_override_roll_and_approve(browser: Any, live_server: str, ids: di
     roll.get_by_label("New result").fill("25")
     roll.get_by_label("Reason").fill("forced natural 20 agreed in OOC")
     roll.get_by_label("Public: quote it in the thread").check()   # issue 11 item 7: private otherwise
-    roll.get_by_role("button", name="Set result").click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, roll.get_by_role("button", name="Set result"), "Change recorded")
     assert page.locator(f"#roll-{ids['rolls1'][0]}").get_by_text("set to 25 by the narrator").is_visible()
     preview_after = page.locator("#preview-text").inner_text()
     assert preview_after != preview_before and "forced natural 20 agreed in OOC" in preview_after

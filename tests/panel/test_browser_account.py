@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pbp.panel import sample
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -44,9 +44,8 @@ def test_change_password_and_log_out_everywhere(browser: Any, live_server: str,
     here.get_by_label("Current password").fill(sample.PASSWORD)
     here.get_by_label("New password", exact=True).fill(NEW)
     here.get_by_label("New password again").fill(NEW)
-    here.get_by_role("button", name="Change password").click()
-    here.wait_for_selector(".flash.ok")
-    assert "Every other session of yours has ended." in here.locator(".flash.ok").inner_text()
+    said = flash_ok(here, here.get_by_role("button", name="Change password"), "Password changed")
+    assert "Every other session of yours has ended." in said
     assert "Browsers and devices logged in as you: 1" in here.locator("main").inner_text()
     here.screenshot(path=str(output_dir / "account-changed-laptop.png"), full_page=True)
     assert here.evaluate("document.documentElement.scrollWidth <= innerWidth")

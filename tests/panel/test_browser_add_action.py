@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.panel.conftest import browser_login
+from tests.panel.conftest import browser_login, flash_ok
 from tests.panel.test_add_action import _no_action_post
 
 pytestmark = [pytest.mark.integration]
@@ -34,8 +34,7 @@ def test_add_an_action_to_a_no_action_post_in_the_browser(browser: Any, live_ser
         form.get_by_label("Target").select_option(label="Goblin 1")
         form.get_by_label("Reason").fill("he looses an arrow at Goblin 1")
         form.get_by_label("Public: quote it in the thread").check()
-        form.get_by_role("button", name="Add").click()
-        page.wait_for_selector(".flash.ok")
+        flash_ok(page, form.get_by_role("button", name="Add"), "Change recorded")
         post = page.locator("article.post", has_text="Cato thinks it over")
         assert post.locator("ul.actions li", has_text="attack").first.inner_text().startswith("attack → goblin-1")
         assert post.locator("li.muted", has_text="no action").count() == 0

@@ -13,7 +13,7 @@ import pytest
 
 from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign
-from tests.panel.conftest import browser_login
+from tests.panel.conftest import browser_login, flash_ok
 from tests.panel.test_ladder import run_ladder_steps
 
 pytestmark = [pytest.mark.integration]
@@ -40,8 +40,7 @@ def test_STALL3_ladder_settings_and_state_in_the_browser(
     page.locator("#notify_hours").fill("4")
     page.locator("#auto_narrator_run").check()
     page.locator("#narrator_account").fill("the_gm")
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, page.get_by_role("button", name="Save", exact=True), "Settings saved.")
     with session_scope(make_engine(db_url)) as s:
         c = s.get_one(Campaign, ids["campaign"])
         assert (c.notify_hours, c.missed_limit, c.auto_narrator_run, c.narrator_account) == (4.0, 2, True, "the_gm")

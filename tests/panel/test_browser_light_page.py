@@ -24,7 +24,7 @@ from pbp.panel.overrides import set_roll
 from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope, upgrade
 from pbp.store.models import Post, RollRecord
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -106,8 +106,7 @@ def test_scale5_light_page_forms_on_demand_and_one_fragment_refresh(browser: Any
     roll.get_by_label("New result").fill("27")
     roll.get_by_label("Reason", exact=True).fill("the player's bonus was +10, agreed in OOC")
     page.screenshot(path=str(output_dir / "light-override-form-desktop.png"))
-    roll.get_by_role("button", name="Set result").click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, roll.get_by_role("button", name="Set result"), "Change recorded")
     assert page.locator(f"#roll-{big['rolls'][0]}").get_by_text("set to 27 by the narrator").is_visible()
     assert "Reason: the player's bonus was +10, agreed in OOC" in page.locator("#audit").inner_text()
 
@@ -150,8 +149,7 @@ def test_scale5_override_form_without_javascript(browser: Any, big: dict[str, An
     assert page.locator("#main input[name=csrf_token]").get_attribute("value").startswith("m.")   # masked
     page.get_by_label("New result").fill("19")
     page.get_by_label("Reason", exact=True).fill("no script, same form")
-    page.get_by_role("button", name="Set result").click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, page.get_by_role("button", name="Set result"), "Change recorded")
     assert page.url.startswith(f"{base}/encounters/{eid}")
     assert page.locator(f"#roll-{big['rolls'][0]}").get_by_text("set to 19 by the narrator").is_visible()
     ctx.close()

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from pbp.store.db import make_engine, session_scope
-from tests.panel.conftest import browser_login
+from tests.panel.conftest import browser_login, flash_ok
 from tests.panel.owes_data import seed_owes
 
 pytestmark = [pytest.mark.integration]
@@ -60,8 +60,7 @@ def test_stall9_weekly_post_set_in_the_campaign_form_in_the_browser(
         page.locator("#owes_weekday").select_option(label="Friday")
         page.locator("#owes_hour").select_option(label="18:00")
         page.locator("#tracker_post").check()
-        page.get_by_role("button", name="Save", exact=True).click()
-        page.wait_for_selector(".flash.ok")
+        flash_ok(page, page.get_by_role("button", name="Save", exact=True), "Settings saved.")
         assert page.locator("#owes_weekday").input_value() == "4"
         assert page.locator("#owes_hour").input_value() == "18"
         page.locator("fieldset.owes-settings").screenshot(path=str(SHOTS / "campaign-weekly.png"))

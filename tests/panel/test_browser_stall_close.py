@@ -58,8 +58,7 @@ def test_STALL5_clock_settings_and_an_extension_granted_in_the_browser(
     page.locator("#quiet_hours").fill("23:00-08:00")
     page.locator("#skip_weekends").check()
     page.locator("#extension_limit_hours").fill("6")
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, page.get_by_role("button", name="Save", exact=True), "Settings saved.")
     assert page.locator("#quiet_hours").input_value() == "23:00-08:00"
     _shot(page, output_dir, "campaign-clock-saved-desktop")
 

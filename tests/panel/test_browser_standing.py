@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -36,9 +36,8 @@ def test_stall1_stall2_narrator_sets_absence_and_orders_in_the_browser(
         form.get_by_label("Player").select_option("brom_p")
         form.get_by_label("Until (campaign time)").fill("2099-12-10T00:00")
         form.get_by_label("Note").fill("on holiday")
-        form.get_by_role("button", name="Mark away").click()
-        page.wait_for_selector(".flash.ok")
-        assert "Absence recorded." in page.locator(".flash.ok").first.inner_text()
+        assert "Absence recorded." in flash_ok(page, form.get_by_role("button", name="Mark away"),
+                                               "Absence recorded.")
         row = page.locator("#absences tbody tr").first
         assert "brom_p" in row.inner_text() and "2099-12-10 00:00" in row.inner_text()
         assert "away now" in row.inner_text() and "on holiday" in row.inner_text()
@@ -49,14 +48,12 @@ def test_stall1_stall2_narrator_sets_absence_and_orders_in_the_browser(
         orders.locator("summary").click()
         orders.get_by_label("Order").select_option("default")
         orders.get_by_label("Words, as a player would post them").fill("defend")
-        orders.get_by_role("button", name="Set").click()
-        page.wait_for_selector(".flash.ok")
+        flash_ok(page, orders.get_by_role("button", name="Set"), "Standing order recorded.")
         orders = page.locator("#orders-aria")
         orders.locator("summary").click()
         orders.get_by_label("Order").select_option("if")
         orders.get_by_label("Words, as a player would post them").fill("Goblin 1 attacks me, I attack it")
-        orders.get_by_role("button", name="Set").click()
-        page.wait_for_selector(".flash.ok")
+        flash_ok(page, orders.get_by_role("button", name="Set"), "Standing order recorded.")
         text = page.locator("#orders-aria").inner_text()
         assert "defend" in text and "if Goblin 1 attacks me, I attack it" in text
 

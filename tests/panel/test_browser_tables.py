@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.panel.conftest import browser_login
+from tests.panel.conftest import browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -49,9 +49,8 @@ def test_dice6_narrator_fixes_and_saves_a_campaign_table(browser: Any, live_serv
     page.screenshot(path=str(SHOTS / "tables-refused.png"), full_page=True)
 
     page.get_by_label("Random tables (TOML)").fill(WITH_A_HOLE.replace('"4-6"', '"3-6"'))
-    page.get_by_role("button", name="Save tables").click()
-    page.wait_for_selector(".flash.ok")
-    assert "Random tables saved: 1." in page.locator(".flash.ok").inner_text()
+    said = flash_ok(page, page.get_by_role("button", name="Save tables"), "Random tables saved")
+    assert "Random tables saved: 1." in said
     row = page.locator("table.tables-list tr", has_text="Weather")
     assert "1d6" in row.inner_text() and "this campaign" in row.inner_text()
     page.locator("section[aria-labelledby=h-tables]").scroll_into_view_if_needed()

@@ -14,7 +14,7 @@ import pytest
 
 from pbp.store import queries
 from pbp.store.db import make_engine, session_scope
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 from tests.panel.test_verification import chained_fight
 
 pytestmark = [pytest.mark.integration]
@@ -41,8 +41,7 @@ def test_dice_4_opt_in_and_the_public_page_as_a_visitor(browser: Any, live_serve
     box = page.get_by_label("Anyone with an encounter's link may check its dice, logged out")
     assert not box.is_checked()
     box.check()
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.wait_for_selector(".flash.ok")
+    flash_ok(page, page.get_by_role("button", name="Save", exact=True), "Settings saved.")
     assert page.get_by_label("Anyone with an encounter's link may check its dice, logged out").is_checked()
     page.screenshot(path=str(SHOTS / "campaign-opted-in.png"), full_page=True)
     page.goto(f"{live_server}/encounters/{fight['encounter']}")

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.panel.conftest import PHONE, browser_login
+from tests.panel.conftest import PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
@@ -45,8 +45,9 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     campaign = f"{live_server}/campaigns/{ids['campaign']}"
     page.goto(campaign)
 
-    _add(page, MACHINA)                                       # one engine fits: taken
-    assert page.locator(".flash.ok").inner_text() == "Source added: django-machina 1.3."
+    page.get_by_label("Thread address").fill(MACHINA)         # one engine fits: taken
+    assert flash_ok(page, page.get_by_role("button", name="Add source"),
+                    "Source added") == "Source added: django-machina 1.3."
     machina = page.locator("ul.sources li", has_text=MACHINA)
     assert machina.locator(".badge").first.inner_text() == "django-machina 1.3"
 
@@ -56,9 +57,8 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     assert chooser.get_by_label("phpBB 2.0").is_visible() and chooser.get_by_label("phpBB 3.0").is_visible()
     page.screenshot(path=str(output_dir / "sources-choose-desktop.png"), full_page=True)
     chooser.get_by_label("phpBB 3.0").check()
-    page.get_by_role("button", name="Add source").click()
-    page.wait_for_selector(".flash.ok")
-    assert page.locator(".flash.ok").inner_text() == "Source added: phpBB 3.0."
+    assert flash_ok(page, page.get_by_role("button", name="Add source"),
+                    "Source added") == "Source added: phpBB 3.0."
     phpbb = page.locator("ul.sources li", has_text=PHPBB)
     assert phpbb.locator(".badge").first.inner_text() == "phpBB 3.0"
 
@@ -71,9 +71,8 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     page.screenshot(path=str(output_dir / "sources-unknown-desktop.png"), full_page=True)
 
     page.goto(campaign)
-    page.locator("ul.sources li", has_text=PHPBB).get_by_role("button", name="Pause").click()
-    page.wait_for_selector(".flash.ok")
-    assert "Source paused" in page.locator(".flash.ok").inner_text()
+    assert "Source paused" in flash_ok(page, page.locator("ul.sources li", has_text=PHPBB)
+                                       .get_by_role("button", name="Pause"), "Source paused")
     assert page.locator("ul.sources li", has_text=PHPBB).locator(".badge.warn").inner_text() == "paused"
     page.goto(f"{live_server}/")
     row = page.locator("tr", has_text=PHPBB)
@@ -86,9 +85,8 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     assert "Nothing is deleted on the forum" in page.locator("main").inner_text()
     assert "The posts pbp stored from it are deleted: 0." in page.locator("main").inner_text()
     page.screenshot(path=str(output_dir / "sources-remove-desktop.png"), full_page=True)
-    page.get_by_role("button", name="Remove this source").click()
-    page.wait_for_selector(".flash.ok")
-    assert page.locator(".flash.ok").inner_text() == "Source removed."
+    assert flash_ok(page, page.get_by_role("button", name="Remove this source"),
+                    "Source removed") == "Source removed."
     assert page.locator("ul.sources li", has_text=MACHINA).count() == 0
 
     # the sample's own source: a phpBB address once read as machina, explained in words
@@ -104,9 +102,8 @@ def test_sources_by_address_and_round_settings(browser: Any, live_server: str, i
     page.get_by_label("Reminders (hours before the deadline, comma-separated)").fill("6, 1")
     page.get_by_label("Close a round early when every player has declared").check()
     page.get_by_label("Time zone").fill("America/Sao_Paulo")
-    page.get_by_role("button", name="Save", exact=True).click()
-    page.wait_for_selector(".flash.ok")
-    assert page.locator(".flash.ok").inner_text() == "Settings saved."
+    assert flash_ok(page, page.get_by_role("button", name="Save", exact=True),
+                    "Settings saved") == "Settings saved."
     assert page.get_by_label("Round length (hours)").input_value() == "12"
     assert page.get_by_label("Reminders (hours before the deadline, comma-separated)").input_value() == "6, 1"
     assert page.get_by_label("Close a round early when every player has declared").is_checked()
