@@ -92,7 +92,21 @@ def form(encounter_id: int, kind: str):  # type: ignore[no-untyped-def]
     if fragment_wanted():
         return render_template("panel/encounter/_form.html", **ctx)
     back = url_for("encounters.show", encounter_id=enc.id, round=ctx["selected"])
-    return render_template("panel/encounter_form.html", title=str(FORM_TITLES[kind]), back=back, **ctx)
+    return render_template("panel/encounter_form.html", title=str(FORM_TITLES[kind]), back=back,
+                           subject=_subject(ctx), **ctx)
+
+
+def _subject(ctx: dict[str, Any]) -> str:
+    """What the form changes, for its page of its own: the combatant, or the roll or
+    declaration with whose it is. The page said only "Change" or "Set result": a narrator
+    without JavaScript, or with two tabs, could not tell whose HP or roll it was."""
+    if "c" in ctx:
+        return str(ctx["c"].name)
+    if "r" in ctx:
+        r = ctx["r"]
+        return " · ".join(str(x) for x in (r.actor, f"#{r.roll_index}", r.written or r.expression) if x)
+    d = ctx["d"]
+    return str(d.combatant.name)
 
 
 @login_required

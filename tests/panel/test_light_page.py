@@ -53,7 +53,7 @@ def _ingest(db_url: str, ids: dict[str, Any], text: str, platform_id: str) -> No
 
 
 def test_scale5_first_paint_holds_no_override_form_and_each_form_comes_on_demand(
-        alice: Any, ids: dict[str, Any]) -> None:
+        alice: Any, ids: dict[str, Any], db_url: str) -> None:
     """SCALE-5: no form in a post or a combatant's row; the roll's form as a fragment (no
     page around it, the token masked) and as a page with a way back; a roll of another
     encounter, an unknown kind or an action index out of range are 404."""
@@ -70,6 +70,14 @@ def test_scale5_first_paint_holds_no_override_form_and_each_form_comes_on_demand
     assert token.startswith(csrf_mask.PREFIX)
     page = alice.get(link).text
     assert "<html" in page and f'name="roll_id" value="{roll}"' in page and "Back to the encounter" in page
+    # the page says whose roll it sets, and the HP form whose HP (it said only "Change")
+    with session_scope(make_engine(db_url)) as s:
+        r = s.get(RollRecord, roll)
+        whose = f"<h1>Set result · {r.actor} · #{r.roll_index} · {r.written or r.expression}</h1>"
+    assert whose in page, page
+    cid = ids["combatants"]["goblin-1"]
+    assert "<h1>Change · Goblin 1</h1>" in alice.get(
+        f"/encounters/{ids['encounter']}/form/combatant?id={cid}").text
     assert alice.get(f"/encounters/{ids['encounter']}/form/nonsense?id={roll}").status_code == 404
     assert alice.get(f"/encounters/{ids['other_encounter']}/form/roll?id={roll}").status_code == 404
     did = ids["declarations"][0]
