@@ -36,6 +36,7 @@ from . import (
     health,
     i18n,
     initiative_modes,
+    kind_words,
     ladder,
     owes,
     polling,
@@ -67,6 +68,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     db.init_app(app)
     security.init_app(app)
     i18n.init_app(app)
+    kind_words.init_app(app)
     auth.init_app(app)
     app.register_blueprint(auth.bp)
     app.register_blueprint(account.bp)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from ..store import queries
 from ..store.models import AuditEntry, Encounter
 from .i18n import state_name, when
+from .kind_words import kind_word
 
 
 @dataclass
@@ -135,10 +136,11 @@ def _condition_removed(s: _Say) -> str:
 
 
 def _action(a: Any) -> str:
-    """A stored action, "attack → Goblin 2" style (the kind and its target)."""
+    """A stored action, "attack → Goblin 2" style (the kind, as a word, and its target)."""
     if not isinstance(a, dict):
         return text(a)
-    return " → ".join(str(x) for x in (a.get("kind"), a.get("target")) if x) or text(a.get("text"))
+    return " → ".join(str(x) for x in (kind_word(a.get("kind")) if a.get("kind") else None,
+                                        a.get("target")) if x) or text(a.get("text"))
 
 
 def _penalty(s: _Say, waive: bool) -> str:

@@ -22,7 +22,8 @@ from ..store import queries
 from ..store.models import Combatant, Declaration, Post, RollRecord, Round
 from .access import encounter_or_404, in_encounter_or_404
 from .db import session as db_session
-from .encounter_view import action_view, kind_options, ordered_combatants
+from .encounter_view import action_view, ordered_combatants
+from .kind_words import kind_options
 
 
 def post_data(p: Post, decls: list[Declaration]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flask_babel import lazy_gettext as _l
-from markupsafe import Markup, escape
 from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
@@ -21,7 +20,6 @@ from sqlalchemy.orm.attributes import set_committed_value
 from ..rounds import overrides as ov
 from ..rounds import service
 from ..rules import engine
-from ..rules.model import ActionKind
 from ..rules.speech import verdict as speech_verdict_of
 from ..store import page_version, queries
 from ..store.models import (
@@ -39,6 +37,7 @@ from ..store.roll_ledger import LedgerRow, encounter_ledger, watched
 from .audit_words import audit_lines
 from .economy import remaining as actions_remaining
 from .history import past_round
+from .kind_words import KINDS, kind_options
 
 log = logging.getLogger(__name__)
 #: how a preview that failed begins (the page shows it; nothing keeps it)
@@ -148,24 +147,6 @@ def version(session: Session, encounter: Encounter, rnd: Round | None) -> str:
     (:mod:`pbp.store.page_version`, shared with the live refresh's one-statement check)."""
     session.flush()     # what the ORM would flush before a query of its own
     return page_version.version(session.connection(), encounter.id, rnd.id if rnd is not None else None)
-
-
-def _kind_options(kinds: list[str]) -> dict[str | None, Markup]:
-    """The action-kind ``<option>`` list of the "correct" form, once per selected kind
-    (the markup the template wrote, option by option, for each of some 400 inferred actions)."""
-    out: dict[str | None, Markup] = {
-        k: Markup("".join(f"<option{' selected' if o == k else ''}>{escape(o)}</option>" for o in kinds))
-        for k in kinds}
-    out[None] = Markup("".join(f"<option>{escape(o)}</option>" for o in kinds))
-    return out
-
-
-_KINDS = [k.value for k in ActionKind]
-_KIND_OPTIONS = _kind_options(_KINDS)
-
-
-def kind_options(kind: Any) -> Markup:
-    return _KIND_OPTIONS.get(kind) or _KIND_OPTIONS[None]
 
 
 def build(session: Session, encounter: Encounter, number: int | None = None, *,
@@ -294,7 +275,7 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
         "overrides": rows.overrides, "audit": audit,
         "declared_counts": {d.combatant_id: len(d.actions) for d in decls},
         "rounds": rounds, "held": queries.held_replies(session, encounter.id),
-        "kinds": _KINDS, "kind_options": kind_options,
+        "kinds": KINDS, "kind_options": kind_options,
         "orphans": rows.orphans, "loose_rolls": [r for r in rows.rolls if r.post_id is None],
         # the names the ruleset's rules read: the condition form suggests only these
         "condition_names": engine.known_conditions(encounter.ruleset),

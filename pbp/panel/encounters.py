@@ -29,7 +29,6 @@ from flask_wtf import FlaskForm
 
 from ..rounds import service
 from ..rounds.overrides import RESULT_KINDS, make_public, pending_among
-from ..rules.model import ActionKind
 from ..store import queries
 from ..store.models import Combatant, Declaration, Override, Reply, RollRecord, Round
 from . import encounter_demand as demand
@@ -53,6 +52,7 @@ from .forms import (
     choices,
 )
 from .initiative_modes import current as initiative_mode
+from .kind_words import KINDS, kind_word
 from .overrides import (
     add_action,
     add_condition,
@@ -79,7 +79,7 @@ FRAGMENTS = (*fragments.SIMPLE, "posts", "orphans")
 
 def _forms() -> dict[str, Any]:
     inferred = InferredForm()
-    inferred.kind.choices = choices((k.value, k.value) for k in ActionKind)
+    inferred.kind.choices = choices((k, kind_word(k)) for k in KINDS)
     return {"roll_form": RollOverrideForm(), "hp_form": HpOverrideForm(), "condition_form": ConditionForm(),
             "initiative_form": InitiativeForm(), "inferred_form": inferred, "penalty_form": PenaltyForm(),
             "deadline_form": DeadlineForm(), "reply_form": ReplyForm(), "resolve_form": ResolveForm(),

@@ -43,7 +43,7 @@ def test_encounter_page_shows_everything(alice: Any, ids: dict[str, Any]) -> Non
     assert re.search(r'badge bad">Cato<', html)            # cato has not posted: missing
     # actions left, as the ruleset's own budget counts them (aria declared attack + move)
     row = html.split('id="combatant-aria"')[1].split("</tr>")[0]
-    assert re.search(r'<span class="badge">\w+ 0</span>', row)
+    assert re.search(r'<span class="badge" data-slot="[a-z-]+">[\w ]+ 0</span>', row)
 
 
 def test_post_body_renders_as_text_never_markup(alice: Any, ids: dict[str, Any]) -> None:

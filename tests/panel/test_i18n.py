@@ -15,18 +15,21 @@ from pbp.panel.i18n import TRANSLATIONS
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _extracted() -> set[str]:
-    ids: set[str] = set()
+def _extracted() -> set[tuple[str | None, str]]:
+    """(context, msgid) of every message the panel's code and templates say; ``_p`` is
+    ``lazy_pgettext`` (the action kinds' words, :mod:`pbp.panel.kind_words`)."""
+    ids: set[tuple[str | None, str]] = set()
     methods = [("pbp/panel/**.py", "python"), ("pbp/templates/panel/**.html", "jinja2")]
-    keywords = {"_": None, "gettext": None, "_l": None, "lazy_gettext": None, "ngettext": (1, 2)}
-    for _file, _line, message, _comments, _ctx in extract_from_dir(str(ROOT), methods, keywords=keywords):
-        ids.add(message if isinstance(message, str) else message[0])
-    return {i for i in ids if i}
+    keywords = {"_": None, "gettext": None, "_l": None, "lazy_gettext": None, "ngettext": (1, 2),
+                "_p": ((1, "c"), 2), "pgettext": ((1, "c"), 2)}
+    for _file, _line, message, _comments, ctx in extract_from_dir(str(ROOT), methods, keywords=keywords):
+        ids.add((ctx, message if isinstance(message, str) else message[0]))
+    return {i for i in ids if i[1]}
 
 
 def test_template_catalog_is_current() -> None:
     with (TRANSLATIONS / "messages.pot").open("rb") as f:
-        pot = {m.id for m in read_po(f) if m.id}
+        pot = {(m.context, m.id) for m in read_po(f) if m.id}
     assert _extracted() <= pot, "run the pybabel extract in pbp/panel/babel.cfg, then update the .po files"
 
 
@@ -36,14 +39,14 @@ def test_every_message_is_translated(lang: str) -> None:
         po = read_po(f)
     untranslated = [m.id for m in po if m.id and not m.string]
     assert not untranslated
-    assert _extracted() <= {m.id for m in po if m.id}
+    assert _extracted() <= {(m.context, m.id) for m in po if m.id}
 
 
 @pytest.mark.parametrize("lang", ["en", "pt", "ru"])
 def test_mo_matches_po(lang: str) -> None:
     folder = TRANSLATIONS / lang / "LC_MESSAGES"
     with (folder / "messages.po").open("rb") as f:
-        po = {m.id: m.string for m in read_po(f) if m.id and m.string}
+        po = {(m.context, m.id): m.string for m in read_po(f) if m.id and m.string}
     with (folder / "messages.mo").open("rb") as f:
-        mo = {m.id: m.string for m in read_mo(f) if m.id and m.string}
+        mo = {(m.context, m.id): m.string for m in read_mo(f) if m.id and m.string}
     assert po == mo, "compile: pybabel compile -d pbp/panel/translations"
