@@ -49,6 +49,8 @@ class Child:
     next_start: float | None = None
     gave_up: bool = False
     started: int = 0
+    #: monotonic time of the last start
+    started_at: float | None = None
 
     @property
     def pid(self) -> int | None:
@@ -117,6 +119,7 @@ class Supervisor:
                 self._quietly(self.on_give_up, child)
             return
         child.started += 1
+        child.started_at = time.monotonic()
         child.next_start = None
         log.info(f"started {child.name}", extra={"child": child.name, "pid": child.proc.pid,
                                                   "start": child.started})
@@ -163,6 +166,28 @@ class Supervisor:
         log.warning(f"{child.name} exited unexpectedly (status {code}); restarting in {delay:g} s",
                     extra={"child": child.name, "status": code, "pid": child.proc.pid,
                            "restart": len(child.restarts)})
+
+    def running_for(self, name: str, now: float | None = None) -> float | None:
+        """Seconds since the child *name* was started, None when it does not run."""
+        now = time.monotonic() if now is None else now
+        for child in self.children:
+            if child.name == name and child.proc is not None and child.proc.poll() is None \
+                    and child.started_at is not None:
+                return now - child.started_at
+        return None
+
+    def kill(self, name: str, why: str) -> bool:
+        """SIGKILL the running child *name*, saying *why* at ERROR; its restart then
+        follows the policy like any exit nobody asked for (:mod:`workers.hang`)."""
+        with self._lock:
+            if self._stopping.is_set():
+                return False
+            for child in self.children:
+                if child.name == name and child.proc is not None and child.proc.poll() is None:
+                    log.error(why, extra={"child": name, "pid": child.proc.pid})
+                    child.proc.kill()
+                    return True
+        return False
 
     def alive(self) -> bool:
         """Whether any child runs or will be restarted (False once every one was given up)."""

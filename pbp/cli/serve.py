@@ -25,6 +25,7 @@ import click
 
 from workers.demo import demo_replies_path, demo_thread_path, seed_demo
 from workers.demo_players import start_demo_players
+from workers.hang import hung
 from workers.health import SUPERVISOR_ENV
 from workers.supervisor import Child, Policy, Supervisor
 
@@ -108,9 +109,20 @@ def supervisor(settings: Settings, kids: list[Child]) -> Supervisor:
         if child.started == 1:
             health.forget(engine, f"serve:{child.name}")   # an earlier run's give-up is history
 
+    made: list[Supervisor] = []
+
+    def look() -> None:
+        """The heartbeat watch, then a worker alive but stuck is stopped to be restarted."""
+        verdict = watch.check()
+        why = hung(verdict, made[0].running_for("worker")) if made else None
+        if why is not None:
+            made[0].kill("worker", why)
+
     policy = Policy(settings.restart_max, settings.restart_window, settings.restart_backoff)
-    return Supervisor(kids, child_env(settings), policy, on_give_up=gave_up, on_start=started,
-                      watch=watch.check, watch_every=max(1.0, settings.heartbeat_interval / 2))
+    made.append(Supervisor(kids, child_env(settings), policy, on_give_up=gave_up,
+                           on_start=started, watch=look,
+                           watch_every=max(1.0, settings.heartbeat_interval / 2)))
+    return made[0]
 
 
 @click.command(name="serve")

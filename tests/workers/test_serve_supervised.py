@@ -319,3 +319,38 @@ def test_a_second_sigterm_while_stopping_still_stops_pbp_serve(tmp_path: Path) -
     # the default) ends the process by SIGTERM, after the stop has run
     assert served.proc.returncode in (0, -signal.SIGTERM), served.proc.returncode
     assert all(_gone(pid) for pid in children.values()), "a child outlived pbp serve"
+
+
+def test_a_worker_alive_but_stuck_is_stopped_and_started_again(tmp_path: Path) -> None:
+    """Issue 18 (workers/hang.py): a worker that answered once, then stays alive in a task
+    that never returns (its heartbeat stale, beat fresh, the heartbeat tasks waiting in
+    the queue) is stopped by pbp serve after 2 x heartbeat_stale (here 2 x 2 s) and started
+    again, saying why at ERROR; before, it stayed stuck, its poll locks held, every round
+    stalled. The real beat runs beside it."""
+    starts = tmp_path / "starts"
+    stuck = shlex.join([sys.executable, "-c",
+                        f"open({str(starts)!r}, 'a').write('x\\n')\n"
+                        "import time\n"
+                        "from pbp.settings import load_settings\n"
+                        "from pbp.store.db import make_engine\n"
+                        "from pbp.jobs.health import record\n"
+                        "record(make_engine(load_settings().database_url), 'worker:stuck', 'worker')\n"
+                        "time.sleep(600)\n"])
+    served = _serve(tmp_path, PBP_SERVE_WORKER_COMMAND=stuck, PBP_HEARTBEAT_INTERVAL="1",
+                    PBP_HEARTBEAT_STALE="2", PBP_RESTART_MAX="5", PBP_RESTART_WINDOW="600")
+    try:
+        wait_for(lambda: starts.exists() and starts.read_text().count("x") >= 2, 60,
+                 "the stuck worker to be stopped and started again")
+        said = served.said()
+        assert re.search(r"level=error .*the worker is running but has not answered for "
+                         r"\d+ seconds? while \d+ task\(s\) wait; stopping it so it starts again", said)
+        assert 'msg="worker exited unexpectedly (status -9)' in said
+        assert "beat exited" not in said                  # only the stuck worker was stopped
+    except BaseException:
+        print(served.said()[-8000:])
+        raise
+    finally:
+        children = served.children()
+        took = served.stop()
+    assert took < 10, took
+    assert all(_gone(pid) for pid in children.values())
