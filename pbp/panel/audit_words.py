@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from flask_babel import gettext as _
+from flask_babel import ngettext
 from sqlalchemy.orm import Session
 
 from ..store import queries
@@ -182,6 +183,14 @@ def _after(s: _Say, key: str) -> str:
     return text((s.side("after") or {}).get(key))
 
 
+def _count(value: str) -> int:
+    """An audit entry's count as a number for the plural forms (0 when it is not one)."""
+    try:
+        return int(value)
+    except ValueError:
+        return 0
+
+
 def _after_list(s: _Say, key: str) -> list[object]:
     value = (s.side("after") or {}).get(key)
     return list(value) if isinstance(value, list) else []
@@ -329,8 +338,10 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                  state=_after(s, "state")),
     "ladder.missed": lambda s: _("%(player)s missed the round: %(count)s in a row",
                                  player=_after(s, "player"), count=_after(s, "missed_in_row")),
-    "ladder.narrator": lambda s: _("%(player)s missed %(count)s rounds in a row: the narrator is told",
-                                   player=_after(s, "player"), count=_after(s, "missed_in_row")),
+    "ladder.narrator": lambda s: ngettext(  # one form a count: "missed 1 rounds" was said
+        "%(player)s missed %(num)s round in a row: the narrator is told",
+        "%(player)s missed %(num)s rounds in a row: the narrator is told",
+        _count(_after(s, "missed_in_row")), player=_after(s, "player")),
     "ladder.narrator_run": lambda s: _("the characters of %(player)s are run by the narrator now",
                                        player=_after(s, "player")),
     "ladder.player_back": lambda s: _("%(player)s posted again: the missed rounds count ends (it was %(count)s)",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
@@ -19,15 +20,16 @@ from jinja2.ext import babel_extract
 
 from ..rules import messages
 from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic, hidden
-from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR
+from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR, Plural
 from .ladder import LADDER_TEXTS
 from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
 from .owes import WORDS as OWES_WORDS
 from .standing import RESOURCES, ROLLED_BY_PBP, STANDING_NOTES
 from .status import WORDS as STATUS_WORDS
 
-#: a message id, or (context, message id) for words said with a gettext context
-MessageId = str | tuple[str, str]
+#: a message id, (context, message id) for words said with a gettext context, or a
+#: :class:`Plural` (its singular and plural ids) for a sentence said by a count
+MessageId = str | tuple[str, str] | Plural
 
 
 def message_ids() -> list[MessageId]:
@@ -64,8 +66,10 @@ def load(lang: str) -> Catalog:
         return read_po(fh, locale=lang, domain=DOMAIN)
 
 
-def split(mid: MessageId) -> tuple[str | None, str]:
-    """(context or None, message id)."""
+def split(mid: MessageId) -> tuple[str | None, Any]:
+    """(context or None, message id: the (singular, plural) pair of a :class:`Plural`)."""
+    if isinstance(mid, Plural):
+        return None, (mid.singular, mid.plural)
     return (mid[0], mid[1]) if isinstance(mid, tuple) else (None, mid)
 
 
@@ -76,7 +80,10 @@ def missing(lang: str) -> list[MessageId]:
     for mid in message_ids():
         context, msgid = split(mid)
         msg = cat.get(msgid, context=context)
-        if msg is None or (lang != "en" and not msg.string):
+        forms = msg.string if msg is not None and isinstance(msg.string, tuple) else (
+            msg.string if msg is not None else "",)
+        if msg is None or (lang != "en" and not all(forms)) \
+                or isinstance(mid, Plural) != isinstance(msg.id, tuple):
             out.append(mid)
     return out
 
@@ -89,8 +96,13 @@ def update() -> None:
         for mid in ids:
             context, msgid = split(mid)
             prev = old.get(msgid, context=context)
-            cat.add(msgid, prev.string if prev is not None else "",
-                    flags=("python-brace-format",) if "{" in msgid else (), context=context)
+            string: Any = prev.string if prev is not None else ""
+            if isinstance(mid, Plural) and not isinstance(string, tuple):
+                string = ("",) * cat.num_plurals
+            elif not isinstance(mid, Plural) and isinstance(string, tuple):
+                string = ""
+            cat.add(msgid, string, context=context,
+                    flags=("python-brace-format",) if "{" in str(msgid) else ())
         path = po_path(lang)
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:

@@ -20,7 +20,7 @@ import io
 from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -64,3 +64,17 @@ def say(template: str, lang: str, params: Mapping[str, Any] | None = None, *,
 def ngettext(singular: str, plural: str, n: int, lang: str, **params: Any) -> str:
     text = translations(lang).ngettext(singular, plural, n)
     return text.format_map(_Safe({"n": n, **params}))
+
+
+class Plural(NamedTuple):
+    """A sentence said by a count (``{count}``): its English singular and plural message
+    ids; each language's catalog holds as many forms as its grammar has (Russian three).
+    Why: one form for every count printed "missed 1 rounds", and Russian made do with
+    "раунда(ов)"."""
+
+    singular: str
+    plural: str
+
+    def say(self, lang: str, params: Mapping[str, Any]) -> str:
+        """The form for ``params["count"]`` in *lang*, filled in."""
+        return ngettext(self.singular, self.plural, int(params.get("count") or 0), lang, **params)

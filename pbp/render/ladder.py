@@ -15,17 +15,20 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from .i18n import say
+from .i18n import Plural, say
 
-LADDER_TEXTS: Mapping[str, str] = {
+LADDER_TEXTS: Mapping[str, str | Plural] = {
     "notify-subject": "Your turn: round {number} of {encounter}",
     "notify-body": "{names} still owe(s) a post in round {number} of {encounter}. The deadline "
                    "is {deadline}. Post in the thread: {link}",
     "mention-body": "@{player}: {names} still owe(s) a post in round {number}; the deadline is "
                     "{deadline}. {link}",
-    "narrator-subject": "{player} missed {count} rounds in a row",
-    "narrator-body": "{player} ({names}) has missed {count} rounds in a row in {encounter} "
-                     "(up to round {number}). Thread: {link}",
+    "narrator-subject": Plural("{player} missed {count} round in a row",
+                               "{player} missed {count} rounds in a row"),
+    "narrator-body": Plural("{player} ({names}) has missed {count} round in a row in {encounter} "
+                            "(up to round {number}). Thread: {link}",
+                            "{player} ({names}) has missed {count} rounds in a row in {encounter} "
+                            "(up to round {number}). Thread: {link}"),
     "narrator-run-on": "pbp now runs the character for you (narrator-run) until the player "
                        "posts again.",
     "narrator-run-off": "The character still acts by its standing order or the ruleset's "
@@ -35,8 +38,9 @@ LADDER_TEXTS: Mapping[str, str] = {
 
 
 def ladder_text(code: str, lang: str, params: Mapping[str, Any]) -> str:
-    """The ladder's sentence *code* in *lang*, filled in."""
-    return say(LADDER_TEXTS[code], lang, params)
+    """The ladder's sentence *code* in *lang*, filled in (by ``count`` where it counts)."""
+    text = LADDER_TEXTS[code]
+    return text.say(lang, params) if isinstance(text, Plural) else say(text, lang, params)
 
 
 def deadline_words(deadline: datetime, zone: str) -> str:

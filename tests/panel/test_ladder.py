@@ -87,7 +87,7 @@ def test_STALL3_the_encounter_page_shows_each_players_ladder_state(
     # the sample's thread is a machina forum: no private messages, an @mention waits to go out
     assert table.count("@mention in the thread · waiting to be sent") == len(players)
     assert table.count("narrator told") == len(players)
-    assert "The narrator is told after 1 missed rounds in a row." in page
+    assert "The narrator is told after 1 missed round in a row." in page   # one round, said so
 
 
 def test_STALL3_the_ladder_page_is_linked_and_only_for_the_campaigns_narrators(
@@ -105,6 +105,6 @@ def test_STALL3_each_ladder_step_reads_as_a_sentence_in_the_encounters_audit_log
     for words in (f"pbp reminded {p} in the thread, 2 h before the deadline",
                   f"pbp queued a direct notification to {p} (mention, pending)",
                   f"{p} missed the round: 1 in a row",
-                  f"{p} missed 1 rounds in a row: the narrator is told",
+                  f"{p} missed 1 round in a row: the narrator is told",
                   f"the characters of {p} are run by the narrator now"):
         assert words in page, words
