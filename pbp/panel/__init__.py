@@ -28,6 +28,7 @@ from . import (
     auth,
     campaigns,
     clocks,
+    code_words,
     combatants,
     compression,
     dashboard,
@@ -69,6 +70,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     security.init_app(app)
     i18n.init_app(app)
     kind_words.init_app(app)
+    code_words.init_app(app)
     auth.init_app(app)
     app.register_blueprint(auth.bp)
     app.register_blueprint(account.bp)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from ..store import queries
 from ..store.models import AuditEntry, Encounter
+from .code_words import reply_word
 from .i18n import state_name, when
 from .kind_words import kind_word
 
@@ -162,9 +163,7 @@ def _moment(value: Any, tz: str) -> str:
 def _reply_kind(s: _Say) -> str:
     ident = int(s.entry.entity_id) if (s.entry.entity_id or "").isdigit() else -1
     kind = s.subjects.replies.get(ident, "")
-    return {"opening": _("opening"), "resolution": _("result"), "reminder": _("reminder"),
-            "notice": _("notice"), "closing": _("closing"), "correction": _("correction")
-            }.get(kind, kind or _("reply"))
+    return reply_word(kind) if kind else _("reply")
 
 
 def _roll(s: _Say) -> str:

@@ -12,6 +12,13 @@ from .base import Base
 from .base import fk as _fk
 from .types import JsonType, utcnow
 
+#: every kind of reply the service writes (the round's replies, pbp.rounds.replies; notices,
+#: closings and corrections, pbp.rounds.notices; extensions, reveals, the tracker and its
+#: edits, the weekly owes list). The panel says each as a word (pbp.panel.code_words);
+#: tests/panel/test_code_words.py keeps this list in step with the code that writes them.
+REPLY_KINDS = ("opening", "reminder", "resolution", "notice", "closing", "correction",
+               "extension", "reveal", "tracker", "edit", "owes")
+
 
 class Reply(Base):
     """The outbox. ``idempotency_key`` (``<round id>:<kind>``) is unique: a second
@@ -23,7 +30,7 @@ class Reply(Base):
     id: Mapped[int] = mapped_column(primary_key=True)
     thread_id: Mapped[int] = _fk("threads.id")
     round_id: Mapped[int | None] = _fk("rounds.id", nullable=True, ondelete="SET NULL")
-    kind: Mapped[str] = mapped_column(String(20))       # opening | reminder | resolution | notice
+    kind: Mapped[str] = mapped_column(String(20))       # one of REPLY_KINDS
     idempotency_key: Mapped[str] = mapped_column(String(120), unique=True)
     marker: Mapped[str] = mapped_column(String(120))
     platform: Mapped[str] = mapped_column(String(20))

@@ -257,6 +257,11 @@ class Declaration(Base):
     post: Mapped[Post | None] = relationship()
 
 
+#: every kind of roll: a player's tag, initiative, the engine's own, a random table's, the
+#: narrator's secret roll (the panel's words: pbp.panel.code_words)
+ROLL_KINDS = ("tag", "initiative", "engine", "table", "narrator")
+
+
 class RollRecord(Base):
     """One roll, immutable once made. ``roll_index`` is its index under the round seed;
     ``tag_index`` the roll tag's ordinal in its post (PBP-4), None for engine rolls."""
@@ -272,7 +277,7 @@ class RollRecord(Base):
     post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
     tag_index: Mapped[int | None] = mapped_column(Integer)
     position: Mapped[int | None] = mapped_column(Integer)      # character offset of the tag
-    kind: Mapped[str] = mapped_column(String(20), default="tag")  # tag | initiative | engine
+    kind: Mapped[str] = mapped_column(String(20), default="tag")  # one of ROLL_KINDS
     actor: Mapped[str | None] = mapped_column(String(80))
     label: Mapped[str | None] = mapped_column(String(200))
     written: Mapped[str] = mapped_column(String(300), default="")  # as the player wrote it
