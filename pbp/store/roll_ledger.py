@@ -32,11 +32,12 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..dice import DiceBox
+from ..dice import DiceBox, hidden_seed
 from ..errors import PbpError
 from .models import (
     Combatant,
     Declaration,
+    Encounter,
     EventRecord,
     Override,
     Post,
@@ -106,10 +107,20 @@ def _rows(session: Session, encounter_id: int, round_number: int | None
     return [(r, n, rp, p) for r, n, rp, p in session.execute(q)]
 
 
-def _seed_check(rec: RollRecord, seeds: dict[int, str]) -> int | None:
-    """What the seed gives at *rec*'s index when it is not what is stored, else None."""
+def _seed_check(rec: RollRecord, seeds: dict[int, str], numbers: dict[int, int],
+                hidden_key: str | None) -> int | None:
+    """What the seed gives at *rec*'s index when it is not what is stored, else None. A
+    secret roll (DICE-2) is roll 0 of its own seed ``sha256("K:n:i")`` under the
+    encounter's hidden key, not the round seed's roll *i*: replayed from the round seed,
+    every secret roll was flagged "tampered" on the narrator's own page."""
     try:
-        again = DiceBox(seed=seeds[rec.round_id]).replay(rec.expression, rec.roll_index)
+        if rec.hidden:
+            if hidden_key is None:   # no key, nothing to check it against: not a finding
+                return None
+            own = hidden_seed(hidden_key, numbers[rec.round_id], rec.roll_index)
+            again = DiceBox(seed=own).replay(rec.expression, 0)
+        else:
+            again = DiceBox(seed=seeds[rec.round_id]).replay(rec.expression, rec.roll_index)
     except (PbpError, KeyError, ValueError):
         return -1
     if again.total != rec.total or list(again.faces) != list(rec.faces or []):
@@ -157,6 +168,8 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
     rounds = list(session.execute(_in(select(Round.id, Round.number, Round.seed, Round.state),
                                       encounter_id, round_number)))
     seeds = {rid: seed for rid, _n, seed, _s in rounds}
+    numbers = {rid: n for rid, n, _seed, _s in rounds}
+    hidden_key = session.scalar(select(Encounter.hidden_key).where(Encounter.id == encounter_id))
     combatants = list(session.execute(select(Combatant.id, Combatant.key, Combatant.name,
                                              Combatant.player)
                                       .where(Combatant.encounter_id == encounter_id)))
@@ -226,7 +239,7 @@ def encounter_ledger(session: Session, encounter_id: int, *, player: str | None 
             revision=rp.revision if rp is not None else None,
             used=(r.round_id, r.roll_index) in used)
         _flag(row, r, rp, post, edited, removed, reposted, reuses, platform_of, fishing,
-              overrides, _seed_check(r, seeds))
+              overrides, _seed_check(r, seeds, numbers, hidden_key))
         out.append(row)
     return [x for x in out if player is None or (x.player or "").casefold() == player.casefold()]
 

@@ -268,3 +268,28 @@ def test_dice5_private_value_in_a_correction_still_says_the_narrator_set_it(engi
         reply_id = service.correct_round(s, rid, "fumble", None, at(26))
         body = s.get(m.Reply, reply_id).body
     assert f"roll #{index} (Aria): the narrator set this roll (the value is private)" in body
+
+
+def test_dice2_dice3_a_secret_roll_is_checked_against_its_own_seed_not_flagged(engine):
+    """DICE-2/DICE-3: a secret roll is drawn from its own seed sha256("K:n:i") under the
+    encounter's hidden key, so the ledger checks it there: an honest one is not flagged
+    "tampered" (the round seed's replay flagged every secret roll, in red, on the
+    narrator's own page), and one altered in SQL still is, with what its seed gives."""
+    from pbp.dice import hidden_seed
+    from pbp.rounds.secret import roll_secret
+
+    w = make_world(engine)
+    rid = w.open(at(0))
+    with session_scope(engine) as s:
+        roll_id = roll_secret(s, w.encounter_id, "1d20+2", "ambush", None, at(1))
+    with session_scope(engine) as s:
+        roll = s.get(m.RollRecord, roll_id)
+        enc = s.get(m.Encounter, w.encounter_id)
+        own = hidden_seed(enc.hidden_key, s.get(m.Round, rid).number, roll.roll_index)
+        total = roll.total
+        assert roll.hidden and DiceBox(seed=own).replay("1d20+2", 0).total == total   # honest
+    [row] = [r for r in _ledger(engine, w) if r.roll_id == roll_id]
+    assert "tampered" not in row.flags and row.seed_total is None
+    _tamper(engine, roll_id, total + 3)
+    [row] = [r for r in _ledger(engine, w) if r.roll_id == roll_id]
+    assert "tampered" in row.flags and row.seed_total == total
