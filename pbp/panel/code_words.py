@@ -18,11 +18,12 @@ A code missing here is shown as itself, never an error;
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
 from flask_babel import lazy_pgettext as _p
+
+from .kind_words import word_for
 
 #: each override kind (pbp.rounds.overrides.KINDS) as the change it records
 OVERRIDE_WORDS: dict[str, Any] = {
@@ -82,38 +83,29 @@ ROLE_WORDS: dict[str, Any] = {
 }
 
 
-def _say(words: Mapping[str, Any], code: Any) -> str:
-    """*code* as its word in *words*; unknown codes as themselves, None as nothing."""
-    if code is None:
-        return ""
-    code = str(getattr(code, "value", code))
-    word = words.get(code)
-    return str(word) if word is not None else code
-
-
 def override_word(code: Any) -> str:
     """An override kind (``condition.add``) as the narrator's words."""
-    return _say(OVERRIDE_WORDS, code)
+    return word_for(OVERRIDE_WORDS, code)
 
 
 def reply_word(code: Any) -> str:
     """A reply kind (``resolution``) as the narrator's words."""
-    return _say(REPLY_WORDS, code)
+    return word_for(REPLY_WORDS, code)
 
 
 def roll_word(code: Any) -> str:
     """A roll kind (``table``) as the narrator's words."""
-    return _say(ROLL_WORDS, code)
+    return word_for(ROLL_WORDS, code)
 
 
 def thread_word(code: Any) -> str:
     """A thread kind (``file``) as the narrator's words."""
-    return _say(THREAD_WORDS, code)
+    return word_for(THREAD_WORDS, code)
 
 
 def role_word(code: Any) -> str:
     """A campaign narrator's role (``co``) as the narrator's words."""
-    return _say(ROLE_WORDS, code)
+    return word_for(ROLE_WORDS, code)
 
 
 def init_app(app: Flask) -> None:

@@ -14,6 +14,7 @@ and every slot a ruleset's budget names in the table.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
@@ -58,13 +59,19 @@ KINDS: tuple[str, ...] = tuple(k.value for k in ActionKind)
 _OPTIONS: dict[tuple[str, str | None], Markup] = {}
 
 
-def kind_word(code: Any) -> str:
-    """*code* (an action kind or budget slot) as the narrator's word; unknown codes as themselves."""
+def word_for(words: Mapping[str, Any], code: Any) -> str:
+    """*code* as its word in *words* (:mod:`pbp.panel.code_words` says its kinds with it
+    too); unknown codes as themselves, None as nothing."""
     if code is None:
         return ""
     code = str(getattr(code, "value", code))   # an ActionKind's str() is "ActionKind.ATTACK"
-    word = WORDS.get(code)
+    word = words.get(code)
     return str(word) if word is not None else code
+
+
+def kind_word(code: Any) -> str:
+    """*code* (an action kind or budget slot) as the narrator's word; unknown codes as themselves."""
+    return word_for(WORDS, code)
 
 
 def kind_options(selected: Any = None) -> Markup:

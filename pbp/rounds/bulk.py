@@ -3,8 +3,8 @@
 Why: the unit of work writes each new row with a statement of its own on SQLite (it wants
 every primary key back, in order, and SQLite's RETURNING cannot promise the order), and
 spends more time deciding what to write than writing it. A batch's declarations and rolls
-are built as ORM objects, as everywhere else, but never added to the session: their
-column values go in with one ``INSERT ... executemany`` per table at the batch's end.
+are plain :class:`Row` objects, never in the session: their column values go in with one
+``INSERT ... executemany`` per table at the batch's end.
 
 Nothing is hidden from a reader in the meantime: like autoflush, the pending rows are
 written before the session runs any other statement (the ``do_orm_execute`` hook), so a

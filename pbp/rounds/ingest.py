@@ -183,17 +183,12 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         kept = [r for r in records if all(r is not bad for bad, _ in left_out)]
         if left_out or guarded:
             first = None
-        inserted: list[m.Post] = []   # the posts a pass wrote past the ORM
         try:
             with session.begin_nested(), roll_batch(session, enabled=not guarded), \
                     bulk_batch(session, enabled=not guarded):
-                ids = _read_batch(session, thread, kept, now, parse, reading, guarded, first,
-                                  inserted)
+                ids = _read_batch(session, thread, kept, now, parse, reading, guarded, first)
             break
         except BaseException as exc:
-            for post in inserted:   # rolled back: their rows (and on SQLite their ids) are gone
-                if not isinstance(post, Row) and post in session:
-                    session.expunge(post)
             if isinstance(exc, IntegrityError) and not guarded:
                 guarded = True   # another worker stored some of it first: read it again, guarded
                 continue
@@ -209,7 +204,7 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
 
 def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord], now: datetime,
                 parse: ParseFn | None, reading: list[PostRecord], guarded: bool,
-                first: dict[str, m.Post] | None, inserted: list[m.Post]) -> list[int]:
+                first: dict[str, m.Post] | None) -> list[int]:
     """Store every record (one flush), then read the changed posts in order. *first*: the
     stored posts read before the batch began (None once a pass was rolled back)."""
     batch = BatchReads(session, thread)
@@ -244,9 +239,8 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
             to_read[rec.platform_id] = rec
             _place(batch, post)
     reading.clear()
-    written = _insert_posts(session, thread_id, list(fresh.values())) if known is not None else {}
-    inserted.extend(written.values())
-    stored = [written.get(p.platform_id, p) for p in stored]
+    if known is not None:   # the new posts are plain rows, their ids set as they are written
+        _insert_posts(session, thread_id, list(fresh.values()))
     session.flush()   # the edits and deletions of known posts
     by_id = {p.platform_id: p for p in stored}
     for platform_id, rec in to_read.items():
@@ -256,12 +250,12 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
     return [p.id for p in stored]
 
 
-def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> dict[str, Any]:
+def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> None:
     """Write the batch's new posts (plain rows) and their revisions in one statement each
-    (SCALE-6: the unit of work wrote them row by row), each post's id set from RETURNING;
-    returns them by platform id."""
+    (SCALE-6: the unit of work wrote them row by row), each post's id set from RETURNING
+    (a pass rolled back leaves nothing in the session: the rows were never in it)."""
     if not posts:
-        return {}
+        return
     made = insert_rows(session, m.Post, [columns(p) for p in posts], ("id", "platform_id"))
     ids = {str(pid): int(i) for i, pid in made}
     if len(ids) < len(posts):   # pragma: no cover - an SQLite without RETURNING (< 3.35)
@@ -271,7 +265,6 @@ def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> dic
         post.id = ids[post.platform_id]
     insert_rows(session, m.PostRevision, [
         {**columns(r), "post_id": p.id} for p in posts for r in p.revisions])
-    return {p.platform_id: p for p in posts}
 
 
 def _place(batch: BatchReads, post: m.Post) -> None:

@@ -58,17 +58,13 @@ _REPOST = (select(RollRecord.round_id, RollRecord.actor).distinct()
                   RollRecord.kind == "tag", RollRecord.id.not_in(select(RollReuse.roll_id))))
 
 
-def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str], *,
-                fresh: bool = False) -> dict[str, Post]:
-    """The thread's stored posts among *platform_ids*, by platform id (one query per 500).
-    *fresh*: rows just written past the ORM, whose ids a rolled-back attempt may have held
-    for other posts still in the session: their objects are filled from the rows again."""
+def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str]) -> dict[str, Post]:
+    """The thread's stored posts among *platform_ids*, by platform id (one query per 500)."""
     ids = sorted(set(platform_ids))
     known: dict[str, Post] = {}
-    q = _KNOWN.execution_options(populate_existing=True) if fresh else _KNOWN
     for start in range(0, len(ids), CHUNK):
         known.update((p.platform_id, p) for p in session.scalars(
-            q, {"thread": thread_id, "ids": ids[start:start + CHUNK]}))
+            _KNOWN, {"thread": thread_id, "ids": ids[start:start + CHUNK]}))
     return known
 
 

@@ -27,6 +27,7 @@ import sys
 import time
 from collections import Counter
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -175,6 +176,21 @@ def _gone(pid: int) -> bool:
     return state in {"Z", "X"}
 
 
+@contextmanager
+def _stopped_at_the_end(served: Serve) -> Iterator[dict[str, Any]]:
+    """Run the block; on a failure print the end of pbp serve's log; then stop it (SIGTERM)
+    and give back how long that took and the children it had, for the caller to check."""
+    end: dict[str, Any] = {}
+    try:
+        yield end
+    except BaseException:
+        print(served.said()[-8000:])
+        raise
+    finally:
+        end["children"] = served.children()
+        end["took"] = served.stop()
+
+
 def _healthz(base: str) -> tuple[int, dict[str, Any]]:
     import requests
 
@@ -243,7 +259,7 @@ def test_a_crash_looping_worker_is_restarted_a_bounded_number_of_times_then_repo
     crash = shlex.join([sys.executable, "-c", f"open({str(starts)!r}, 'a').write('x\\n'); raise SystemExit(3)"])
     served = _serve(tmp_path, PBP_SERVE_WORKER_COMMAND=crash, PBP_RESTART_MAX="3",
                     PBP_RESTART_WINDOW="60", PBP_RESTART_BACKOFF="0.1")
-    try:
+    with _stopped_at_the_end(served) as end:
         wait_for(lambda: "stops restarting it" in served.said(), 60, "the supervisor to give up")
         time.sleep(1.5)                                    # and nothing restarts after that
         assert starts.read_text().count("x") == 4
@@ -265,16 +281,10 @@ def test_a_crash_looping_worker_is_restarted_a_bounded_number_of_times_then_repo
         assert "PROBLEM: pbp serve stopped restarting the worker after 3 restarts" in status_out
         beat = served.children().get("beat")
         assert beat is not None and not _gone(beat)        # the rest keeps running
-    except BaseException:
-        print(served.said()[-8000:])
-        raise
-    finally:
-        children = served.children()
-        took = served.stop()
-    FIGURES["crash_loop_stop_s"] = round(took, 2)
-    assert took < 10, took
+    FIGURES["crash_loop_stop_s"] = round(end["took"], 2)
+    assert end["took"] < 10, end["took"]
     assert served.proc.returncode == 0
-    assert all(_gone(pid) for pid in children.values())
+    assert all(_gone(pid) for pid in end["children"].values())
 
 
 def _up(base: str) -> tuple[int, dict[str, Any]] | None:
@@ -338,7 +348,7 @@ def test_a_worker_alive_but_stuck_is_stopped_and_started_again(tmp_path: Path) -
                         "time.sleep(600)\n"])
     served = _serve(tmp_path, PBP_SERVE_WORKER_COMMAND=stuck, PBP_HEARTBEAT_INTERVAL="1",
                     PBP_HEARTBEAT_STALE="2", PBP_RESTART_MAX="5", PBP_RESTART_WINDOW="600")
-    try:
+    with _stopped_at_the_end(served) as end:
         wait_for(lambda: starts.exists() and starts.read_text().count("x") >= 2, 60,
                  "the stuck worker to be stopped and started again")
         said = served.said()
@@ -346,11 +356,5 @@ def test_a_worker_alive_but_stuck_is_stopped_and_started_again(tmp_path: Path) -
                          r"\d+ seconds? while \d+ task\(s\) wait; stopping it so it starts again", said)
         assert 'msg="worker exited unexpectedly (status -9)' in said
         assert "beat exited" not in said                  # only the stuck worker was stopped
-    except BaseException:
-        print(served.said()[-8000:])
-        raise
-    finally:
-        children = served.children()
-        took = served.stop()
-    assert took < 10, took
-    assert all(_gone(pid) for pid in children.values())
+    assert end["took"] < 10, end["took"]
+    assert all(_gone(pid) for pid in end["children"].values())
