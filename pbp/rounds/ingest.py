@@ -46,7 +46,7 @@ from .ladder import player_posted
 from .policy import policy_for
 from .reading import ParseFn
 from .rolls import roll_batch
-from .roster_cache import encounter_models
+from .roster_cache import encounter_roster
 
 log = logging.getLogger("pbp.rounds.ingest")
 
@@ -289,8 +289,7 @@ def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord
         return
     rnd = batch.round_at(encounter.id, made_by)
     if encounter.id not in batch.per_encounter:
-        rows = encounter.combatants
-        models, indexed = encounter_models(rows)   # kept between polls
+        rows, models, indexed = encounter_roster(session, encounter.id)   # kept between polls
         batch.per_encounter[encounter.id] = (policy_for(campaign, encounter), models,
                                              indexed, Cast(rows))
     policy, roster, indexed, cast = batch.per_encounter[encounter.id]

@@ -7,27 +7,32 @@ one new post cost beyond its statements. The rows change rarely, and a few at a 
 (a panel edit, an import, resolution's hit points and conditions).
 
 How it stays right: each value is kept under the **content** of its row, not under a
-version someone must remember to bump. Each batch still reads the rows (one query, as
-before); a row's content is every column the conversion reads, the JSON ones (sheet,
-conditions) as their ``marshal`` bytes, taken when the row is read (so a dict changed in
-place later cannot change a key behind its value's back). A row whose content was seen
-before gets the value built from that very content; any difference (a panel edit, a write
-past the ORM, another process's resolution, a combatant added) builds that row's value
-again, and only that row's. The parser's roster is kept by
+version someone must remember to bump. Each batch still reads the rows (one query), as the
+database holds them: the JSON columns (sheet, conditions) as their stored text, so a row
+seen before is recognised by comparing values, without decoding its JSON or building an
+ORM object (that load was a tenth of an ingest batch of 26 posts). A row whose content was
+seen before gets the row and value built from that very content; any difference (a panel
+edit, a write past the ORM, another process's resolution, a combatant added) builds that
+row's again, and only that row's. The parser's roster is kept by
 :func:`pbp.rounds.reading.parser_roster` under the names it holds.
+
+The kept rows (:class:`Stored`) are shared by every batch that sees the same content:
+nothing may change them (their sheet is read, copied where a caller needs its own).
 """
 
 from __future__ import annotations
 
-import marshal
+import json
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+from sqlalchemy.orm import Session
 
 from ..parse import Roster
 from ..rules.model import Combatant
-from ..store import models as m
+from ..store import ingest_reads
 from .codec import combatant_to_model
 from .reading import parser_roster
 
@@ -37,45 +42,56 @@ from .reading import parser_roster
 KEPT = 5_000
 
 _lock = threading.Lock()
-_kept: OrderedDict[tuple[Any, ...], Combatant] = OrderedDict()
+_kept: OrderedDict[tuple[Any, ...], tuple[Stored, Combatant]] = OrderedDict()
 #: conversions made and spared since the process started (what the tests observe)
 stats = {"built": 0, "kept": 0}
 
 
-def _content(row: m.Combatant) -> tuple[Any, ...] | None:
-    """Every column :func:`combatant_to_model` reads, plus the id; None when a JSON
-    column holds something ``marshal`` cannot write (then the row is never kept)."""
-    try:
-        return (row.id, row.key, row.name, row.side, row.player, row.hp, row.max_hp,
-                row.initiative, row.down, marshal.dumps(row.sheet), marshal.dumps(row.conditions))
-    except ValueError:
-        return None
+@dataclass(frozen=True)
+class Stored:
+    """A combatant row as ingest reads it (the columns of :class:`pbp.store.models.Combatant`
+    it uses), decoded once for every batch that sees the same content."""
+
+    id: int
+    key: str
+    name: str
+    side: str
+    player: str | None
+    hp: int
+    max_hp: int
+    initiative: float | None
+    down: bool
+    sheet: dict[str, Any]
+    conditions: list[Any]
 
 
-def _model(row: m.Combatant) -> Combatant:
-    content = _content(row)
-    if content is not None:
-        with _lock:
-            found = _kept.get(content)
-            if found is not None:
-                _kept.move_to_end(content)
-                stats["kept"] += 1
-                return found
-    built = combatant_to_model(row)
+def _entry(content: tuple[Any, ...]) -> tuple[Stored, Combatant]:
+    with _lock:
+        found = _kept.get(content)
+        if found is not None:
+            _kept.move_to_end(content)
+            stats["kept"] += 1
+            return found
+    *columns, sheet, conditions = content
+    row = Stored(*columns, sheet=json.loads(sheet) if sheet else {},
+                 conditions=json.loads(conditions) if conditions else [])
+    built = (row, combatant_to_model(row))   # type: ignore[arg-type]  # reads the same columns
     with _lock:
         stats["built"] += 1
-        if content is not None:
-            _kept[content] = built
-            while len(_kept) > KEPT:
-                _kept.popitem(last=False)
+        _kept[content] = built
+        while len(_kept) > KEPT:
+            _kept.popitem(last=False)
     return built
 
 
-def encounter_models(rows: Sequence[m.Combatant]) -> tuple[list[Combatant], Roster | None]:
-    """(the rows as engine combatants, the parser's roster of them), each row's value
-    built again only when its content differs from every kept one (see the module)."""
-    models = [_model(r) for r in rows]
-    return models, parser_roster(models)
+def encounter_roster(session: Session, encounter_id: int
+                     ) -> tuple[list[Stored], list[Combatant], Roster | None]:
+    """(the encounter's combatants as stored, as engine combatants, the parser's roster of
+    them), by id; each row decoded and converted again only when its stored content differs
+    from every kept one (see the module)."""
+    entries = [_entry(c) for c in ingest_reads.combatants_as_stored(session, encounter_id)]
+    models = [model for _, model in entries]
+    return [row for row, _ in entries], models, parser_roster(models)
 
 
 def clear() -> None:

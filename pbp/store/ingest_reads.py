@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import bindparam, func, or_, select
+from sqlalchemy import Text, bindparam, cast, func, or_, select
 from sqlalchemy.orm import Session
 
 from .models import (
     CampaignNarrator,
+    Combatant,
     Encounter,
     LadderPlayer,
     Post,
@@ -46,6 +47,12 @@ _ROUNDS = select(Round).where(*_ROUND_LIVE).order_by(Round.number.desc())
 _ROUNDS_SINCE = _ROUNDS.where(Round.number >= func.coalesce(
     select(func.max(Round.number)).where(*_ROUND_LIVE, Round.opens_at <= bindparam("since"))
     .scalar_subquery(), 0))
+#: an encounter's combatants as stored, the JSON columns as their text: a row seen before is
+#: known by these values without decoding its sheet (:mod:`pbp.rounds.roster_cache`)
+_COMBATANTS = (select(Combatant.id, Combatant.key, Combatant.name, Combatant.side,
+                      Combatant.player, Combatant.hp, Combatant.max_hp, Combatant.initiative,
+                      Combatant.down, cast(Combatant.sheet, Text), cast(Combatant.conditions, Text))
+               .where(Combatant.encounter_id == bindparam("encounter")).order_by(Combatant.id))
 _NARRATORS = select(CampaignNarrator.platform_names).where(
     CampaignNarrator.campaign_id == bindparam("campaign"))
 _LADDER = select(LadderPlayer.player).where(
@@ -81,6 +88,12 @@ def live_encounters(session: Session, thread_id: int) -> list[Encounter]:
     """The thread's started encounters not finished, latest started first (the order
     :func:`pbp.rounds.declare.live_encounter` picks from)."""
     return [e for e in session.scalars(_LIVE, {"thread": thread_id}) if e.started_at is not None]
+
+
+def combatants_as_stored(session: Session, encounter_id: int) -> list[tuple[object, ...]]:
+    """The encounter's combatants by id, each (id, key, name, side, player, hp, max_hp,
+    initiative, down, sheet JSON text, conditions JSON text)."""
+    return [tuple(r) for r in session.execute(_COMBATANTS, {"encounter": encounter_id})]
 
 
 def rounds_latest_first(session: Session, encounter_id: int, since: datetime | None = None

@@ -68,3 +68,49 @@ def test_scale_6_postgresql_arrays_go_in_binary(engine: Engine, monkeypatch: pyt
         made = insert_rows(s, m.RollRecord, rows, ("id", "round_id", "roll_index"))
     assert len(made) == 30
     assert [t for t in texts if any(v is not None for v in t)] == []
+
+
+def _stored(engine: Engine, table: str) -> list[dict[str, object]]:
+    """The rows as the database holds them (raw text of JSON and datetimes, no ORM), in
+    the order written, without the id and the timestamps taken at insert time."""
+    with engine.connect() as c:
+        got = c.exec_driver_sql(f"SELECT * FROM {table} ORDER BY id").mappings().all()
+    return [{k: v for k, v in r.items() if k != "id"} for r in got]
+
+
+def test_scale_6_rows_written_past_sqlalchemy_match_its_own_insert(engine: Engine) -> None:
+    """Rows nobody reads back go to the driver's executemany on SQLite (built from the
+    column types' own processors and the model's Python-side defaults). Stored, each is
+    the same as the row ``table.insert()`` writes from the same values: JSON with quotes
+    and non-Latin text, a datetime, a None, and the columns left out (their defaults: the
+    empty lists, ``source`` 'post', the False flags, the timestamps set)."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    with session_scope(engine) as s:
+        combatant_ids = list(s.scalars(select(m.Combatant.id).order_by(m.Combatant.id)))[:2]
+    full = {"round_id": rid, "post_id": None, "source": "narrator",
+            "actions": [{"kind": "attack", "text": TRICKY[0]}], "errors": [{"m": TRICKY[3]}],
+            "speech": ["«Morra!»", TRICKY[0]], "speech_count": 2, "lang": "pt",
+            "late": True, "notes": [{"code": "late"}], "created_at": at(1, 4),
+            "updated_at": at(1, 5)}
+    sparse = {"round_id": rid, "post_id": None, "lang": None, "created_at": at(1, 4),
+              "updated_at": at(1, 5)}
+    rows = [{**full, "combatant_id": combatant_ids[0]},
+            {**sparse, "combatant_id": combatant_ids[1]}]
+    with session_scope(engine) as s:
+        insert_rows(s, m.Declaration, rows)   # the driver's executemany on SQLite
+    ours = _stored(engine, "declarations")
+    with session_scope(engine) as s:
+        s.execute(m.Declaration.__table__.delete())
+        for row in rows:   # SQLAlchemy's own insert, one row at a time
+            s.execute(m.Declaration.__table__.insert(), [row])
+    assert ours == _stored(engine, "declarations")
+    assert len(ours) == 2
+    left_out = ours[1]   # what the defaults are, read from the model
+    assert (left_out["source"], left_out["speech_count"], bool(left_out["late"]),
+            bool(left_out["deleted"])) == ("post", 0, False, False)
+    assert all(left_out[k] in ("[]", []) for k in ("actions", "errors", "speech", "notes"))
+    with session_scope(engine) as s:   # and the ORM reads both back as written
+        got = s.scalars(select(m.Declaration).order_by(m.Declaration.id)).all()
+        assert [g.actions for g in got] == [full["actions"], []]
+        assert got[0].speech == full["speech"] and got[0].updated_at == at(1, 5)
