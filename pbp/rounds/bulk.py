@@ -107,18 +107,43 @@ def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
         groups.setdefault(frozenset(row), []).append(row)
     out: list[Any] = []
     unnest = connection.dialect.name == "postgresql"
+    sqlite = connection.dialect.name == "sqlite"
     for keys, group in groups.items():
         if unnest:
             stmt = _unnest_insert(table, tuple(sorted(keys)), tuple(c.key for c in cols))
             out.extend(connection.execute(stmt, {k: [row[k] for row in group] for k in keys}))
+        elif sqlite and (batched or not returning) and (
+                plain := _plain_insert(table, keys, connection.dialect)) is not None:
+            sql, plan = plain
+            values = [_values(plan, row) for row in group]
+            if returning:   # multi-row VALUES ... RETURNING, a page at a time
+                out.extend(_returning(connection, sql, len(plan), values, cols))
+            else:           # nothing to read back: the driver's executemany
+                connection.exec_driver_sql(sql, values)
         elif batched:
             out.extend(connection.execute(table.insert().returning(*cols), group))
-        elif connection.dialect.name == "sqlite" and (
-                plain := _plain_insert(table, keys, connection.dialect)) is not None:
-            sql, plan = plain   # nothing to read back: the driver's executemany
-            connection.exec_driver_sql(sql, [_values(plan, row) for row in group])
         else:   # SQL-expression defaults, or an SQLite older than 3.35
             connection.execute(table.insert(), group)
+    return out
+
+
+#: bound values in one SQLite statement: the smallest limit (999, before SQLite 3.32)
+_SQLITE_VARIABLES = 999
+
+
+def _returning(connection: Any, sql: str, width: int, values: list[tuple[Any, ...]],
+               cols: Sequence[Any]) -> list[Any]:
+    """SQLite: *values* inserted by pages of multi-row ``VALUES (?, ...), (?, ...)``, the
+    *cols* of each row returned (in no particular order: SQLite does not promise one)."""
+    head, one = sql.rsplit(" VALUES ", 1)
+    names = ", ".join(connection.dialect.identifier_preparer.quote(c.name) for c in cols)
+    page = max(1, _SQLITE_VARIABLES // width)
+    out: list[Any] = []
+    for start in range(0, len(values), page):
+        rows = values[start:start + page]
+        flat = tuple(v for row in rows for v in row)
+        out.extend(connection.exec_driver_sql(
+            f"{head} VALUES {', '.join([one] * len(rows))} RETURNING {names}", flat).all())
     return out
 
 
