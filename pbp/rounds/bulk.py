@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
+    JSON,
     Insert,
     Table,
     TypeDecorator,
@@ -37,6 +39,7 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from ..store import models as m
+from ..store.types import UTCDateTime
 
 #: ``session.info`` key of the running batch's pending rows
 KEY = "pbp.bulk"
@@ -175,7 +178,8 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any) -> tuple[str
                 return None
         else:
             continue   # a server default, an autoincrement key, or NULL: the database's
-        processor = col.type.dialect_impl(dialect).bind_processor(dialect)
+        processor = _quicker(col.type, col.type.dialect_impl(dialect).bind_processor(dialect),
+                             dialect)
         plan.append((col.key, processor, default))
     quote = dialect.identifier_preparer.quote
     names = ", ".join(quote(table.c[k].name) for k, _, _ in plan)
@@ -183,6 +187,29 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any) -> tuple[str
            f"VALUES ({', '.join('?' for _ in plan)})")
     _PLAIN[(table, keys)] = (sql, plan)
     return sql, plan
+
+
+_SAMPLE = datetime(2026, 12, 2, 9, 5, 7, 1234, tzinfo=UTC)
+
+
+def _quicker(kind: Any, processor: Any, dialect: Any) -> Any:
+    """*processor*, or a quicker function giving the same text for the values an ingest
+    writes most (checked here on a sample, else *processor* stays): a UTC datetime as
+    SQLite's storage format (two layers of processing and a ``%`` format of a dict, as one
+    ``isoformat``), and an empty JSON list (the usual ``errors``, ``notes``, ``tables``)."""
+    if processor is None:
+        return None
+    if isinstance(kind, UTCDateTime):
+        naive = kind.process_bind_param
+
+        def utc(value: Any) -> Any:
+            value = naive(value, dialect)
+            return None if value is None else value.isoformat(" ", "microseconds")
+
+        return utc if utc(_SAMPLE) == processor(_SAMPLE) else processor
+    if isinstance(kind, JSON) and processor([]) == "[]":
+        return lambda value: "[]" if value.__class__ is list and not value else processor(value)
+    return processor
 
 
 def _values(plan: _Plan, row: dict[str, Any]) -> tuple[Any, ...]:
