@@ -15,7 +15,8 @@ route it through a context-local generator instead, so that
 Limits are enforced before d20 ever sees the text: a bounded length and
 nesting (d20 recurses and raises ``RecursionError`` near 500 terms), no 0-sided
 dice, and at most 1,000 dice (d20's own ``TooManyRolls``). Every failure is a
-:class:`pbp.errors.DiceError` with a message a player understands.
+:class:`pbp.errors.DiceError` with a message a player understands, by code
+(:mod:`pbp.dice_errors`), so a reply says it in the campaign's language.
 
 >>> box = DiceBox(seed="s3cret", forced=[19])
 >>> r = box.roll("1d20+5")
@@ -37,8 +38,8 @@ import d20
 import d20.expression as _d20_expression
 
 from .dice_compile import Node, compiled, first_d20
+from .dice_errors import refuse
 from .dice_stream import FaceStream as _FaceStream
-from .errors import DiceError
 from .frozen import quick_init
 
 #: Longest expression accepted (NOTES.md: 256 characters is plenty for any real roll).
@@ -112,7 +113,7 @@ def chain_link(anchor: str, length: int, position: int) -> str:
     each revealed seed proves the next one was fixed when the encounter began, yet says
     nothing about it. ``L - position`` hashes (1,000 take about a millisecond)."""
     if not 0 <= position <= length:
-        raise DiceError(f"the dice chain has {length} links; link {position} does not exist")
+        raise refuse("dice.chain_link", length=length, position=position)
     link = anchor
     for _ in range(length - position):
         link = commitment(link)
@@ -145,26 +146,23 @@ def check_expression(expression: str) -> str:
     """
     text = expression.strip()
     if not text:
-        raise DiceError("the dice expression is empty")
+        raise refuse("dice.empty")
     if len(text) > MAX_EXPRESSION_LENGTH:
-        raise DiceError(
-            f"the dice expression is {len(text)} characters long; at most "
-            f"{MAX_EXPRESSION_LENGTH} are allowed"
-        )
+        raise refuse("dice.too_long", length=len(text), most=MAX_EXPRESSION_LENGTH)
     deepest = nesting(text)
     if deepest > MAX_NESTING:
-        raise DiceError(f"the dice expression nests {deepest} parentheses deep; at most {MAX_NESTING}")
+        raise refuse("dice.too_deep", depth=deepest, most=MAX_NESTING)
     terms = len(re.findall(r"\d+|[^\W\d_]+", text))
     if terms > MAX_TERMS:
-        raise DiceError(f"the dice expression has {terms} terms; at most {MAX_TERMS}")
+        raise refuse("dice.too_many_terms", terms=terms, most=MAX_TERMS)
     total_dice = 0
     for count, size in _DICE_COUNT.findall(text):
         n = int(count) if count else 1
         if size != "%" and int(size) == 0:
-            raise DiceError(f"'{text}' asks for a 0-sided die")
+            raise refuse("dice.zero_sided", expression=text)
         total_dice += n
         if total_dice > MAX_DICE:
-            raise DiceError(f"'{text}' rolls more than {MAX_DICE} dice; nobody has that many")
+            raise refuse("dice.too_many", expression=text, most=MAX_DICE)
     return text
 
 
@@ -221,7 +219,7 @@ def substitute_stats(expression: str, stats: Mapping[str, int],
         key = resolve_name(word) if resolve_name else word
         value = lowered.get(key.casefold()) if key is not None else None
         if value is None:
-            raise DiceError(f"'{word}' in '{expression}' is not a stat on this sheet")
+            raise refuse("dice.unknown_stat", word=word, expression=expression)
         return f"({int(value)})" if int(value) < 0 else str(int(value))
 
     return _TOKEN.sub(replace, expression)
@@ -284,15 +282,15 @@ def _roll_with_d20(expression: str, text: str, gen: _FaceStream) -> tuple[int, s
         total = int(result.total)  # d20 evaluates lazily: 0/0 fails here, not above
         breakdown = _PLAIN.stringify(result.expr)
     except d20.TooManyRolls:
-        raise DiceError(f"'{expression}' rolls more than {MAX_DICE} dice; nobody has that many") from None
+        raise refuse("dice.too_many", expression=expression, most=MAX_DICE) from None
     except d20.RollSyntaxError as exc:
-        raise DiceError(f"'{expression}' is not a dice expression I can read ({exc})") from None
+        raise refuse("dice.syntax", expression=expression, detail=str(exc)) from None
     except d20.RollError as exc:
-        raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
+        raise refuse("dice.unrollable", expression=expression, detail=str(exc)) from None
     except RecursionError:
-        raise DiceError(f"'{expression}' is too deeply nested to roll") from None
+        raise refuse("dice.recursion", expression=expression) from None
     except (OverflowError, ValueError) as exc:  # 1e308*1e308 and friends
-        raise DiceError(f"'{expression}' cannot be rolled: {exc}") from None
+        raise refuse("dice.unrollable", expression=expression, detail=str(exc)) from None
     finally:
         _current.reset(token)
     return total, breakdown, first_d20(result.expr)

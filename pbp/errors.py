@@ -28,7 +28,16 @@ class UnreadableInput(PbpError):
 
 
 class DiceError(UnreadableInput):
-    """A dice expression that cannot or must not be rolled (syntax, dice bomb, 0-sided die)."""
+    """A dice expression that cannot or must not be rolled (syntax, dice bomb, 0-sided die).
+
+    The dice's own refusals carry their code and values (the message is a
+    :class:`pbp.dice_errors.Refusal`), so a reply or the public dice check says them in
+    the reader's language (:mod:`pbp.render.dice_words`), not in English."""
+
+    @property
+    def code(self) -> str | None:
+        """The refusal's code (``dice.unknown_stat``...); None for a message without one."""
+        return getattr(self.message, "code", None)
 
 
 class ConfigError(PbpError):

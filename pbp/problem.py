@@ -14,7 +14,7 @@ the tables need not import each other.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Self
 
 
 class Problem(str):
@@ -25,7 +25,7 @@ class Problem(str):
     template: str
     params: dict[str, Any]
 
-    def __new__(cls, template: str, **params: Any) -> Problem:
+    def __new__(cls, template: str, **params: Any) -> Self:
         self = super().__new__(cls, template.format(**params))
         self.template = template
         self.params = params

@@ -309,9 +309,10 @@ def _check_rolls(r: _Round, report: ProofReport) -> None:
         try:
             again = DiceBox(seed=seed).replay(line.expression, index)
         except PbpError as exc:
+            # the dice's refusal itself (pbp.dice_errors): the public page says it by its code
             report.problems.append(Problem("round {n}: roll #{i} '{expression}' cannot be rolled "
                                            "again: {error}", n=r.number, i=i,
-                                           expression=line.expression, error=str(exc)))
+                                           expression=line.expression, error=exc.message))
             continue
         report.rolls += 1
         r.given.append(again)

@@ -20,6 +20,7 @@ from .db import session as db_session
 from .forms import CombatantForm, ImportForm
 from .importer import KEY
 from .importer import parse as parse_import
+from .table_words import say as say_problem
 
 bp = Blueprint("combatants", __name__, url_prefix="/encounters/<int:encounter_id>/combatants")
 
@@ -75,13 +76,13 @@ def _default_action(form: CombatantForm, enc: Encounter, sheet: dict[str, Any] |
 
 
 def _said(p: SheetProblem) -> str:
-    """A refused value in the narrator's language (the dice's own reason stays English)."""
+    """A refused value in the narrator's language (the dice's own reason too, by its code)."""
     if p.code == "weapon.syntax":
         return _("Weapon line %(n)s (%(text)s): write name: dice, like sword: 1d8.",
                  n=p.params["line"], text=p.params["text"])
     if p.code == "weapon.damage":
         return _("Weapon %(name)s: its damage cannot be rolled (%(reason)s).",
-                 name=p.params["weapon"], reason=p.params["reason"])
+                 name=p.params["weapon"], reason=say_problem(p.params["reason"]))
     if p.code == "hp.over-max":
         return _("HP %(hp)s is more than max HP %(max)s: tick \"HP above max HP is intended\" "
                  "to save it.", hp=p.params["value"], max=p.params["max_hp"])

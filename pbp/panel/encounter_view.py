@@ -9,6 +9,7 @@ layer's, followed by the marks of the narrator's overrides.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.orm.attributes import set_committed_value
 
+from ..render.violations import event_words, problem_words
 from ..rounds import overrides as ov
 from ..rounds import service
 from ..rules import engine
@@ -94,7 +96,12 @@ def action_view(a: dict[str, Any]) -> dict[str, Any]:
             "inferred": inferred, "pct": round(float(a.get("confidence") or 0) * 100)}
 
 
-def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Violation]:
+def violations(decls: list[Declaration], events: list[EventRecord], lang: str = "en",
+               names: Mapping[str, str] | None = None) -> list[Violation]:
+    """The round's flags; the engine's refusals and the problems stored with a declaration
+    said in the campaign's language *lang*, by their codes (:mod:`pbp.render.violations`),
+    as the reply says them. *names*: combatant key -> name."""
+    names = names or {}
     out: list[Violation] = []
     for d in decls:
         who = d.combatant.name
@@ -107,10 +114,14 @@ def violations(decls: list[Declaration], events: list[EventRecord]) -> list[Viol
             out.append(Violation("PBP-4", "edited", str(_l("edited after the roll")), who))
         for p in d.errors or []:
             rule, msg = _problem(p)
-            out.append(Violation(rule, "budget" if "budget" in msg.lower() else "problem", msg, who))
+            out.append(Violation(rule, "budget" if "budget" in msg.lower() else "problem",
+                                 problem_words(p, lang), who))
     for e in events:
         if e.code.endswith("rejected") or e.code.startswith("violation"):
-            out.append(Violation(e.rule or e.code, "rejected", e.message, e.actor))
+            said = event_words(e.code, e.params or {}, lang, names, actor=e.actor,
+                               target=e.target, message=e.message)
+            out.append(Violation(e.rule or e.code, "rejected", said,
+                                 names.get(e.actor or "", e.actor)))
     return out
 
 
@@ -267,7 +278,8 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
         "declarations": decls, "rolls": rows.rolls, "events": rows.events,
         # from the overrides just loaded (ov.roll_totals' query, without running it again)
         "roll_totals": ov.totals(rows.overrides),
-        "violations": violations(decls, rows.events),
+        "violations": violations(decls, rows.events, encounter.campaign.language,
+                                 {c.key: c.name for c in combatants}),
         "ledger_flags": _ledger_flags(session, encounter, rnd, key),
         "missing": queries.missing_among(who, decls), "remaining": remaining, "history": past,
         "replies": rows.replies,

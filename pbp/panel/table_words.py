@@ -11,10 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
 from flask_babel import lazy_gettext as _l
 
+from ..dice_errors import Refusal
 from ..random_tables import Problem
+from ..render.dice_words import refusal_text
 
 #: every template pbp.random_tables writes (kept in step by tests/panel/test_tables.py)
 TEMPLATES = (
@@ -46,7 +48,12 @@ TEMPLATES = (
 
 
 def say(problem: Any) -> str:
-    """*problem* in the current language (anything not a Problem stays as it is)."""
+    """*problem* in the current language (anything not a Problem stays as it is). A refusal
+    of the dice (a value of the dice checker's sentences, DICE-4) is said by its code from
+    the reply catalogs, which translate every refusal once for the replies and the panel."""
+    if isinstance(problem, Refusal):
+        locale = get_locale()
+        return refusal_text(problem, locale.language if locale is not None else "en")
     if not isinstance(problem, Problem):
         return str(problem)
     params = {k: say(v) for k, v in problem.params.items()}

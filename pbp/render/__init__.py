@@ -23,7 +23,8 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from ..rules import messages
 from . import arithmetic, hidden
 from . import escape as _escape
-from .i18n import say
+from .dice_words import refused_text
+from .i18n import Plural, say
 from .overrides import narrator_marks
 from .proof import render_block
 from .standing import ROLLED_BY_PBP, STANDING_NOTES, standing_note
@@ -83,13 +84,12 @@ def _known(params: Mapping[str, Any], actor: str | None, target: str | None) -> 
     return known
 
 
-def event_sentence(code: str, params: Mapping[str, Any], lang: str,
-                   names: Mapping[str, str], *, actor: str | None = None,
-                   target: str | None = None, message: str = "") -> str:
-    """Event *code* said in *lang*: the one translation of event sentences, used by the
-    replies and by ``pbp bench --lang``. The template is the engine's English
-    (:mod:`pbp.rules.messages`), the translation the reply catalog's; an event with no
-    template keeps the engine's *message*."""
+def event_params(code: str, params: Mapping[str, Any], lang: str, names: Mapping[str, str],
+                 *, actor: str | None = None, target: str | None = None) -> dict[str, Any]:
+    """The values event *code* is said with in *lang*: names for keys, words and action
+    kinds translated, a refusal's ``reason`` by its problem code (in English, and for a code
+    with no translation, the engine's own reason, which is more specific). Apart from
+    :func:`event_sentence`, the narrator's Violations list reads the reason alone."""
     p: dict[str, Any] = dict(params)
     p["actor"] = names.get(actor or "", actor or "?")
     p["target"] = names.get(target or "", target or "?")
@@ -119,10 +119,20 @@ def event_sentence(code: str, params: Mapping[str, Any], lang: str,
             if messages.fields(candidate) <= known:
                 p["reason"] = say(candidate, lang, p)
                 break
+    return p
+
+
+def event_sentence(code: str, params: Mapping[str, Any], lang: str,
+                   names: Mapping[str, str], *, actor: str | None = None,
+                   target: str | None = None, message: str = "") -> str:
+    """Event *code* said in *lang*: the one translation of event sentences, used by the
+    replies and by ``pbp bench --lang``. The template is the engine's English
+    (:mod:`pbp.rules.messages`), the translation the reply catalog's; an event with no
+    template keeps the engine's *message*."""
     template = messages.template(code, params)
     if template is None:
         return message or code
-    return say(template, lang, p)
+    return say(template, lang, event_params(code, params, lang, names, actor=actor, target=target))
 
 
 def event_text(ev: EventLine, lang: str, names: Mapping[str, str]) -> str:
@@ -308,9 +318,15 @@ def table_text(t: Mapping[str, Any], lang: str) -> str:
     return say(TABLE_DRAW, lang, {"name": name, "roll": t.get("breakdown", "?"), "entry": entry})
 
 
-SPEECH: Mapping[str, str] = {
-    "drop": "{count} speeches, over the limit of {limit}: the extra speech is not part of the round",
-    "warn": "{count} speeches, over the limit of {limit} (kept: narrator's call)",
+#: PBP-3: a post over the speech limit, said by its count (one form for every count read
+#: "1 speeches", and Russian made do with "реплик: 4"); by the round's policy
+SPEECH: Mapping[str, Plural] = {
+    "drop": Plural("{count} speech, over the limit of {limit}: the extra speech is not part "
+                   "of the round",
+                   "{count} speeches, over the limit of {limit}: the extra speech is not part "
+                   "of the round"),
+    "warn": Plural("{count} speech, over the limit of {limit} (kept: narrator's call)",
+                   "{count} speeches, over the limit of {limit} (kept: narrator's call)"),
 }
 
 
@@ -319,10 +335,12 @@ def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     if code in STANDING_NOTES:   # STALL-1/2: a date and a resource word said first
         return standing_note(n, lang, tz)
     if code == "speech-over-limit":
-        text = say(SPEECH.get(n.get("policy", "drop"), SPEECH["drop"]), lang, n)
+        text = SPEECH.get(n.get("policy", "drop"), SPEECH["drop"]).say(lang, n)
         return text + " (PBP-3)"
-    if code == "problem":   # the parser's or the dice's own words, already in the post's language
+    if code == "problem":   # the parser's own words, already in the post's language
         return f"{say('not understood', lang)}: {n.get('message', '')}"
+    if code == "roll-refused":   # a roll tag the dice refused: their words by code, in *lang*
+        return f"{say('not understood', lang)}: {refused_text(n.get('message', ''), lang)}"
     text = say(NOTES.get(code, code), lang, n)
     rule = NOTE_RULES.get(code)
     if rule:
@@ -358,5 +376,5 @@ NOTE_RULES: Mapping[str, str] = {
 }
 
 
-__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "change_text", "event_sentence",
-           "event_text", "precise", "render_reply", "table_text", "when"]
+__all__ = ["ActorSection", "EventLine", "Raw", "ReplyView", "change_text", "event_params",
+           "event_sentence", "event_text", "precise", "render_reply", "table_text", "when"]

@@ -1,7 +1,7 @@
 """Keep the reply catalogs complete: ``python -m pbp.render.catalog [--check]``.
 
 Collects every message id the replies and ``pbp bench --lang`` can use (the templates'
-``_()`` calls, the notes and override texts, and from :mod:`pbp.rules.messages` the
+``_()`` calls, the notes and override texts, the dice's refusals, and from :mod:`pbp.rules.messages` the
 engine's English event sentences, refusal reasons, condition and other words, and the
 action kinds, these with the context ``action kind``), then writes
 ``locale/<lang>/LC_MESSAGES/replies.po`` keeping the translations already there.
@@ -19,7 +19,7 @@ from babel.messages.pofile import read_po, write_po
 from jinja2.ext import babel_extract
 
 from ..rules import messages
-from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic, hidden
+from . import CHANGES, LATENCY, NOTES, SPEECH, TABLE_DRAW, TEMPLATES, arithmetic, dice_words, hidden
 from .i18n import DOMAIN, LANGUAGES, LOCALE_DIR, Plural
 from .ladder import LADDER_TEXTS
 from .overrides import OVERRIDE_TEXTS, ROLL_SET, ROLL_SET_PRIVATE
@@ -46,7 +46,7 @@ def message_ids() -> list[MessageId]:
     ids += list(STANDING_NOTES.values()) + list(RESOURCES.values()) + list(LADDER_TEXTS.values())
     ids += list(OWES_WORDS.values()) + [ROLLED_BY_PBP]
     ids += list(OVERRIDE_TEXTS.values()) + [ROLL_SET, ROLL_SET_PRIVATE] + list(messages.EN.values())
-    ids += list(messages.VARIANTS.values()) + arithmetic.message_ids()
+    ids += list(messages.VARIANTS.values()) + arithmetic.message_ids() + dice_words.message_ids()
     ids += [r for reasons in messages.REASONS.values() for r in reasons]
     ids += list(messages.WORDS) + list(messages.NAMED_CONDITIONS.values())
     ids += [(messages.KIND_CONTEXT, k) for k in messages.ACTION_KINDS]

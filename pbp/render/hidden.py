@@ -190,8 +190,9 @@ def check_hidden(proof: HiddenProof) -> HiddenReport:
         try:
             again = DiceBox(seed=r.seed).replay(r.expression, 0)
         except PbpError as exc:
+            # the dice's refusal itself (pbp.dice_errors): the public page says it by its code
             problems.append(Problem("{where}: '{expression}' cannot be replayed: {error}", where=where,
-                                    expression=r.expression, error=str(exc)))
+                                    expression=r.expression, error=exc.message))
             continue
         if again.total != r.total or again.faces != r.faces:
             problems.append(Problem("{where} was revealed as {shown}, but its seed gives {given}: "

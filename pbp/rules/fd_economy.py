@@ -188,7 +188,8 @@ class ForumD20Economy(Ruleset):
         try:
             C.canonical(str(action.options.inflict))
         except PbpError as exc:
-            out.append(Problem("inflict.unknown", "FD-18", exc.message, index))
+            out.append(Problem("inflict.unknown", "FD-18", exc.message, index,
+                               {"name": str(action.options.inflict)}))
         rounds = action.options.rounds
         if rounds is not None and (isinstance(rounds, bool) or not isinstance(rounds, int)):
             out.append(Problem("inflict.rounds", "FD-6",

@@ -260,6 +260,8 @@ REASONS: dict[str, tuple[str, ...]] = {
     "die.invalid": ("a Resistance is a die from d4 to d12",),
     "distance.far": ("the target is Far: close in first (a move) or use a weapon with Reach",),
     "helper.invalid": ("helpers are other combatants still in the fight",),
+    "inflict.unknown": ("'{name}' is not a condition of this system",
+                        "that is not a condition of this system"),
     "inflict.rounds": ("that is not a number of rounds",),
     "inflict.save": ("that is not a defense test (fortitude, reflexos, will)",),
     "option.number": ("that must be a whole number",),

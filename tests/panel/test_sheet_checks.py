@@ -8,10 +8,10 @@ import html
 import io
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from pbp.store.db import make_engine, session_scope
-from pbp.store.models import Combatant
+from pbp.store.models import Combatant, Narrator
 
 OGRE = {"key": "ogre", "name": "Ogre", "side": "monsters", "hp": 12, "max_hp": 12}
 
@@ -36,6 +36,18 @@ def test_a_dice_bomb_weapon_is_refused_at_save(alice: Any, ids: dict[str, Any], 
     r = _save(alice, eid, weapons="club: 1d6+mgt")
     assert r.status_code == 400 and "'mgt' in '1d6+mgt' is not a stat on this sheet" in html.unescape(r.text)
     assert _count(db_url, eid) == before
+
+
+def test_a_dice_bomb_weapon_is_refused_in_the_narrators_language(
+        alice: Any, ids: dict[str, Any], db_url: str) -> None:
+    """The dice's own reason is said in the panel's language too (it stayed English inside
+    the Portuguese sentence), by its code: dice.too_many from the reply catalogs."""
+    with session_scope(make_engine(db_url)) as s:
+        s.execute(update(Narrator).where(Narrator.username == "alice").values(language="pt"))
+    r = _save(alice, ids["encounter"], weapons="bomb: 1000000d1000000")
+    assert r.status_code == 400
+    assert ("Arma bomb: o dano não pode ser rolado ('1000000d1000000' rola mais de 1000 dados; "
+            "ninguém tem tantos).") in html.unescape(r.text)
 
 
 def test_a_weapons_line_without_a_colon_is_refused(alice: Any, ids: dict[str, Any], db_url: str) -> None:
