@@ -10,9 +10,9 @@ its code and values; :mod:`pbp.render.dice_words` says it in the reader's langua
 English template being the reply catalogs' message id. Pure and at the top level, like
 :mod:`pbp.problem`: :mod:`pbp.dice` imports it.
 
-A reply is built from the declaration as stored, where a refused roll tag keeps only the
-English sentence (``{"code": "roll.refused", "message": ...}``); :func:`read` finds the
-code and values back in it, the sentences being this module's own.
+A declaration stores a refused roll tag with its English sentence and, from now on, the
+refusal's code and values (:func:`refusal_keys`, ``{"refusal": code, "params": {...}}``);
+:func:`read` finds the code and values back in the English of rows stored before.
 
 >>> r = Refusal("dice.unknown_stat", word="Charm", expression="1d20+Charm")
 >>> str(r), r.code
@@ -79,6 +79,29 @@ def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple(out)
 
 
+def refusal_keys(error: DiceError) -> dict[str, Any]:
+    """The keys a stored problem gets for *error*: its refusal's code and values (JSON
+    types), or none for a message without a code."""
+    message = error.message
+    if not isinstance(message, Refusal):
+        return {}
+    return {"refusal": message.code,
+            "params": {k: v if isinstance(v, (int, float)) else str(v)
+                       for k, v in message.params.items()}}
+
+
+def stored_refusal(problem: Mapping[str, Any]) -> Refusal | None:
+    """The refusal of a problem as stored with a declaration: by its code and values when
+    it has them, else read back from its English sentence (rows stored before)."""
+    code, params = problem.get("refusal"), problem.get("params")
+    if code in TEMPLATES and isinstance(params, Mapping):
+        try:
+            return Refusal(code, **params)
+        except (TypeError, KeyError, ValueError):
+            pass
+    return read(str(problem.get("message", "")))
+
+
 def read(message: str) -> Refusal | None:
     """The refusal whose English sentence *message* is (a stored ``str(DiceError)``), or
     None for any other text (another error's, a refusal a later version words otherwise)."""
@@ -89,4 +112,4 @@ def read(message: str) -> Refusal | None:
     return None
 
 
-__all__ = ["TEMPLATES", "Refusal", "read", "refuse"]
+__all__ = ["TEMPLATES", "Refusal", "read", "refusal_keys", "refuse", "stored_refusal"]

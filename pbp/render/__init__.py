@@ -340,7 +340,7 @@ def note_text(n: Mapping[str, Any], lang: str, tz: str) -> str:
     if code == "problem":   # the parser's own words, already in the post's language
         return f"{say('not understood', lang)}: {n.get('message', '')}"
     if code == "roll-refused":   # a roll tag the dice refused: their words by code, in *lang*
-        return f"{say('not understood', lang)}: {refused_text(n.get('message', ''), lang)}"
+        return f"{say('not understood', lang)}: {refused_text(n, lang)}"
     text = say(NOTES.get(code, code), lang, n)
     rule = NOTE_RULES.get(code)
     if rule:

@@ -17,9 +17,10 @@ otherwise) is said as it came.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from ..dice_errors import TEMPLATES, Refusal, read
+from ..dice_errors import TEMPLATES, Refusal, read, stored_refusal
 from .i18n import say
 
 
@@ -29,8 +30,11 @@ def refusal_text(refusal: Refusal, lang: str) -> str:
 
 
 def refused_text(message: Any, lang: str) -> str:
-    """A refusal, or its English sentence as stored with a declaration, in *lang*; any
-    other text unchanged."""
+    """A refusal, a problem stored with a declaration (by its code and values, or its
+    English sentence), or that sentence alone, in *lang*; any other text unchanged."""
+    if isinstance(message, Mapping):   # a problem as stored: its code and values, if kept
+        found = stored_refusal(message)
+        return str(message.get("message", "")) if found is None else refusal_text(found, lang)
     found = message if isinstance(message, Refusal) else read(str(message))
     return str(message) if found is None else refusal_text(found, lang)
 

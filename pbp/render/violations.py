@@ -46,7 +46,7 @@ def problem_words(problem: Any, lang: str) -> str:
         return str(problem)
     code = problem.get("code")
     if code == "roll.refused":
-        return refused_text(problem.get("message", ""), lang)
+        return refused_text(problem, lang)
     if code == "table.unknown":
         return say(NOTES["table-unknown"], lang, {"name": problem.get("name", ""),
                                                   "known": problem.get("known") or "-"})

@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from ..dice_errors import refusal_keys
 from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
@@ -290,8 +291,9 @@ def _roll_tags(session: Session, reading: Reading, row: m.Combatant, post: m.Pos
                             label=tag.label, post_id=post.id, tag_index=tag.tag_index,
                             position=tag.position, written=tag.written or tag.expression,
                             hidden=tag.hidden, checked=batch is not None, post=post)
-        except DiceError as exc:
-            errors.append({"code": "roll.refused", "message": str(exc), "position": tag.position})
+        except DiceError as exc:   # the refusal's code and values kept, to be said by code
+            errors.append({"code": "roll.refused", "message": str(exc), "position": tag.position,
+                           **refusal_keys(exc)})
             continue
         rolled[tag.tag_index] = rec
         tag_rolls[tag.tag_index] = rec

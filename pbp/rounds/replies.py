@@ -251,7 +251,8 @@ def _declared(r: _Round, section: ActorSection, d: m.Declaration) -> None:
         elif e.get("code") == "initiative.not-yours":   # said in the campaign's language
             section.notes.append({"code": "initiative-not-yours", "name": e.get("name", "")})
         elif e.get("code") == "roll.refused":   # the dice's refusal, said by its code
-            section.notes.append({"code": "roll-refused", "message": e.get("message", "")})
+            section.notes.append({"code": "roll-refused", "message": e.get("message", ""),
+                                  "refusal": e.get("refusal"), "params": e.get("params")})
         elif e.get("severity", "error") == "error":
             section.notes.append({"code": "problem", "message": e.get("message", "")})
     section.speech = list(d.speech or [])
