@@ -1,0 +1,101 @@
+"""One ingest batch of 26 posts (25 players, the narrator's 25 NPCs), timed over and over
+on the same state: each pass rolled back, so every pass does the same work. Made to
+compare two checkouts side by side (SCALE-6), where whole runs of ``bench_rounds.py`` on
+this shared machine moved by a third from one run to the next:
+
+    git worktree add /tmp/before REV
+    (PYTHONPATH=/tmp/before taskset -c 0 python bench/ingest_ab.py --root /tmp/before) &
+    (PYTHONPATH=$PWD taskset -c 1 python bench/ingest_ab.py) & wait
+
+Both run at the same time, one a core, so both see the machine in the same state. Printed:
+the median CPU of the 26-post batch and of a one-post batch (no commit), and, as the
+baseline measured in the same run, ``parse_post`` on the same 26 posts and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", default=str(HERE.parent), help="the checkout to measure")
+    ap.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
+    ap.add_argument("--passes", type=int, default=80)
+    args = ap.parse_args()
+    sys.path[:0] = [args.root, str(Path(args.root) / "bench")]
+    import bench_rounds as b
+    from sqlalchemy.orm import Session
+
+    from pbp.parse import Roster, parse_post
+    from pbp.rounds import service
+    from pbp.store import models as m
+    from pbp.store.db import make_engine, session_scope
+    from pbp.store.testing import temporary_database
+
+    with temporary_database(args.db, directory=tempfile.mkdtemp(),
+                            postgres_url=b.PG_DEFAULT) as url:
+        engine = make_engine(url)
+        m.Base.metadata.create_all(engine)
+        with session_scope(engine) as s:
+            c = m.Campaign(name="A/B", slug="ab", ruleset="forum-d20", round_hours=24,
+                           reminder_hours=[])
+            s.add(c)
+            s.flush()
+            t = m.Thread(campaign_id=c.id, kind="file", url="bench://", platform="bbcode",
+                         options={"narrators": ["GM"]})
+            s.add(t)
+            s.flush()
+            eid = service.start_encounter(s, t.id, b.roster(50), name="A/B", now=b.T0)
+            tid = t.id
+        with session_scope(engine) as s:
+            rid = service.open_round(s, eid, b.T0)
+        now = b.T0
+        for r in range(1, 4):   # three rounds played: rolls, hit points, a history
+            with session_scope(engine) as s:
+                service.ingest_posts(s, tid, b.posts_for(r, 50, now), now=now + timedelta(hours=2))
+            now += timedelta(hours=24, minutes=1)
+            with session_scope(engine) as s:
+                service.resolve_round(s, rid, now)
+                rid = service.current_round(s, eid).id
+        batch = b.posts_for(4, 50, now)
+
+        def once(posts: list) -> float:   # type: ignore[type-arg]
+            s = Session(engine)
+            c0 = time.process_time()
+            service.ingest_posts(s, tid, posts, now=now + timedelta(hours=2))
+            s.flush()
+            spent = time.process_time() - c0
+            s.rollback()
+            s.close()
+            return spent
+
+        for _ in range(5):
+            once(batch)
+        full = statistics.median(once(batch) for _ in range(args.passes))
+        one = statistics.median(once(batch[:1]) for _ in range(args.passes))
+        engine.dispose()
+    names = Roster.of(b.roster(50))
+
+    def parse_all() -> float:
+        c0 = time.process_time()
+        for rec in batch:
+            parse_post(rec.text, fmt=rec.fmt, lang="en", roster=names)
+        return time.process_time() - c0
+
+    parse = statistics.median(parse_all() for _ in range(args.passes))
+    print(f"{args.root} {args.db}: 26-post batch {full * 1000:.2f} ms "
+          f"({full * 1000 / 26:.3f} ms a post), parse_post {parse * 1000 / 26:.3f} ms a post "
+          f"= {full / parse:.1f}x; one-post batch {one * 1000:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
