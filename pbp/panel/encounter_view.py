@@ -39,6 +39,7 @@ from ..store.roll_ledger import LedgerRow, encounter_ledger, watched
 from .audit_words import audit_lines
 from .economy import remaining as actions_remaining
 from .history import past_round
+from .i18n import panel_language
 from .kind_words import KINDS, kind_options
 
 log = logging.getLogger(__name__)
@@ -99,8 +100,9 @@ def action_view(a: dict[str, Any]) -> dict[str, Any]:
 def violations(decls: list[Declaration], events: list[EventRecord], lang: str = "en",
                names: Mapping[str, str] | None = None) -> list[Violation]:
     """The round's flags; the engine's refusals and the problems stored with a declaration
-    said in the campaign's language *lang*, by their codes (:mod:`pbp.render.violations`),
-    as the reply says them. *names*: combatant key -> name."""
+    said in *lang*, the panel's (the narrator reads the list, in the language of the rest of
+    the page), by their codes (:mod:`pbp.render.violations`), in the reply's own words.
+    *names*: combatant key -> name."""
     names = names or {}
     out: list[Violation] = []
     for d in decls:
@@ -278,7 +280,7 @@ def _read(session: Session, encounter: Encounter, rnd: Round | None,
         "declarations": decls, "rolls": rows.rolls, "events": rows.events,
         # from the overrides just loaded (ov.roll_totals' query, without running it again)
         "roll_totals": ov.totals(rows.overrides),
-        "violations": violations(decls, rows.events, encounter.campaign.language,
+        "violations": violations(decls, rows.events, panel_language(),
                                  {c.key: c.name for c in combatants}),
         "ledger_flags": _ledger_flags(session, encounter, rnd, key),
         "missing": queries.missing_among(who, decls), "remaining": remaining, "history": past,

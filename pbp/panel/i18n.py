@@ -46,6 +46,13 @@ def _ngettext(singular: str, plural: str, n: int) -> str:
     return get_translations().ungettext(singular, plural, n)  # type: ignore[no-any-return]
 
 
+def panel_language() -> str:
+    """The language the panel speaks to this request (en, pt or ru): what the replies'
+    catalogs say in it, where the page shows the words of a reply (the Violations list)."""
+    locale = get_locale()
+    return locale.language if locale is not None else "en"
+
+
 def select_timezone() -> str | None:
     tz = getattr(current_user, "timezone", None) if current_user else None
     return tz or None
