@@ -185,8 +185,8 @@ class Roster:
                     idx.longest = max(idx.longest, len(toks))
                     for k in toks[0]:
                         idx.weapons_first.setdefault(k, []).append((w, n, toks))
-                    for word in WORD.findall(wname):
-                        canon = lex.weapon(word)
+                    for word in WORD.findall(wname):   # "axe" in a Portuguese post: machado
+                        canon = lex.any_weapon(word)
                         if canon:
                             idx.weapon_canon.setdefault(canon, []).append((w, n))
         return idx

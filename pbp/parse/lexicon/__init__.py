@@ -182,6 +182,26 @@ class Lexicon:
         self._weapons[word] = hit
         return hit
 
+    def concept(self, canonical: str) -> str:
+        """The English canonical word of weapon *canonical* (``machado`` -> ``axe``): what
+        the same weapon is called in every lexicon's ``[weapon_concepts]``."""
+        return str(self.data.get("weapon_concepts", {}).get(canonical, canonical))
+
+    def any_weapon(self, word: str) -> str | None:
+        """Like :meth:`weapon`, the word also read in the other languages and said by this
+        lexicon's canonical word: a sheet's "axe" is the weapon a Portuguese post calls
+        "machado" (a campaign's sheets are often written in English, its posts not)."""
+        found = self.weapon(word)
+        if found is not None:
+            return found
+        for lang in LANGUAGES:
+            if lang == self.lang:
+                continue
+            other = get(lang).weapon(word)
+            if other is not None:
+                return _canonical_of(self.lang, get(lang).concept(other))
+        return None
+
     def message(self, code: str, **params: Any) -> str:
         template = self.messages.get(code) or get("en").messages.get(code) or code
         if "kind" in params:
@@ -202,6 +222,13 @@ def get(lang: str) -> Lexicon:
         lang = "en"
     raw = resources.files(__name__).joinpath(f"{lang}.toml").read_text(encoding="utf-8")
     return Lexicon(lang=lang, data=tomllib.loads(raw))
+
+
+@cache
+def _canonical_of(lang: str, concept: str) -> str | None:
+    """*lang*'s canonical word for weapon *concept* (an English canonical word)."""
+    lex = get(lang)
+    return next((c for c in lex.data.get("weapons", {}) if lex.concept(c) == concept), None)
 
 
 _PT_HINTS = frozenset(["não", "nao", "com", "uma", "um", "que", "o", "os", "as", "para", "meu", "minha", "eu", "ele", "ela", "dos", "das", "na", "no", "em", "se", "mas", "seu", "sua", "ao", "à", "é"])
