@@ -16,6 +16,8 @@ schema (the tests do, so parallel runs never collide).
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,6 +39,24 @@ class ImmutableRoll(PbpError):
     """Something tried to change or delete a stored roll (PBP-4: a roll is made once)."""
 
 
+def _wal(cur: Any, tries: int = 100) -> None:
+    """Put the database in WAL mode, which the file keeps: asked only when it is not yet.
+
+    Why the retries: switching a database to WAL needs it to itself for a moment, and
+    SQLite answers "database is locked" at once, without waiting its busy timeout, when
+    another connection holds it meanwhile: two workers opening a fresh database together
+    (``pbp serve`` starts several) crashed one of them at its first statement."""
+    for attempt in range(tries):
+        try:
+            if str(cur.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                cur.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == tries - 1:
+                raise
+            time.sleep(0.05)
+
+
 def make_engine(url: str, **kwargs: Any) -> Engine:
     """An engine for *url*, SQLite (default) or PostgreSQL."""
     if url.startswith("sqlite"):
@@ -51,7 +71,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA busy_timeout=30000")
             if ":memory:" not in url and url != "sqlite://":
-                cur.execute("PRAGMA journal_mode=WAL")
+                _wal(cur)
                 cur.execute("PRAGMA synchronous=NORMAL")
             cur.close()
             # pysqlite's own transaction handling breaks SAVEPOINT (used by the rolls'
