@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from pbp.store.db import make_engine, session_scope
 from pbp.store.campaigns import Narrator
+from pbp.store.db import make_engine, session_scope
 from pbp.store.models import Campaign, Declaration, EventRecord
 
 OTHER = {"en": "pt", "pt": "ru", "ru": "en"}   # a campaign language unlike the narrator's
