@@ -177,9 +177,12 @@ def run(side: Side, browser: Any, tmp_path: Path, out: Path) -> dict[str, Any]:
         assert page.locator("#reply-state").get_attribute("data-state") == "sent"
         rolled = page.locator("article.post", has_text="Brienne charges").locator("div.roll").first.inner_text()
         natural = int(re.search(r"1d20 \((\d+)\) \+ 5 = \d+", rolled).group(1))  # type: ignore[union-attr]
-        # FD-8: a natural 1 or 20 on the attack, or the Orc's natural 20 on defense, decides
-        # whatever the total; otherwise the new total turns the result round
-        flips = natural not in (1, 20) and "1d20 (20) = 20 + 1 fortitude" not in text
+        # FD-8: a natural 1 or 20 on the attack, or on the Orc's defense (a resistance test:
+        # its natural 1 always fails, its 20 always holds), decides whatever the total;
+        # otherwise the new total turns the result round. (Either defense is looked at: a
+        # natural on Tomas's only leaves the damage check out, never asserts a wrong one.)
+        flips = natural not in (1, 20) and not re.search(
+            r"1d20 \((?:1|20)\) = (?:1|20) \+ 1 fortitude", text)
         hit = re.search(r"Brienne (?:rolls a natural \d+ and )?hits Orc", text) is not None
         new_total = 1 if hit else 40     # a hit becomes a miss, a miss a hit (FD-4 defends with 1d20 + 1)
         said = n.override_roll(page, pbp.base, encounter, 1, "Brienne charges", new_total, "typed +5 for +50")
