@@ -75,9 +75,13 @@ def test_pbp_3_pbp_4_fd_3_a_portuguese_campaign_from_an_empty_data_directory(
                      "tomas", PASSWORDS["tomas"])
         # the narrator's page, once both posts are read: the list in the panel's English
         page.goto(f"{pbp.base}/encounters/{encounter}")
-        wait_until(lambda: page.reload() or page.locator("article.post", has_text="machado").count(),
-                   STEP, "both posts on the encounter page", report)
-        violations = page.locator("#h-violations").locator("xpath=..").inner_text()
+
+        def listed() -> str:
+            page.reload()
+            section = page.locator("#h-violations").locator("xpath=..").inner_text()
+            return section if page.locator("article.post", has_text="machado").count() \
+                and "Carisma" in section else ""
+        violations = wait_until(listed, STEP, "both posts and Brienne's violations", report)
         assert "'Carisma' in '1d20+Carisma' is not a stat on this sheet" in violations, violations
         assert "3 speech lines, limit 1" in violations, violations
         page.screenshot(path=str(journey_dir / "forum-pt-01-round-open.png"), full_page=True)
