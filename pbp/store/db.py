@@ -109,13 +109,18 @@ def reading(engine: Engine) -> Engine:
     """*engine* for transactions that only read, and cannot write (SCALE-4): on SQLite they
     begin DEFERRED and take no write lock (under WAL a reader never waits for a writer nor
     holds one up), with ``PRAGMA query_only`` on; on PostgreSQL they are ``READ ONLY``
-    (``postgresql_readonly``). Any INSERT, UPDATE or DELETE inside one fails ("attempt to
+    (``postgresql_readonly``) and ``REPEATABLE READ``, so that, as on SQLite, every statement
+    of one read sees the same snapshot (a read-only transaction at that level never fails
+    to serialize). Any INSERT, UPDATE or DELETE inside one fails ("attempt to
     write a readonly database", "cannot execute ... in a read-only transaction"): what must
     be written on a read request goes through a session of the plain engine."""
     found: Engine | None = getattr(engine, _READER, None)
     if found is None:        # one per engine: an idle poll asks for it every time (SCALE-3)
         if engine.dialect.name == "postgresql":
-            found = engine.execution_options(**{DEFERRED: True, "postgresql_readonly": True})
+            # one snapshot for the whole read (READ COMMITTED takes one per statement: a
+            # page's version and its rows could straddle a worker's commit)
+            found = engine.execution_options(**{DEFERRED: True, "postgresql_readonly": True,
+                                                "isolation_level": "REPEATABLE READ"})
         else:
             found = engine.execution_options(**{DEFERRED: True})
         setattr(engine, _READER, found)
