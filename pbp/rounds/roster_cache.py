@@ -22,7 +22,6 @@ nothing may change them (their sheet is read, copied where a caller needs its ow
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -32,7 +31,7 @@ from sqlalchemy.orm import Session
 
 from ..parse import Roster
 from ..rules.model import Combatant
-from ..store import ingest_reads
+from ..store import ingest_reads, json_text
 from .codec import combatant_to_model
 from .reading import parser_roster
 
@@ -73,8 +72,8 @@ def _entry(content: tuple[Any, ...]) -> tuple[Stored, Combatant]:
             stats["kept"] += 1
             return found
     *columns, sheet, conditions = content
-    row = Stored(*columns, sheet=json.loads(sheet) if sheet else {},
-                 conditions=json.loads(conditions) if conditions else [])
+    row = Stored(*columns, sheet=json_text.loads(sheet) if sheet else {},
+                 conditions=json_text.loads(conditions) if conditions else [])
     built = (row, combatant_to_model(row))   # type: ignore[arg-type]  # reads the same columns
     with _lock:
         stats["built"] += 1

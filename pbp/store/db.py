@@ -30,6 +30,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import PbpError
+from . import json_text
 from .models import RollRecord
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -58,7 +59,10 @@ def _wal(cur: Any, tries: int = 100) -> None:
 
 
 def make_engine(url: str, **kwargs: Any) -> Engine:
-    """An engine for *url*, SQLite (default) or PostgreSQL."""
+    """An engine for *url*, SQLite (default) or PostgreSQL; JSON columns through
+    :mod:`pbp.store.json_text` on both."""
+    kwargs.setdefault("json_serializer", json_text.dumps)
+    kwargs.setdefault("json_deserializer", json_text.loads)
     if url.startswith("sqlite"):
         if url.startswith("sqlite:///") and url not in ("sqlite://", "sqlite:///:memory:"):
             Path(url[len("sqlite:///"):]).expanduser().parent.mkdir(parents=True, exist_ok=True)
