@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from ..store import ingest_reads as reads
 from ..store import models as m
+from .bulk import pending
 
 
 def _utc(dt: datetime) -> datetime:
@@ -39,10 +40,19 @@ class BatchReads:
         self.per_encounter: dict[int, tuple[Any, ...]] = {}   # policy, roster, index, cast
 
     @cached_property
+    def _hints(self) -> reads.Hints:
+        """The campaign's and thread's hints, one statement for the four (SCALE-6), read
+        at the batch's first post, before any row of it waits to be written."""
+        rows = pending(self.session)
+        if rows is not None:    # a Core read: the ORM hook that writes them first is skipped
+            rows.write()
+        return reads.batch_hints(self.session.connection(), self.campaign.id, self.thread.id)
+
+    @cached_property
     def narrators(self) -> set[str]:
         """The casefolded names of who may post as the narrator in the thread."""
         names = {str(n).casefold() for n in (self.thread.options or {}).get("narrators", [])}
-        return names | reads.campaign_narrator_names(self.session, self.campaign.id)
+        return names | self._hints.narrators
 
     @cached_property
     def encounters(self) -> list[m.Encounter]:
@@ -63,25 +73,21 @@ class BatchReads:
     def absent(self) -> set[str]:
         """Casefolded players who may have an absence to end (STALL-1); a post of the
         batch announcing one adds its author (:func:`pbp.rounds.standing.record_post`)."""
-        return reads.absent_players(self.session, self.campaign.id)
+        return self._hints.absent
 
     @cached_property
     def ladder(self) -> set[str]:
         """Casefolded players with a ladder count or narrator-run to end (STALL-3). Read
         before the batch's first post (:meth:`ladder_counts` after it would write the
         pending rows of that post first: three statements more a batch)."""
-        return reads.ladder_counting(self.session, self.campaign.id)
+        return self._hints.ladder
 
     def ladder_counts(self, author: str) -> bool:
         """Whether a post of *author* may have a ladder count or narrator-run to end
         (STALL-3; :func:`pbp.rounds.ladder.player_posted` reads the row and decides)."""
         return author.casefold() in self.ladder
 
-    @cached_property
-    def _repost(self) -> set[tuple[int, str]]:
-        return reads.repost_candidates(self.session, self.thread.id)
-
     def may_give_back(self, round_id: int, actor: str) -> bool:
         """Whether a new tag of *actor* in the round may repeat a deleted post's roll
         (DICE-3; :func:`pbp.rounds.reposts.give_back` decides)."""
-        return self.deleted_in_batch or (round_id, actor) in self._repost
+        return self.deleted_in_batch or (round_id, actor) in self._hints.repost
