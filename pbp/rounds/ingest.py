@@ -6,7 +6,8 @@ stored only when the content hash changes; reading a post again finds its rolls 
 twice changes nothing, and writes nothing: posts whose content hash is the stored one are
 skipped without a statement beyond the one read that found them (SCALE-6).
 
-One batch, one savepoint, one flush (SCALE-6): a poll's posts are stored first, all in one
+One batch, one savepoint (none when the batch is its session's first work: its own
+transaction is then undone instead), one flush (SCALE-6): a poll's posts are stored first, all in one
 flush, then read in order for the round; what the reading makes (declarations, rolls, the
 rolls' posts kept beside them) goes in at the batch's end. The thread's encounters,
 rounds, narrators and the campaign's hints (who may have an absence to end, a ladder count
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -164,6 +166,10 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     """
     now = now or utcnow()
     records = list(records)
+    # nothing of the caller's in the session yet (a poll's fresh session): the batch may be
+    # the transaction itself, rolled back whole when a pass fails, and needs no savepoint
+    # (SCALE-6: two statements a batch, each a round trip on PostgreSQL)
+    alone = not (session.in_transaction() or session.new or session.dirty or session.deleted)
     # its campaign read with it: one query. Kept in a name for the whole batch: the
     # session's identity map holds rows weakly, and a thread let go here was read again
     # (with its campaign: two more statements) when the batch asked for it (SCALE-6)
@@ -184,11 +190,13 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         if left_out or guarded:
             first = None
         try:
-            with session.begin_nested(), roll_batch(session, enabled=not guarded), \
-                    bulk_batch(session, enabled=not guarded):
+            with nullcontext() if alone else session.begin_nested(), \
+                    roll_batch(session, enabled=not guarded), bulk_batch(session, enabled=not guarded):
                 ids = _read_batch(session, thread, kept, now, parse, reading, guarded, first)
             break
         except BaseException as exc:
+            if alone:   # what leaving the savepoint did: the pass is undone
+                session.rollback()
             if isinstance(exc, IntegrityError) and not guarded:
                 guarded = True   # another worker stored some of it first: read it again, guarded
                 continue

@@ -39,13 +39,44 @@ def test_scale_6_a_batch_takes_one_savepoint_and_keeps_every_roll(engine: Engine
     with statements(engine, only=starting("SAVEPOINT")) as seen:
         ids = w.ingest(POSTS, now=at(3))
     assert len(ids) == 3
-    assert len(seen) == 1, seen   # before SCALE-6: one per post and per roll (6 here)
+    # before SCALE-6: one per post and per roll (6 here); a poll's fresh session has nothing
+    # of its own to keep, so the batch is its transaction and takes none
+    assert seen == [], seen
     got = tag_rolls(engine, rid)
     assert [i for i, _, _ in got] == list(range(len(got)))      # no gap, no double
     assert [(p, t) for _, p, t in got if p] == [("p1", 0), ("p2", 0), ("p2", 1)]
     before = w.count(m.RollRecord)
     w.ingest(POSTS, now=at(4))    # the same posts again: nothing new
     assert w.count(m.RollRecord) == before
+
+
+@pytest.mark.parametrize("flushed", [True, False])
+def test_scale_6_a_batch_after_other_work_takes_a_savepoint_and_keeps_that_work(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch, flushed: bool) -> None:
+    """A session that already did something (written, or only added) keeps it: the batch
+    runs under a savepoint, and the pass undone for a post that cannot be read undoes the
+    savepoint only, not the caller's work."""
+    w = make_world(engine)
+    w.open(at(0))
+    real = ingest.process_post
+
+    def broken_for_bob(session, post, **kw):  # type: ignore[no-untyped-def]
+        if post.platform_id == "p2":
+            raise RuntimeError("a bug met in bob's post")
+        return real(session, post, **kw)
+
+    monkeypatch.setattr(ingest, "process_post", broken_for_bob)
+    with statements(engine, only=starting("SAVEPOINT")) as seen, session_scope(engine) as s:
+        s.add(m.Post(thread_id=w.thread_id, platform_id="before", author="carol", posted_at=at(1),
+                     body="seen before the batch", text="seen before the batch", fmt="text",
+                     content_hash="x", revisions_seen=1, first_seen_at=at(1), last_seen_at=at(1)))
+        if flushed:
+            s.flush()
+        ingest.ingest_posts(s, w.thread_id, POSTS, now=at(3))
+    assert len(seen) >= 2, seen      # the first pass's, undone, then the second's (and p2's own)
+    with session_scope(engine) as s:
+        stored = set(s.scalars(select(m.Post.platform_id)))
+    assert stored == {"before", "p1", "p2", "p3"}
 
 
 def test_scale_6_a_clash_on_a_roll_index_reads_the_batch_again_and_loses_no_roll(
