@@ -20,6 +20,7 @@ from sqlalchemy.orm import Session
 from ..store import ingest_reads as reads
 from ..store import models as m
 from .bulk import pending
+from .rolls import count_from
 
 
 def _utc(dt: datetime) -> datetime:
@@ -36,7 +37,6 @@ class BatchReads:
         self.campaign = thread.campaign
         self.deleted_in_batch = False   # a post deleted now may give its roll back at once
         self.since: datetime | None = None   # no post of the batch was made before it
-        self._rounds: dict[int, list[m.Round]] = {}
         self.per_encounter: dict[int, tuple[Any, ...]] = {}   # policy, roster, index, cast
 
     @cached_property
@@ -55,8 +55,26 @@ class BatchReads:
         return names | self._hints.narrators
 
     @cached_property
+    def _live(self) -> tuple[list[m.Encounter], dict[int, list[m.Round]]]:
+        """The live encounters and their rounds, one statement, read at the first post
+        placed (after :attr:`since` is known). Each round's next roll index comes with it
+        for the batch's roll counter (:func:`pbp.rounds.rolls.count_from`)."""
+        encounters: list[m.Encounter] = []
+        rounds: dict[int, list[m.Round]] = {}
+        for enc, rnd, top in reads.live_rounds(self.session, self.thread.id, self.since):
+            if enc.started_at is None:
+                continue
+            if enc.id not in rounds:
+                encounters.append(enc)
+                rounds[enc.id] = []
+            if rnd is not None:
+                rounds[enc.id].append(rnd)
+                count_from(self.session, rnd.id, top)
+        return encounters, rounds
+
+    @property
     def encounters(self) -> list[m.Encounter]:
-        return reads.live_encounters(self.session, self.thread.id)
+        return self._live[0]
 
     def encounter_at(self, at: datetime) -> m.Encounter | None:
         """Like :func:`pbp.rounds.declare.live_encounter`: the latest started by *at*."""
@@ -64,10 +82,8 @@ class BatchReads:
 
     def round_at(self, encounter_id: int, at: datetime) -> m.Round | None:
         """Like :func:`pbp.rounds.declare.round_at`: the latest round opened by *at*."""
-        if encounter_id not in self._rounds:
-            self._rounds[encounter_id] = reads.rounds_latest_first(self.session, encounter_id,
-                                                                   self.since)
-        return next((r for r in self._rounds[encounter_id] if _utc(r.opens_at) <= at), None)
+        return next((r for r in self._live[1].get(encounter_id, ()) if _utc(r.opens_at) <= at),
+                    None)
 
     @cached_property
     def absent(self) -> set[str]:

@@ -76,6 +76,16 @@ def roll_batch(session: Session, enabled: bool = True) -> Iterator[None]:
 _TOP = select(func.max(m.RollRecord.roll_index)).where(m.RollRecord.round_id == bindparam("rnd"))
 
 
+def count_from(session: Session, round_id: int, top: int | None) -> None:
+    """In a running :func:`roll_batch`, start the round's count after *top*, its highest
+    index read with the round (SCALE-6: one ``max()`` statement less a batch). Nothing
+    when the batch counts the round already or no batch runs (the guarded mode reads
+    :func:`next_index` per roll)."""
+    batch: _Batch | None = session.info.get(BATCH)
+    if batch is not None:
+        batch.next.setdefault(round_id, 0 if top is None else int(top) + 1)
+
+
 def next_index(session: Session, round_id: int) -> int:
     top = session.scalar(_TOP, {"rnd": round_id})
     return 0 if top is None else int(top) + 1

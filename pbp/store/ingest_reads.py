@@ -21,6 +21,7 @@ from sqlalchemy import (
     Connection,
     Integer,
     Text,
+    and_,
     bindparam,
     cast,
     func,
@@ -30,7 +31,7 @@ from sqlalchemy import (
     select,
     union_all,
 )
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from . import json_text
 from .models import (
@@ -52,14 +53,21 @@ _KNOWN = select(Post).where(Post.thread_id == bindparam("thread"),
                             Post.platform_id.in_(bindparam("ids", expanding=True)))
 _ROLLED = select(RollRecord.post_id).distinct().where(
     RollRecord.post_id.in_(bindparam("ids", expanding=True)))
-_LIVE = (select(Encounter).where(Encounter.thread_id == bindparam("thread"),
-                                 Encounter.status.in_(("setup", "active")))
-         .order_by(Encounter.started_at.desc(), Encounter.id.desc()))
-_ROUND_LIVE = (Round.encounter_id == bindparam("encounter"), Round.state != "cancelled")
-_ROUNDS = select(Round).where(*_ROUND_LIVE).order_by(Round.number.desc())
-_ROUNDS_SINCE = _ROUNDS.where(Round.number >= func.coalesce(
-    select(func.max(Round.number)).where(*_ROUND_LIVE, Round.opens_at <= bindparam("since"))
-    .scalar_subquery(), 0))
+_R2 = aliased(Round)
+#: the round open at ``since`` (or none before it: every round is read)
+_OPEN_AT_SINCE = select(func.max(_R2.number)).where(
+    _R2.encounter_id == Encounter.id, _R2.state != "cancelled",
+    _R2.opens_at <= bindparam("since")).scalar_subquery()
+#: each round's top roll index (the batch counts the next ones in memory)
+_TOP = select(func.max(RollRecord.roll_index)).where(
+    RollRecord.round_id == Round.id).scalar_subquery()
+_LIVE_ROUNDS = (select(Encounter, Round, _TOP)
+                .outerjoin(Round, and_(Round.encounter_id == Encounter.id,
+                                       Round.state != "cancelled",
+                                       Round.number >= func.coalesce(_OPEN_AT_SINCE, 0)))
+                .where(Encounter.thread_id == bindparam("thread"),
+                       Encounter.status.in_(("setup", "active")))
+                .order_by(Encounter.started_at.desc(), Encounter.id.desc(), Round.number.desc()))
 #: an encounter's combatants as stored, the JSON columns as their text: a row seen before is
 #: known by these values without decoding its sheet (:mod:`pbp.rounds.roster_cache`)
 _COMBATANTS = (select(Combatant.id, Combatant.key, Combatant.name, Combatant.side,
@@ -145,24 +153,20 @@ def posts_with_rolls(session: Session, post_ids: Iterable[int]) -> set[int]:
     return found
 
 
-def live_encounters(session: Session, thread_id: int) -> list[Encounter]:
-    """The thread's started encounters not finished, latest started first (the order
-    :func:`pbp.rounds.declare.live_encounter` picks from)."""
-    return [e for e in session.scalars(_LIVE, {"thread": thread_id}) if e.started_at is not None]
-
-
 def combatants_as_stored(session: Session, encounter_id: int) -> list[tuple[object, ...]]:
     """The encounter's combatants by id, each (id, key, name, side, player, hp, max_hp,
     initiative, down, sheet JSON text, conditions JSON text)."""
     return [tuple(r) for r in session.execute(_COMBATANTS, {"encounter": encounter_id})]
 
 
-def rounds_latest_first(session: Session, encounter_id: int, since: datetime | None = None
-                        ) -> list[Round]:
-    """An encounter's rounds not cancelled, latest first (the order
-    :func:`pbp.rounds.declare.round_at` picks from). *since*: the earliest moment asked
-    about; rounds before the one open at *since* cannot be the answer and are not read
-    (a long fight's every round was read for every batch)."""
-    if since is None:
-        return list(session.scalars(_ROUNDS, {"encounter": encounter_id}))
-    return list(session.scalars(_ROUNDS_SINCE, {"encounter": encounter_id, "since": since}))
+def live_rounds(session: Session, thread_id: int, since: datetime | None = None
+                ) -> list[tuple[Encounter, Round | None, int | None]]:
+    """The thread's encounters not finished, latest started first (the order
+    :func:`pbp.rounds.declare.live_encounter` picks from), each with its rounds not
+    cancelled, latest first (the order :func:`pbp.rounds.declare.round_at` picks from), and
+    each round's top roll index (None: no roll yet): (encounter, round or None, top) rows,
+    one statement (SCALE-6: three before). *since*: the earliest moment asked about; rounds
+    before the one open at *since* cannot be the answer and are not read (a long fight's
+    every round was read for every batch)."""
+    return [(e, r, top) for e, r, top in session.execute(_LIVE_ROUNDS, {"thread": thread_id,
+                                                                         "since": since})]

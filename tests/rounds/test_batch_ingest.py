@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import Engine, select
 
-from pbp.rounds import ingest, rolls
+from pbp.rounds import batch, ingest, rolls
 from pbp.store import models as m
 from pbp.store.db import session_scope
 from tests.sql_log import starting, statements
@@ -81,25 +81,31 @@ def test_scale_6_a_batch_after_other_work_takes_a_savepoint_and_keeps_that_work(
 
 def test_scale_6_a_clash_on_a_roll_index_reads_the_batch_again_and_loses_no_roll(
         engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Another worker took index 0 after this batch read the round's top index: the
+    """Another worker took the next index after this batch read the round's top index: the
     database refuses the double, the batch is read again guarded, the rolls go on at 1."""
     w = make_world(engine)
     rid = w.open(at(0))
     opening = len(tag_rolls(engine, rid))   # the round's own rolls (initiative), 0..k-1
     with session_scope(engine) as s:   # the other worker's roll, index k
         rolls.make_roll(s, s.get_one(m.Round, rid), "1d20", kind="table", actor="snag")
-    real = rolls.next_index
-    calls = {"n": 0}
+    calls = {"stale": 0, "guarded": 0}
+    real_count, real_next = batch.count_from, rolls.next_index
 
-    def stale_once(session, round_id):  # type: ignore[no-untyped-def]
-        calls["n"] += 1
-        return opening if calls["n"] == 1 else real(session, round_id)
+    def stale_once(session, round_id, top):  # type: ignore[no-untyped-def]
+        # the round's top index as read before the other worker's roll
+        calls["stale"] += 1
+        real_count(session, round_id, opening - 1 if opening else None)
 
-    monkeypatch.setattr(rolls, "next_index", stale_once)
+    def counted(session, round_id):  # type: ignore[no-untyped-def]
+        calls["guarded"] += 1
+        return real_next(session, round_id)
+
+    monkeypatch.setattr(batch, "count_from", stale_once)
+    monkeypatch.setattr(rolls, "next_index", counted)
 
     ids = w.ingest(POSTS, now=at(3))
     assert len(ids) == 3
-    assert calls["n"] > 1                                        # the guarded pass ran
+    assert calls["stale"] and calls["guarded"]   # a stale count, then the guarded pass ran
     got = tag_rolls(engine, rid)
     assert [i for i, _, _ in got] == list(range(opening + 4))   # no gap, no double
     assert got[opening][1] is None                               # the other worker's stays
