@@ -64,7 +64,7 @@ def _utc(dt: datetime) -> datetime:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
-def _changes(rec: PostRecord, post: m.Post | None) -> bool:
+def _changes(rec: PostRecord, post: Any) -> bool:
     """Whether *rec* changes what is stored of its post (else it is skipped unwritten)."""
     if post is None:
         return rec.change != "deleted"
@@ -74,7 +74,7 @@ def _changes(rec: PostRecord, post: m.Post | None) -> bool:
 
 
 def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
-           known: dict[str, m.Post] | None = None, rolled: set[int] | None = None
+           known: dict[str, Any] | None = None, rolled: set[int] | None = None
            ) -> tuple[m.Post | None, bool]:
     """(post, whether anything changed). *known*: the batch's stored posts by platform id,
     *rolled*: which of them have rolls (a batch needs no savepoint per post: its own
@@ -178,12 +178,12 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
         thread = session.scalar(_THREAD, {"id": thread_id})
     if thread is None:
         raise LookupError(f"no thread {thread_id}")
-    known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
+    known = _known(session, thread_id, records)
     if not any(_changes(r, known.get(r.platform_id)) for r in records):
         return [known[r.platform_id].id for r in records if r.platform_id in known]
     left_out: list[tuple[PostRecord, Exception]] = []
     guarded = False
-    first: dict[str, m.Post] | None = known
+    first: dict[str, Any] | None = known
     for _ in range(len(records) + 2):
         reading: list[PostRecord] = []   # the record being read when something breaks
         kept = [r for r in records if all(r is not bad for bad, _ in left_out)]
@@ -210,9 +210,21 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     return ids
 
 
+def _known(session: Session, thread_id: int, records: Sequence[PostRecord]) -> dict[str, Any]:
+    """The thread's stored posts among *records*, by platform id: as read first
+    (:class:`~pbp.store.ingest_reads.KnownPost`: an id, a content hash, times), and as ORM
+    posts those a record changes (a second query, only when one does: edits are rare)."""
+    known: dict[str, Any] = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
+    changing = {k.id for r in records if (k := known.get(r.platform_id)) is not None and _changes(r, k)}
+    if changing:
+        for post in ingest_reads.posts_by_id(session, changing).values():
+            known[post.platform_id] = post
+    return known
+
+
 def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord], now: datetime,
                 parse: ParseFn | None, reading: list[PostRecord], guarded: bool,
-                first: dict[str, m.Post] | None) -> list[int]:
+                first: dict[str, Any] | None) -> list[int]:
     """Store every record (one flush), then read the changed posts in order. *first*: the
     stored posts read before the batch began (None once a pass was rolled back)."""
     batch = BatchReads(session, thread)
@@ -222,7 +234,7 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
         if first is not None:
             known = dict(first)
         else:   # a savepoint rolled back expired what was read before: read it again
-            known = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
+            known = _known(session, thread_id, records)
         rolled = ingest_reads.posts_with_rolls(
             session, (known[r.platform_id].id for r in records
                       if r.platform_id in known and _changes(r, known[r.platform_id])))

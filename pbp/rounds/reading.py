@@ -114,16 +114,19 @@ def parser_roster(roster: Sequence[Combatant]) -> Roster | None:
     and stemmed) on first use and memoises what it matched. The same names give the same
     roster again, index and memo included (SCALE-6: an ingest batch of one post spent a
     fifth of its time re-indexing the encounter's names); a handful are kept."""
-    built = Roster.of(tuple(roster))
-    if built is None:
+    if roster is None:
         return None
-    key = tuple((e.key, e.name, e.aliases, e.weapons, e.side,
-                 tuple(sorted((k, tuple(v)) for k, v in e.weapon_aliases.items())))
-                for e in built.entries)
+    # what Roster.of reads of each combatant, read here without building the roster (a
+    # batch's roster is almost always one kept already)
+    key = tuple((c.key, c.name, tuple(c.aliases), tuple((w.name, tuple(w.aliases)) for w in c.weapons),
+                 str(c.side)) for c in roster)
     kept = _ROSTERS.get(key)
     if kept is not None:
         _ROSTERS.move_to_end(key)
         return kept
+    built = Roster.of(tuple(roster))
+    if built is None:
+        return None
     _ROSTERS[key] = built
     while len(_ROSTERS) > _ROSTERS_KEPT:
         _ROSTERS.popitem(last=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import NamedTuple
 
 from sqlalchemy import (
     Connection,
@@ -49,8 +50,9 @@ from .standing import Absence
 #: rows per ``IN (...)`` list: well under SQLite's and PostgreSQL's parameter limits
 CHUNK = 500
 
-_KNOWN = select(Post).where(Post.thread_id == bindparam("thread"),
-                            Post.platform_id.in_(bindparam("ids", expanding=True)))
+_KNOWN = select(Post.id, Post.platform_id, Post.content_hash, Post.deleted_at, Post.posted_at).where(
+    Post.thread_id == bindparam("thread"), Post.platform_id.in_(bindparam("ids", expanding=True)))
+_POSTS = select(Post).where(Post.id.in_(bindparam("ids", expanding=True)))
 _ROLLED = select(RollRecord.post_id).distinct().where(
     RollRecord.post_id.in_(bindparam("ids", expanding=True)))
 _R2 = aliased(Round)
@@ -134,14 +136,38 @@ def batch_hints(connection: Connection, campaign_id: int, thread_id: int) -> Hin
     return out
 
 
-def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str]) -> dict[str, Post]:
-    """The thread's stored posts among *platform_ids*, by platform id (one query per 500)."""
+class KnownPost(NamedTuple):
+    """A stored post as a batch first reads it: what tells whether a record changes it
+    (SCALE-6: an ORM object per post seen again cost more than the query; only the posts
+    a batch changes are loaded as :class:`~pbp.store.models.Post`)."""
+
+    id: int
+    platform_id: str
+    content_hash: str | None
+    deleted_at: datetime | None
+    posted_at: datetime
+
+
+def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str]) -> dict[str, KnownPost]:
+    """The thread's stored posts among *platform_ids*, by platform id (one query per 500),
+    read on the connection (Core) once the session's own changes are flushed."""
     ids = sorted(set(platform_ids))
-    known: dict[str, Post] = {}
+    known: dict[str, KnownPost] = {}
+    session.flush()
+    connection = session.connection()
     for start in range(0, len(ids), CHUNK):
-        known.update((p.platform_id, p) for p in session.scalars(
+        known.update((r.platform_id, KnownPost(*r)) for r in connection.execute(
             _KNOWN, {"thread": thread_id, "ids": ids[start:start + CHUNK]}))
     return known
+
+
+def posts_by_id(session: Session, post_ids: Iterable[int]) -> dict[int, Post]:
+    """The posts of *post_ids* as ORM objects (one query per 500)."""
+    ids = sorted(set(post_ids))
+    out: dict[int, Post] = {}
+    for start in range(0, len(ids), CHUNK):
+        out.update((p.id, p) for p in session.scalars(_POSTS, {"ids": ids[start:start + CHUNK]}))
+    return out
 
 
 def posts_with_rolls(session: Session, post_ids: Iterable[int]) -> set[int]:
@@ -156,7 +182,9 @@ def posts_with_rolls(session: Session, post_ids: Iterable[int]) -> set[int]:
 def combatants_as_stored(session: Session, encounter_id: int) -> list[tuple[object, ...]]:
     """The encounter's combatants by id, each (id, key, name, side, player, hp, max_hp,
     initiative, down, sheet JSON text, conditions JSON text)."""
-    return [tuple(r) for r in session.execute(_COMBATANTS, {"encounter": encounter_id})]
+    # on the connection (Core): no entity in the statement, nothing for the ORM to do, and
+    # no table an ingest batch writes before it reads the roster
+    return [tuple(r) for r in session.connection().execute(_COMBATANTS, {"encounter": encounter_id})]
 
 
 def live_rounds(session: Session, thread_id: int, since: datetime | None = None
