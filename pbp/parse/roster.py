@@ -145,8 +145,11 @@ class Roster:
             if not f.isascii():
                 t = s.translate(_TRANSLIT)
                 if t.isascii():
-                    keys.add(t)
-                    keys.add(fold(get("en").stem(t)))
+                    # and as a Latin name may spell the same sounds: "орка" is "Orc",
+                    # "Макса" is "Max" (the Cyrillic stem transliterates to ork, maks)
+                    for v in {t, t.replace("ks", "x"), t.replace("ks", "x").replace("k", "c")}:
+                        keys.add(v)
+                        keys.add(fold(get("en").stem(v)))
         out = frozenset(keys)
         if len(idx.keys) > 50_000:
             idx.keys.clear()
