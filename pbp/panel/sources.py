@@ -4,7 +4,9 @@ Why the address alone: a narrator knows the thread's address, not which engine t
 runs. The engine is found by matching the address against every preset's
 ``thread.pattern`` (:func:`pbp.sources.forum_check.detect_presets`): one match is taken,
 several are offered to choose from (phpBB 2 and 3 share one shape), none shows every
-engine with the shape of its thread addresses (the preset's ``example``). A Reddit
+engine with the shape of its thread addresses (the preset's ``example``); before asking,
+the forum's first page is read with each engine that fits
+(:func:`pbp.sources.forum_check.reading_engine`). A Reddit
 submission is recognised by its address. Every refusal says, in the narrator's words,
 which engine was expected and what the address should look like; never a regex.
 
@@ -30,7 +32,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from ..errors import ConfigError, PbpError
-from ..sources.forum_check import detect_presets
+from ..sources.forum_check import detect_presets, reading_engine
 from ..sources.forum_preset import ForumPreset, available_presets, load_preset
 from ..sources.outbound import VARIABLE, PrivateHosts, refusal
 from ..sources.reddit import parse_submission_id
@@ -223,6 +225,9 @@ def add(s: Session, campaign: Campaign, form: SourceForm) -> tuple[Thread | None
     if problem:
         form.url.errors.append(problem)
         return None, d
+    if d.kind == "forum" and len(d.presets) > 1:   # the forum itself may say which
+        found = reading_engine(url, d.presets, current_app.config["PBP_SETTINGS"])
+        d.presets = [found] if found else d.presets
     if d.kind == "forum" and len(d.presets) != 1:
         return None, d
     t = Thread(campaign_id=campaign.id, kind=d.kind, url=url, title=(form.title.data or "").strip(),

@@ -11,8 +11,10 @@ fetches of one page and proposes the ``volatile`` patterns that make them hash t
 from __future__ import annotations
 
 import difflib
+import logging
 import math
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -23,6 +25,8 @@ from .forum import ForumSource
 from .forum_json import parse_json_page
 from .forum_page import each_post, link_numbers, soup_of
 from .forum_preset import ForumPreset, available_presets, load_preset
+
+log = logging.getLogger(__name__)
 
 #: how much of a body a check shows
 BODY_START = 70
@@ -206,3 +210,25 @@ def detect_presets(url: str) -> list[str]:
         if preset.thread.pattern.match(url.strip()):
             found.append(name)
     return found
+
+
+def reading_engine(url: str, presets: Sequence[str], settings: Settings) -> str | None:
+    """The one preset of *presets* that reads posts from *url*'s first page, as a visitor,
+    with no problem; None when none or several do.
+
+    Why: some engines share a thread address's shape (Misago's and Discourse's
+    ``/t/slug/ID/``, phpBB 2's and 3's ``viewtopic.php``), so the address alone cannot say
+    which engine a forum runs, and most narrators cannot answer the question either. The
+    forum can: each engine that fits reads the first page once (the workers' own client:
+    the same private-host rule and host interval). A probe that fails for any reason
+    counts as "does not read": the caller then asks, or names the engine, as before."""
+    readers = []
+    for preset in presets:
+        try:
+            check, _ = fetch_check(url, preset, settings)
+        except Exception as exc:  # noqa: BLE001 - a probe: any failure means "not this one"
+            log.info("engine probe failed", extra={"url": url, "preset": preset, "error": repr(exc)})
+            continue
+        if check.posts and not check.problems:
+            readers.append(preset)
+    return readers[0] if len(readers) == 1 else None

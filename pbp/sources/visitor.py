@@ -25,7 +25,7 @@ from ..errors import ConfigError, PbpError
 from ..settings import Settings, load_settings
 from .base import PostRecord, carries_marker, own_words, same_account
 from .forum import ForumSource
-from .forum_check import detect_presets
+from .forum_check import detect_presets, reading_engine
 from .forum_preset import available_presets
 from .reddit_client import RedditConfig, make_reddit
 from .reddit_errors import translate
@@ -88,8 +88,8 @@ def source_kind(url: str) -> str:
 def read_thread(url: str, settings: Settings | None = None, *, preset: str | None = None,
                 bot: str | None = None) -> ThreadRead:
     """Every post of the thread at *url*, read as a visitor, and the bot's replies among
-    them. *preset* names the forum engine (default: the first preset whose pattern fits
-    the address); *bot* the account that posts pbp's replies (default: the one account
+    them. *preset* names the forum engine (default: the preset whose pattern fits the
+    address; of several, the one that reads the first page, else the first); *bot* the account that posts pbp's replies (default: the one account
     whose posts carry the reply marker; several such accounts are an error naming them)."""
     # a visitor reads once, alone, and writes no file (DICE-4): its requests keep to this
     # process's spacing, not the workers' shared budget (a database row or file)
@@ -116,6 +116,8 @@ def _forum_posts(url: str, settings: Settings, preset: str | None) -> list[PostR
     if not names:
         raise ConfigError(f"no forum preset's thread pattern fits the address (known: "
                           f"{', '.join(available_presets())})", where=url)
+    if len(names) > 1:   # engines sharing the address's shape: the forum says which
+        names = [reading_engine(url, names, settings) or names[0]]
     source = ForumSource(url, names[0], settings=settings, credentials={})
     return [p for p in source.fetch(None).posts if p.change != "deleted"]
 

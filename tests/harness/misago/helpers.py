@@ -32,11 +32,12 @@ def serve(harness: Any) -> Iterator[Any]:
     return common.serve(harness, "misago")
 
 
-def player_posts(base: str, tid: int | str, text: str) -> int:
-    """The player's browser: the forum's page (CSRF cookie), the API login, a reply."""
+def player_posts(base: str, tid: int | str, text: str, who: dict[str, str] | None = None) -> int:
+    """The player's browser (*who*: username and password, the harness's player when
+    None): the forum's page (CSRF cookie), the API login, a reply."""
     with requests.Session() as s:   # closed: a pooled socket left to the collector warns
         s.get(base + "/").raise_for_status()
-        r = s.post(base + "/api/auth/", json=PLAYER,
+        r = s.post(base + "/api/auth/", json=who or PLAYER,
                    headers={"X-CSRFToken": s.cookies["csrftoken"]})
         assert r.status_code == 200, r.text
         for _ in range(3):      # Misago's 3 s between a member's posts

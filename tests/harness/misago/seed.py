@@ -4,12 +4,15 @@
     seed.py thread SUBJECT N       a new thread of N posts by admin (one per test): post 1
                                    two hours ago, post i (i > 1) i minutes after it
     seed.py edit POST_ID TEXT      edit a post's text (as a moderator would)
+    seed.py user NAME PASSWORD     a new member (a second player)
+    seed.py original POST_ID       a post's source text, as JSON (what its author typed)
 
 MISAGO_DB names the PostgreSQL database. Prints one line per result, for the caller.
 Posts are 5 a page (the ``posts_per_page`` dynamic setting, 18 as shipped) so a short
 thread has several pages; the bot and the player are plain members (flood control on).
 """
 import html
+import json
 import os
 import sys
 from datetime import timedelta
@@ -83,6 +86,17 @@ def edit(pk, text):
     print("EDITED", pk)
 
 
+def user(name, password):
+    member = User.objects.create_user(name, f"{name}@example.com", password)
+    dynamic.set_avatar(member)
+    member.save()
+    print("USER", member.pk)
+
+
+def original(pk):
+    print("ORIGINAL", json.dumps(Post.objects.get(pk=pk).original))
+
+
 if __name__ == "__main__":
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "base":
@@ -91,5 +105,9 @@ if __name__ == "__main__":
         thread(args[0], int(args[1]))
     elif cmd == "edit":
         edit(int(args[0]), args[1])
+    elif cmd == "user":
+        user(args[0], args[1])
+    elif cmd == "original":
+        original(int(args[0]))
     else:
         sys.exit("unknown command " + cmd)
