@@ -34,7 +34,7 @@ from ..sources.base import SourceError
 from ..sources.forum_preset import ForumPreset, load_preset
 from ..sources.forum_watch import ForumWatcher
 from ..store.db import reading
-from ..store.infra import watch_table
+from ..store.infra import create_tables, watch_table
 from ..store.models import Thread
 from ..store.polling import LEARNED_FORUM
 from .resources import Resources
@@ -50,7 +50,7 @@ def ensure_table(engine: Engine) -> None:
     """Create ``pbp_watch_state`` on a bare engine (tests); migrations make it otherwise."""
     key = id(engine)
     if key not in _ensured:
-        watch_table.metadata.create_all(engine, tables=[watch_table], checkfirst=True)
+        create_tables(engine, [watch_table])
         _ensured.add(key)
 
 

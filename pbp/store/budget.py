@@ -37,7 +37,7 @@ from sqlalchemy.exc import IntegrityError
 
 from ..errors import ConfigError
 from .db import make_engine
-from .infra import budgets_table
+from .infra import budgets_table, create_tables
 
 try:  # optional (the ``scale`` extra): only a Redis budget URL needs it
     import redis
@@ -130,7 +130,7 @@ class DatabaseBudget:
     def __init__(self, engine: Engine, clock: Callable[[], float] = time.time) -> None:
         self.engine = engine
         self.clock = clock
-        budgets_table.metadata.create_all(engine, tables=[budgets_table], checkfirst=True)
+        create_tables(engine, [budgets_table])   # a concurrent worker's creation is fine
 
     def reserve(self, key: str, interval: float, *, max_wait: float = math.inf,
                 burst: float = 0.0) -> float:

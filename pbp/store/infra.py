@@ -63,3 +63,20 @@ heartbeats_table = sa.Table(
     sa.Column("host", sa.String(200)),
     sa.Column("detail", sa.Text, nullable=False, default="{}"),
 )
+
+
+def create_tables(engine: sa.Engine, tables: list[sa.Table]) -> None:
+    """``create_all(checkfirst=True)`` of *tables* on a bare engine, safe when another
+    process creates them at the same moment.
+
+    Why: every worker of ``pbp serve`` makes its rate budget at start; on a fresh
+    PostgreSQL database two of them both found ``pbp_budgets`` missing and both created it,
+    and the second died on ``pg_type_typname_nsp_index`` (seen in a CI run): PostgreSQL
+    refuses the same table twice even with ``IF NOT EXISTS``. A creation that fails is
+    all right when the tables exist afterwards; anything else is raised."""
+    try:
+        Base.metadata.create_all(engine, tables=tables, checkfirst=True)
+    except (sa.exc.IntegrityError, sa.exc.ProgrammingError, sa.exc.OperationalError):
+        present = sa.inspect(engine)
+        if not all(present.has_table(t.name, schema=t.schema) for t in tables):
+            raise
