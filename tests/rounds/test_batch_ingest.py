@@ -8,6 +8,8 @@ consecutive in the round without a gap), not from a run of the program.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from sqlalchemy import Engine, select
 
@@ -22,6 +24,19 @@ from .world import at, make_world, post
 POSTS = [post("p1", "alice", at(1), "I attack Goblin Snag with my sword [roll]1d20+5[/roll]"),
          post("p2", "bob", at(2), "I attack Goblin Rot [roll]1d20+5[/roll] [roll]1d8[/roll]"),
          post("p3", "GM", at(3), "Goblin Snag: attacks Aria with the dagger")]
+
+
+def break_bobs_post(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Reading p2 (bob's) raises, as a bug met in one post would; the real reader returned."""
+    real = ingest.process_post
+
+    def broken_for_bob(session, post, **kw):  # type: ignore[no-untyped-def]
+        if post.platform_id == "p2":
+            raise RuntimeError("a bug met in bob's post")
+        return real(session, post, **kw)
+
+    monkeypatch.setattr(ingest, "process_post", broken_for_bob)
+    return real
 
 
 def tag_rolls(engine: Engine, round_id: int) -> list[tuple[int, str | None, int | None]]:
@@ -58,14 +73,7 @@ def test_scale_6_a_batch_after_other_work_takes_a_savepoint_and_keeps_that_work(
     savepoint only, not the caller's work."""
     w = make_world(engine)
     w.open(at(0))
-    real = ingest.process_post
-
-    def broken_for_bob(session, post, **kw):  # type: ignore[no-untyped-def]
-        if post.platform_id == "p2":
-            raise RuntimeError("a bug met in bob's post")
-        return real(session, post, **kw)
-
-    monkeypatch.setattr(ingest, "process_post", broken_for_bob)
+    break_bobs_post(monkeypatch)
     with statements(engine, only=starting("SAVEPOINT")) as seen, session_scope(engine) as s:
         s.add(m.Post(thread_id=w.thread_id, platform_id="before", author="carol", posted_at=at(1),
                      body="seen before the batch", text="seen before the batch", fmt="text",
@@ -117,14 +125,7 @@ def test_scale_6_a_post_that_cannot_be_read_is_stored_unread_and_the_others_are_
         engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
     w = make_world(engine)
     rid = w.open(at(0))
-    real = ingest.process_post
-
-    def broken_for_bob(session, post, **kw):  # type: ignore[no-untyped-def]
-        if post.platform_id == "p2":
-            raise RuntimeError("a bug met in bob's post")
-        return real(session, post, **kw)
-
-    monkeypatch.setattr(ingest, "process_post", broken_for_bob)
+    real = break_bobs_post(monkeypatch)
     ids = w.ingest(POSTS, now=at(3))
     assert len(ids) == 3                                         # p2 kept too
     assert w.count(m.Post) == 3
