@@ -41,6 +41,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import select
 
+from pbp import heap
 from pbp.rounds import replies as replies_mod
 from pbp.rounds import service
 from pbp.rules import engine as engine_mod
@@ -118,7 +119,8 @@ def _parse_cpu(batch: list[PostRecord], names: Any) -> float:
     return statistics.median(passes)
 
 
-def bench_db(kind: str, url: str, rounds: int, n: int, profile: Any = None) -> dict[str, Any]:
+def bench_db(kind: str, url: str, rounds: int, n: int, profile: Any = None,
+             freeze: bool = True) -> dict[str, Any]:
     engine = make_engine(url)
     m.Base.metadata.create_all(engine)
     with session_scope(engine) as s:
@@ -172,6 +174,8 @@ def bench_db(kind: str, url: str, rounds: int, n: int, profile: Any = None) -> d
             with ingest.run(), session_scope(engine) as s:
                 service.ingest_posts(s, tid, batch, now=now + timedelta(hours=2))
             ingest_cpu.append(time.process_time() - c0)
+            if r == 1 and freeze:   # as a worker does after its first task (workers/heap.py)
+                heap.freeze()
             if profile is not None:
                 profile.disable()
             parse_batch.append(_parse_cpu(batch, names))   # the baseline, at the same moment
@@ -251,18 +255,23 @@ def main() -> None:
     ap.add_argument("--profile", type=int, default=0, metavar="N",
                     help="profile ingest after the first batch (cProfile) and print its N costliest "
                          "functions")
+    ap.add_argument("--no-freeze", action="store_true",
+                    help="leave the heap unfrozen (a worker freezes it: workers/heap.py)")
     args = ap.parse_args()
+    if not args.no_freeze:
+        heap.freeze()   # as a worker does once its code is loaded
     results = []
     profiles: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         with temporary_database("sqlite", directory=tmp) as url:
             profiles["sqlite"] = cProfile.Profile() if args.profile else None
-            results.append(bench_db("sqlite", url, args.rounds, args.combatants, profiles["sqlite"]))
+            results.append(bench_db("sqlite", url, args.rounds, args.combatants, profiles["sqlite"],
+                                    not args.no_freeze))
         if not args.no_pg:
             with temporary_database("postgresql", directory=tmp, postgres_url=args.pg) as url:
                 profiles["postgresql"] = cProfile.Profile() if args.profile else None
                 results.append(bench_db("postgresql", url, args.rounds, args.combatants,
-                                        profiles["postgresql"]))
+                                        profiles["postgresql"], not args.no_freeze))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{args.combatants} combatants, {args.rounds} rounds per database "
           f"({args.combatants // 2 + 1} posts a round); load average {load:.1f} on "

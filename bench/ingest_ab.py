@@ -31,6 +31,8 @@ def main() -> None:
     ap.add_argument("--root", default=str(HERE.parent), help="the checkout to measure")
     ap.add_argument("--db", choices=["sqlite", "postgresql"], default="sqlite")
     ap.add_argument("--passes", type=int, default=80)
+    ap.add_argument("--no-freeze", action="store_true",
+                    help="leave the heap unfrozen (a worker freezes it: workers/heap.py)")
     args = ap.parse_args()
     sys.path[:0] = [args.root, str(Path(args.root) / "bench")]
     import bench_rounds as b
@@ -70,6 +72,15 @@ def main() -> None:
                 service.resolve_round(s, rid, now)
                 rid = service.current_round(s, eid).id
         batch = b.posts_for(4, 50, now)
+        if not args.no_freeze:   # as a worker does after its first task (workers/heap.py)
+            try:
+                from pbp import heap
+            except ImportError:   # a checkout from before it: frozen the same way
+                import gc
+
+                gc.freeze()
+            else:
+                heap.freeze()
 
         def once(posts: list) -> float:   # type: ignore[type-arg]
             s = Session(engine)

@@ -15,12 +15,12 @@ layer (:mod:`pbp.rounds.service`, :mod:`pbp.panel.overrides`) and render.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping
 from typing import Any
 
 from flask import Flask
 
+from .. import heap
 from ..settings import TEMPLATES_DIR, Settings, load_settings
 from . import (
     access,
@@ -102,12 +102,12 @@ def _freeze_long_lived(app: Flask) -> None:
     collector's sight, so a full collection no longer walks it. A page of 200 posts
     allocates enough to trigger one every few requests: 13 ms a page on average, 6 ms
     with the first freeze only, 1 ms with both (``gc.freeze``, Python's own advice for
-    long-running servers)."""
-    gc.freeze()
+    long-running servers; :mod:`pbp.heap`)."""
+    heap.freeze()
     first = [True]
 
     @app.teardown_request
     def _after_first_request(_exc: BaseException | None) -> None:
         if first[0]:
             first[0] = False
-            gc.freeze()
+            heap.freeze()

@@ -21,7 +21,7 @@ from .model import (
                     Span,
                     Utterance,
 )
-from .post import parse_post
+from .post import parse_post, post_language
 from .roster import Roster, RosterEntry
 
 __all__ = [
@@ -37,4 +37,5 @@ __all__ = [
                     "Utterance",
                     "detect_language",
                     "parse_post",
+                    "post_language",
 ]

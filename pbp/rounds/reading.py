@@ -12,7 +12,6 @@ Nothing here touches the database or rolls dice.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import re
 from collections import OrderedDict
@@ -20,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..parse import ParsedPost, Roster, parse_post
+from ..parse import ParsedPost, Roster, parse_post, post_language
 from ..rules.model import Action, Combatant
 
 
@@ -142,17 +141,20 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
     indexed = indexed if indexed is not None else parser_roster(roster)
     if not controlled:
         return []
+    # the campaign's language is the first guess; a post plainly in another is read in it
+    own_language = True
     if len(controlled) == 1:
         chunks = [(controlled[0].key, body, fmt, 0)]
-    else:
+    else:   # guessed once, on the whole post: every part is read in it (post_language)
         chunks = [(k, part, "text", off) for k, part, off in split_by_actor(text, controlled)]
+        if chunks:
+            lang, own_language = post_language(text, lang), False
     readings: dict[str, Reading] = {}
     tag_base = 0
     init_base = 0
     for actor, part, part_fmt, offset in chunks:
-        # the campaign's language is the first guess; a part plainly in another is read in it
         parsed = parse(part, fmt=part_fmt, lang=lang, roster=indexed, actor=actor,
-                       own_language=True)
+                       own_language=own_language)
         reading = readings.setdefault(actor, Reading(actor=actor, lang=parsed.lang))
         tag_count = 0
         for tag in parsed.rolls:
@@ -193,14 +195,16 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
             if spec.purpose == "initiative" and spec.actor == actor and spec.tag_index >= tag_base:
                 reading.initiative.append(spec)
         for a in parsed.to_actions():
+            if not (tag_base or offset) and a.rolled is None:
+                reading.actions.append(a)   # already in the whole post's numbering
+                continue
             options = a.options
             if options.roll_index is not None:
                 options = options.evolve(
                     roll_index=tag_base + options.roll_index,
                     roll_indices=tuple(tag_base + i for i in options.roll_indices))
-            reading.actions.append(dataclasses.replace(
-                a, rolled=None, options=options,
-                position=None if a.position is None else offset + a.position))
+            reading.actions.append(_shifted(
+                a, options, None if a.position is None else offset + a.position))
         for u in parsed.speech:
             reading.speech.append(u.text)
             reading.speech_spans.append((offset + u.position, offset + u.position + len(u.text) + 2))
@@ -210,3 +214,15 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
                                    "severity": e.severity})
         tag_base += tag_count
     return list(readings.values())
+
+
+def _shifted(action: Action, options: Any, position: int | None) -> Action:
+    """*action* moved into the whole post's numbering, unrolled. Its instance dict copied
+    with the changes, as :func:`pbp.parse.model.with_rolls` does: *options* is already the
+    kind's own type, so ``Action.__post_init__`` (which ``dataclasses.replace`` runs, with
+    a walk over every field) would change nothing."""
+    new = object.__new__(Action)
+    state = action.__dict__.copy()
+    state.update(rolled=None, options=options, position=position)
+    object.__setattr__(new, "__dict__", state)
+    return new

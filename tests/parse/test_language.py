@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbp.parse import parse_post
 from pbp.parse.language import choose
@@ -46,3 +48,36 @@ def test_own_language_off_keeps_the_given_language() -> None:
     assert post.lang == "pt"
     assert [(a.kind.value, a.target) for a in post.actions] == [("attack", "orc2")]
     assert post.to_dict()["lang"] == "pt"
+
+
+def _counts_word_by_word(text: str) -> tuple[int, int, int, int]:
+    """The evidence as the module states it, word by word: each whitespace-separated word
+    of the sample (noise removed, lower-cased) stripped of ``.,;:!?"'()*_«»“”—-``; a
+    Portuguese hint word counts for Portuguese, an English one for English, and a word
+    holding a Portuguese letter once more for Portuguese."""
+    from pbp.parse import language
+    from pbp.parse.lexicon import _EN_HINTS, _PT_HINTS, script_letters
+
+    sample = language._NOISE.sub(" ", text[:4000])
+    cyr, lat = script_letters(sample)
+    pt = en = 0
+    if lat:
+        for word in sample.lower().split():
+            word = word.strip(".,;:!?\"'()*_«»“”—-")
+            pt += (word in _PT_HINTS) + any(ch in "ãõçêôáéíóúâà" for ch in word)
+            en += word in _EN_HINTS
+    return cyr, lat, pt, en
+
+
+_WORDY = "abdeimnostuyçãéàêÃÉ БьюI.,;:!?\"'()*_«»“”—-\t\n\u2003\u00a0\x1c"
+
+
+@given(st.lists(st.sampled_from([*_WORDY, "the ", "com ", " eu", "não", " à ", "é", " a ",
+                                 "[b]", "1d20"]), max_size=40).map("".join))
+@settings(max_examples=400, deadline=None)
+def test_scale_6_the_evidence_is_counted_word_by_word(text: str) -> None:
+    """SCALE-6: the counts found with the work mapped in C are those of the word-by-word
+    reading (Issue 13 item 2's evidence), whatever the marks and whitespace."""
+    from pbp.parse.language import counts
+
+    assert tuple(counts(text)) == _counts_word_by_word(text)

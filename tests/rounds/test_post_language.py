@@ -104,3 +104,21 @@ def test_initiative_for_another_players_combatant_is_refused_in_the_campaigns_la
     body = w.reply(f"{rid}:resolution").body
     assert "'Goblin Snag' não é seu para rolar" in body
     assert "not yours" not in body
+
+
+def test_a_narrators_post_is_read_in_the_language_of_the_whole_post(engine):
+    """Issue 13 item 2, SCALE-6: the narrator's post declaring for two goblins is read in
+    the language of the whole post, guessed once. Each part alone is too short to be
+    plainly Portuguese (one hint word: ``com``, ``o``; the margin is two), the whole post
+    is (two hint words, no English one), so both goblins' Portuguese attacks are declared;
+    read part by part in English, neither verb was known."""
+    w = make_world(engine, language="en")
+    rid = w.open(at(0))
+    w.ingest([post("g1", "GM", at(1), "Goblin Snag: ataco Aria com adaga [roll]1d20+2[/roll]\n"
+                                      "Goblin Rot: ataco o Bram [roll]1d20+2[/roll]")], now=at(1))
+    decls = w.declarations(rid)
+    snag, rot = decls["gob1"][-1], decls["gob2"][-1]
+    assert (snag.lang, rot.lang) == ("pt", "pt")
+    assert [(a["kind"], a["target"]) for a in snag.actions] == [("attack", "aria")]
+    assert [(a["kind"], a["target"]) for a in rot.actions] == [("attack", "bram")]
+    assert all(a["rolled"] for a in snag.actions + rot.actions)
