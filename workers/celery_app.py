@@ -35,8 +35,8 @@ from kombu.transport import sqlalchemy as sqla_transport
 from pbp.logs import configure_logging
 from pbp.settings import Settings, load_settings
 
-from . import heap as _heap  # noqa: F401  (the long-lived heap frozen: workers/heap.py)
 from . import health as _health  # noqa: F401  (heartbeats on worker_ready, parent watch)
+from . import heap as _heap  # noqa: F401  (the long-lived heap frozen: workers/heap.py)
 
 #: Queues: polling is many small I/O-bound tasks; rounds and delivery must not wait behind it.
 QUEUES = ("pbp.poll", "pbp.rounds", "pbp.deliver")
