@@ -40,6 +40,7 @@ from sqlalchemy.orm import ORMExecuteState, Session
 
 from ..store import models as m
 from ..store.types import UTCDateTime
+from . import bulk_pg
 
 #: ``session.info`` key of the running batch's pending rows
 KEY = "pbp.bulk"
@@ -290,6 +291,12 @@ class Pending:
             decls, rolls = self.declarations, self.rolls
             self.declarations, self.rolls = [], []
             session = self.session
+            connection = session.connection()
+            if connection.dialect.name == "postgresql" and bulk_pg.insert_rolled(
+                    connection, [columns(r) for r, _ in rolls],
+                    [(r.round_id, r.roll_index, post) for r, post in rolls if post is not None],
+                    [columns(d) for d in decls]):
+                return   # one statement (pbp.rounds.bulk_pg)
             if rolls:
                 made = insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls],
                                    ("id", "round_id", "roll_index"))

@@ -39,7 +39,7 @@ from ..sources.base import PostRecord, carries_marker
 from ..store import ingest_reads
 from ..store import models as m
 from ..store.types import utcnow
-from . import between
+from . import between, bulk_pg
 from .batch import BatchReads
 from .bulk import Row, bulk_batch, columns, insert_rows, new_row
 from .declare import Cast, process_post
@@ -276,6 +276,15 @@ def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> Non
     (a pass rolled back leaves nothing in the session: the rows were never in it)."""
     if not posts:
         return
+    connection = session.connection()
+    if connection.dialect.name == "postgresql":   # both in one statement (pbp.rounds.bulk_pg)
+        made = bulk_pg.insert_posts(connection, [columns(p) for p in posts],
+                                    [(p.platform_id, columns(r)) for p in posts for r in p.revisions])
+        if made is not None:
+            ids = {str(pid): int(i) for i, pid in made}
+            for post in posts:
+                post.id = ids[post.platform_id]
+            return
     made = insert_rows(session, m.Post, [columns(p) for p in posts], ("id", "platform_id"))
     ids = {str(pid): int(i) for i, pid in made}
     if len(ids) < len(posts):   # pragma: no cover - an SQLite without RETURNING (< 3.35)

@@ -5,6 +5,8 @@ to quote or escape, and the ids it returns name the rows it wrote."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import Engine, select
 
@@ -115,3 +117,116 @@ def test_scale_6_rows_written_past_sqlalchemy_match_its_own_insert(engine: Engin
         got = s.scalars(select(m.Declaration).order_by(m.Declaration.id)).all()
         assert [g.actions for g in got] == [full["actions"], []]
         assert got[0].speech == full["speech"] and got[0].updated_at == at(1, 5)
+
+
+def _as_text(engine: Engine, sql: str) -> list[str]:
+    """Each row as PostgreSQL writes a row value out: a JSON ``null`` reads ``null``, an SQL
+    NULL reads nothing, a timestamp to the microsecond, text quoted and escaped."""
+    with engine.connect() as c:
+        return [r[0] for r in c.exec_driver_sql(sql)]
+
+
+_POSTS_AS_TEXT = (
+    "SELECT ROW(p.thread_id, p.platform_id, p.author, p.posted_at, p.body, p.text, p.fmt, "
+    "p.content_hash, p.url, p.revisions_seen, p.edited_at, p.deleted_at, p.first_seen_at, "
+    "p.last_seen_at, p.round_id, p.is_ours)::text FROM posts p ORDER BY p.platform_id",
+    "SELECT ROW(p.platform_id, r.number, r.content_hash, r.body, r.text, r.change, r.edited_at, "
+    "r.seen_at, r.after_roll)::text FROM post_revisions r JOIN posts p ON p.id = r.post_id "
+    "ORDER BY p.platform_id, r.number")
+_ROLLED_AS_TEXT = (
+    "SELECT ROW(r.round_id, r.roll_index, r.post_id, r.tag_index, r.position, r.kind, r.actor, "
+    "r.label, r.written, r.expression, r.total, r.\"natural\", r.faces, r.breakdown, r.markdown, "
+    "r.hidden, r.seal, r.created_at)::text FROM rolls r WHERE r.roll_index >= 1000 "
+    "ORDER BY r.round_id, r.roll_index",
+    "SELECT ROW(r.round_id, r.roll_index, rp.platform_id, rp.author, rp.revision)::text "
+    "FROM roll_posts rp JOIN rolls r ON r.id = rp.roll_id ORDER BY r.roll_index",
+    "SELECT ROW(d.round_id, d.combatant_id, d.post_id, d.source, d.actions, d.errors, d.speech, "
+    "d.speech_count, d.speech_limit, d.lang, d.quoted_rolls, d.tables, d.late, "
+    "d.edited_after_roll, d.deleted, d.superseded, d.notes, d.created_at, d.updated_at)::text "
+    "FROM declarations d WHERE d.updated_at = '2026-11-30 13:05:00' ORDER BY d.combatant_id")
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)   # its own statements
+def test_scale_6_postgresql_one_statement_writes_what_sqlalchemy_writes(engine: Engine) -> None:
+    """SCALE-6 on PostgreSQL: the batch's posts with their revisions, then its rolls with the
+    posts they were rolled for and its declarations, each in one statement (one JSON
+    document a table, pbp.rounds.bulk_pg). Stored, every row is the row SQLAlchemy's own
+    ``table.insert()`` writes from the same values, read back as PostgreSQL's text of the
+    row: quotes, braces, backslashes, the word NULL, non-Latin text, microseconds, a JSON
+    column given None (JSON ``null``, not SQL NULL), None inside JSON, a None text
+    column, the columns left out (their Python-side defaults, those taken at insert time
+    aside: given here); each revision names its own
+    post and each roll post its own roll."""
+    from sqlalchemy import text
+
+    from pbp.rounds import bulk_pg
+
+    w = make_world(engine)
+    rid = w.open(at(0))
+    assert at(1, 5).isoformat() == "2026-11-30T13:05:00+00:00"   # the queries' filter
+    with session_scope(engine) as s:
+        combatant_ids = list(s.scalars(select(m.Combatant.id).order_by(m.Combatant.id)))[:3]
+    posts = [{"thread_id": w.thread_id, "platform_id": f"p{i}-{TRICKY[i]}", "author": TRICKY[i],
+              "posted_at": at(1, i) + timedelta(microseconds=1234 * i), "body": TRICKY[i - 1], "text": TRICKY[i],
+              "content_hash": f"h{i}", "url": None if i % 2 else TRICKY[0], "edited_at": None,
+              "round_id": rid, "first_seen_at": at(2), "last_seen_at": at(2, 1)} for i in range(len(TRICKY))]
+    revisions = [(p["platform_id"], {"number": 1, "content_hash": p["content_hash"],
+                                     "body": p["body"], "text": p["text"], "edited_at": None,
+                                     "seen_at": at(2)})
+                 for p in posts]
+    rolls = [{**roll(rid, i), "faces": None if i == 2 else roll(rid, i)["faces"]} for i in range(4)]
+    roll_posts = [(rid, 1000 + i, {"platform_id": TRICKY[i], "author": TRICKY[i - 1]})
+                  for i in range(3)]   # the fourth roll is no post's
+    decls = [{"round_id": rid, "combatant_id": cid, "post_id": None, "source": "narrator",
+              "actions": [{"kind": "attack", "text": TRICKY[i], "rolled": None}],
+              "errors": None if i == 1 else [{"m": TRICKY[3]}], "speech": [TRICKY[i]],
+              "lang": None if i else "pt", "created_at": at(1, 4) + timedelta(microseconds=99),
+              "updated_at": at(1, 5)} for i, cid in enumerate(combatant_ids)]
+
+    with session_scope(engine) as s:
+        made = bulk_pg.insert_posts(s.connection(), posts, revisions)
+        assert made is not None and sorted(pid for _, pid in made) == sorted(
+            p["platform_id"] for p in posts)
+        assert bulk_pg.insert_rolled(s.connection(), rolls, roll_posts, decls) is True
+    ours = [_as_text(engine, q) for q in _POSTS_AS_TEXT + _ROLLED_AS_TEXT]
+
+    with session_scope(engine) as s:   # again, through SQLAlchemy's own inserts
+        for table, ours_only in (("roll_posts", ""), ("rolls", " WHERE roll_index >= 1000"),
+                                 ("declarations", " WHERE updated_at = '2026-11-30 13:05:00'"),
+                                 ("post_revisions", ""), ("posts", "")):
+            s.execute(text(f"DELETE FROM {table}{ours_only}"))
+        ids = dict((pid, i) for i, pid in s.execute(
+            m.Post.__table__.insert().returning(m.Post.id, m.Post.platform_id), posts))
+        for pid, rev in revisions:
+            s.execute(m.PostRevision.__table__.insert(), [{**rev, "post_id": ids[pid]}])
+        roll_ids = dict(((rd, ix), i) for i, rd, ix in s.execute(
+            m.RollRecord.__table__.insert().returning(
+                m.RollRecord.id, m.RollRecord.round_id, m.RollRecord.roll_index), rolls))
+        for rd, ix, rp in roll_posts:
+            s.execute(m.RollPost.__table__.insert(), [{**rp, "roll_id": roll_ids[(rd, ix)]}])
+        for d in decls:
+            s.execute(m.Declaration.__table__.insert(), [d])
+    theirs = [_as_text(engine, q) for q in _POSTS_AS_TEXT + _ROLLED_AS_TEXT]
+    assert ours == theirs
+    assert [len(t) for t in ours] == [len(TRICKY), len(TRICKY), 4, 3, 3]
+    assert ",null," in ours[2][2] and any(",,"in r for r in ours[4])   # JSON null; SQL NULL
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_scale_6_postgresql_a_value_too_long_still_fails(engine: Engine) -> None:
+    """SCALE-6: a text column is never cast to its sized type on the way in (that would cut
+    the value): a 121-character author in a 120-character column fails the statement, as
+    it did, and nothing of it is stored."""
+    from sqlalchemy.exc import DataError
+
+    from pbp.rounds import bulk_pg
+
+    w = make_world(engine)
+    w.open(at(0))
+    post = {"thread_id": w.thread_id, "platform_id": "long", "author": "x" * 121,
+            "posted_at": at(1), "body": "b", "text": "b", "content_hash": "h", "url": None}
+    with pytest.raises(DataError), session_scope(engine) as s:
+        bulk_pg.insert_posts(s.connection(), [post], [("long", {"number": 1, "content_hash": "h",
+                                                               "body": "b", "text": "b"})])
+    with engine.connect() as c:
+        assert c.exec_driver_sql("SELECT count(*) FROM posts").scalar() == 0

@@ -110,8 +110,8 @@ def test_scale_6_an_edit_in_a_later_batch_keeps_the_roll_and_adds_a_revision(eng
 
 
 def test_scale_6_an_insert_has_one_text_for_1_row_and_for_30(engine: Engine) -> None:
-    """On PostgreSQL each table's INSERT is one text whatever the batch size (one array a
-    column, unnested), so psycopg's statement cache and prepared statements apply; on
+    """On PostgreSQL the batch's writes are two texts whatever the batch size (each table's
+    rows one JSON document), so psycopg's statement cache and prepared statements apply; on
     SQLite the rows go as multi-row VALUES (pages of them: SQLite caps a statement's
     parameters). Either way the rows are those posted: every
     roll sits beside its own post (the ids a batch of 1 and of 30 get back map each roll
@@ -123,13 +123,19 @@ def test_scale_6_an_insert_has_one_text_for_1_row_and_for_30(engine: Engine) -> 
         w.ingest(attacks("a", 1), now=at(2))
     with statements(engine) as thirty:
         w.ingest(attacks("b", 30, minute=5), now=at(3))
-    inserts = [[s for s in seen if s.upper().startswith("INSERT")] for seen in (one, thirty)]
-    # posts, revisions, rolls, roll posts, declarations: one INSERT each for one post
-    assert len(inserts[0]) == 5, inserts[0]
+    inserts = [[s for s in seen if s.upper().startswith(("INSERT", "WITH"))]
+               for seen in (one, thirty)]
+    tables = ("posts", "post_revisions", "rolls", "roll_posts", "declarations")
     if engine.dialect.name == "postgresql":
+        # two statements (pbp.rounds.bulk_pg): the posts with their revisions, then the
+        # rolls with their posts and the declarations; each table's rows one JSON document
+        assert len(inserts[0]) == 2, inserts[0]
+        assert [[t for t in tables if f"INSERT INTO {t} " in s] for s in inserts[0]] == [
+            ["posts", "post_revisions"], ["rolls", "roll_posts", "declarations"]]
         assert set(inserts[1]) == set(inserts[0])   # (a read mid-batch writes rolls early)
-        assert all("unnest(" in s for s in inserts[1]), inserts[1]
-    else:   # SQLite: VALUES with a row each, a page of them a statement
+        assert all("jsonb_array_elements(" in s for s in inserts[1]), inserts[1]
+    else:   # SQLite: one INSERT a table for one post; for 30, VALUES with a row each, a page
+        assert len(inserts[0]) == 5, inserts[0]
         assert inserts[1] != inserts[0] and len(inserts[1]) >= 5
     got = rolls_of(engine, rid)
     assert [i for i, _, _ in got] == list(range(opening + 31))
