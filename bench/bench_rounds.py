@@ -264,12 +264,12 @@ def main() -> None:
     profiles: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as tmp:
         with temporary_database("sqlite", directory=tmp) as url:
-            profiles["sqlite"] = cProfile.Profile() if args.profile else None
+            profiles["sqlite"] = cProfile.Profile(time.process_time) if args.profile else None
             results.append(bench_db("sqlite", url, args.rounds, args.combatants, profiles["sqlite"],
                                     not args.no_freeze))
         if not args.no_pg:
             with temporary_database("postgresql", directory=tmp, postgres_url=args.pg) as url:
-                profiles["postgresql"] = cProfile.Profile() if args.profile else None
+                profiles["postgresql"] = cProfile.Profile(time.process_time) if args.profile else None
                 results.append(bench_db("postgresql", url, args.rounds, args.combatants,
                                         profiles["postgresql"], not args.no_freeze))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
+from ..frozen import evolve
 from ..parse import Roster
 from ..rules.model import Combatant
 from ..store import ingest_reads, json_text
@@ -64,6 +65,35 @@ class Stored:
     conditions: list[Any]
 
 
+#: what a sheet and conditions (their stored text) make, whoever's they are: the decoded
+#: JSON and the engine combatant built from them with placeholder columns. Why: resolution
+#: changes hit points every round, so most rows of the next batch are new content; what
+#: changed is a column or two, and building the combatant again from its sheet (weapons,
+#: conditions, stats) was the dearest part of a batch after a round (SCALE-6)
+_sheets: OrderedDict[tuple[str | None, str | None], tuple[dict[str, Any], list[Any], Combatant]] = \
+    OrderedDict()
+_PLACEHOLDER = {"id": 0, "key": "", "name": "", "side": "", "player": None, "hp": 0,
+                "max_hp": 0, "initiative": None, "down": False}
+#: the columns a combatant takes from its row, not its sheet (codec.combatant_to_model)
+_COLUMNS = ("key", "name", "side", "player", "hp", "max_hp", "initiative", "down")
+
+
+def _from_sheet(sheet: str | None, conditions: str | None
+                ) -> tuple[dict[str, Any], list[Any], Combatant]:
+    found = _sheets.get((sheet, conditions))
+    if found is not None:
+        _sheets.move_to_end((sheet, conditions))
+        return found
+    decoded = json_text.loads(sheet) if sheet else {}
+    listed = json_text.loads(conditions) if conditions else []
+    template = combatant_to_model(Stored(**_PLACEHOLDER, sheet=decoded,  # type: ignore[arg-type]
+                                         conditions=listed))
+    made = _sheets[(sheet, conditions)] = (decoded, listed, template)
+    while len(_sheets) > KEPT:
+        _sheets.popitem(last=False)
+    return made
+
+
 def _entry(content: tuple[Any, ...]) -> tuple[Stored, Combatant]:
     with _lock:
         found = _kept.get(content)
@@ -71,10 +101,12 @@ def _entry(content: tuple[Any, ...]) -> tuple[Stored, Combatant]:
             _kept.move_to_end(content)
             stats["kept"] += 1
             return found
-    *columns, sheet, conditions = content
-    row = Stored(*columns, sheet=json_text.loads(sheet) if sheet else {},
-                 conditions=json_text.loads(conditions) if conditions else [])
-    built = (row, combatant_to_model(row))   # type: ignore[arg-type]  # reads the same columns
+        *columns, sheet, conditions = content
+        decoded, listed, template = _from_sheet(sheet, conditions)
+    row = Stored(*columns, sheet=decoded, conditions=listed)
+    # combatant_to_model(row): the sheet's combatant with the row's own columns (a test
+    # holds the two equal)
+    built = (row, evolve(template, **{k: getattr(row, k) for k in _COLUMNS}))
     with _lock:
         stats["built"] += 1
         _kept[content] = built
@@ -97,3 +129,4 @@ def clear() -> None:
     """Forget every kept value (tests; a kept value is never needed for correctness)."""
     with _lock:
         _kept.clear()
+        _sheets.clear()

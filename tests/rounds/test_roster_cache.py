@@ -102,3 +102,33 @@ def test_scale_6_a_combatant_added_and_a_narrator_added_are_seen_by_the_next_pol
               post("n2", "dm2", at(1, 20), "Goblin Snag: attacks Aria")], now=at(3))
     assert _targets(w, rid, "aria") == ["gob3"]
     assert _targets(w, rid, "gob1") == ["aria"]
+
+
+def test_scale_6_a_row_whose_columns_changed_is_the_combatant_a_fresh_build_makes() -> None:
+    """After a round, most rows differ from the kept ones by a column (hit points, down,
+    initiative) while their sheet is the same: the combatant made from the kept sheet and
+    the row's own columns is exactly the one ``codec.combatant_to_model`` builds from the
+    row, for every column changed alone, for two combatants sharing a sheet (and the
+    conditions of each), and for a sheet seen for the first time; a sheet's JSON is
+    decoded once, whoever's row it is."""
+    from pbp.rounds.codec import combatant_to_model
+    from pbp.store import json_text
+
+    roster_cache.clear()
+    sheet = json_text.dumps({"stats": {"luta": 5, "dex_mod": 1}, "aliases": ["Snag"],
+                             "weapons": [{"name": "dagger", "damage": "1d4",
+                                          "aliases": ["adaga"]}],
+                             "extra_actions": {"bonus": 1}, "hp": 999})   # hp: a column wins
+    poisoned = json_text.dumps([{"name": "poisoned", "rounds": 2}])
+    base = (1, "gob1", "Goblin Snag", "goblins", None, 9, 9, 2.0, False, sheet, "[]")
+    changed = [base, base[:5] + (4,) + base[6:], base[:6] + (12,) + base[7:],
+               base[:7] + (None,) + base[8:], base[:8] + (True,) + base[9:],
+               (2, "gob2", "Goblin Rot", "orcs", "bob", 3, 9, 1.5, False, sheet, "[]"),
+               (2, "gob2", "Goblin Rot", "orcs", "bob", 3, 9, 1.5, False, sheet, poisoned),
+               (3, "h", "Hero", "heroes", "alice", 20, 20, None, False, None, None)]
+    for content in changed:
+        stored, model = roster_cache._entry(content)
+        assert model == combatant_to_model(stored), content   # type: ignore[arg-type]
+        assert (stored.hp, stored.key, stored.down) == (content[5], content[1], content[8])
+    assert roster_cache._entry(changed[1])[1].hp == 4 and roster_cache._entry(base)[1].hp == 9
+    assert len(roster_cache._sheets) == 3   # (sheet, []), (sheet, poisoned), (None, None)
