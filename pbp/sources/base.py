@@ -57,6 +57,12 @@ class PostRecord:
     by_bot: bool = False
 
     def __post_init__(self) -> None:
+        # a NUL character (a hostile or broken post) becomes U+FFFD: PostgreSQL's text
+        # cannot hold one, and refused the whole batch at every poll, so the round stalled
+        for name in ("platform_id", "author", "body", "text", "url"):
+            value = getattr(self, name)
+            if value and "\x00" in value:
+                object.__setattr__(self, name, value.replace("\x00", "\ufffd"))
         if not self.revision:
             object.__setattr__(self, "revision", revision_hash(self.body))
 

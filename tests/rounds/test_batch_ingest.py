@@ -140,3 +140,21 @@ def test_scale_6_a_post_that_cannot_be_read_is_stored_unread_and_the_others_are_
                   change="edited", edited_at=at(2, 30))
     w.ingest([edited], now=at(4))
     assert [p for _, p, _ in tag_rolls(engine, rid) if p] == ["p1", "p2", "p2"]
+
+
+def test_a_post_holding_a_nul_character_is_read_and_stalls_nothing(engine: Engine) -> None:
+    """Bad input loses nothing: a post holding a NUL character (PostgreSQL's text cannot
+    hold one, and refused the whole batch at every poll) is stored with U+FFFD in its
+    place, declared and rolled; the other post of the batch too, on both databases."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag\x00 [roll]1d20+5[/roll]"),
+              post("p2", "bob", at(1, 1), "I attack Goblin Rot [roll]1d20+5[/roll]")], now=at(2))
+    with session_scope(engine) as s:
+        stored = s.scalar(select(m.Post).where(m.Post.platform_id == "p1"))
+        assert stored is not None and "\x00" not in stored.body + stored.text
+        assert "Goblin Snag\ufffd" in stored.text
+    assert [p for _, p, _ in tag_rolls(engine, rid)][-2:] == ["p1", "p2"]
+    decls = w.declarations(rid)
+    assert decls["aria"][-1].actions[0]["target"] == "gob1"
+    assert decls["bram"][-1].actions[0]["target"] == "gob2"

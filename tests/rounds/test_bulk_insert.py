@@ -1,7 +1,8 @@
 """SCALE-6: the bulk insert of an ingest batch (:func:`pbp.rounds.bulk.insert_rows`) stores
-exactly the values it is given, on SQLite (multi-row VALUES) and on PostgreSQL (one array a
-column, unnested, sent in binary): the values below are the ones a text array would have
-to quote or escape, and the ids it returns name the rows it wrote."""
+exactly the values it is given, on SQLite (multi-row VALUES) and on PostgreSQL (one JSON
+document a table, pbp.rounds.bulk_pg, or one array a column, unnested, sent in binary): the
+values below are the ones a text array or a JSON document must quote or escape, and the
+ids it returns name the rows it wrote."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from pbp.store.db import session_scope
 
 from .world import at, make_world
 
-TRICKY = ['a "quoted", {braced} \\ back\\slash', "", "NULL", "ünïcødé, кириллица", " lead"]
+TRICKY = ['a "quoted", {braced} \\ back\\slash', "", "NULL", "ünïcødé, кириллица", " lead",
+          "line\nbreak\ttab\x1f\u2028 🎲 /slash"]
 
 
 def roll(rid: int, index: int) -> dict[str, object]:
@@ -90,7 +92,7 @@ def test_scale_6_rows_written_past_sqlalchemy_match_its_own_insert(engine: Engin
     w = make_world(engine)
     rid = w.open(at(0))
     with session_scope(engine) as s:
-        combatant_ids = list(s.scalars(select(m.Combatant.id).order_by(m.Combatant.id)))[:2]
+        combatant_ids = list(s.scalars(select(m.Combatant.id).order_by(m.Combatant.id)))[:3]
     full = {"round_id": rid, "post_id": None, "source": "narrator",
             "actions": [{"kind": "attack", "text": TRICKY[0]}], "errors": [{"m": TRICKY[3]}],
             "speech": ["«Morra!»", TRICKY[0]], "speech_count": 2, "lang": "pt",
@@ -99,7 +101,9 @@ def test_scale_6_rows_written_past_sqlalchemy_match_its_own_insert(engine: Engin
     sparse = {"round_id": rid, "post_id": None, "lang": None, "created_at": at(1, 4),
               "updated_at": at(1, 5)}
     rows = [{**full, "combatant_id": combatant_ids[0]},
-            {**sparse, "combatant_id": combatant_ids[1]}]
+            {**sparse, "combatant_id": combatant_ids[1]},
+            {**full, "combatant_id": combatant_ids[2], "errors": None, "tables": TRICKY[5],
+             "speech": [None, 1.5, -2, True]}]   # JSON null, a top-level string, scalars
     with session_scope(engine) as s:
         insert_rows(s, m.Declaration, rows)   # the driver's executemany on SQLite
     ours = _stored(engine, "declarations")
@@ -108,14 +112,16 @@ def test_scale_6_rows_written_past_sqlalchemy_match_its_own_insert(engine: Engin
         for row in rows:   # SQLAlchemy's own insert, one row at a time
             s.execute(m.Declaration.__table__.insert(), [row])
     assert ours == _stored(engine, "declarations")
-    assert len(ours) == 2
+    assert len(ours) == 3
     left_out = ours[1]   # what the defaults are, read from the model
     assert (left_out["source"], left_out["speech_count"], bool(left_out["late"]),
             bool(left_out["deleted"])) == ("post", 0, False, False)
     assert all(left_out[k] in ("[]", []) for k in ("actions", "errors", "speech", "notes"))
     with session_scope(engine) as s:   # and the ORM reads both back as written
         got = s.scalars(select(m.Declaration).order_by(m.Declaration.id)).all()
-        assert [g.actions for g in got] == [full["actions"], []]
+        assert [g.actions for g in got] == [full["actions"], [], full["actions"]]
+        assert (got[2].errors, got[2].tables, got[2].speech) == (None, TRICKY[5],
+                                                                 [None, 1.5, -2, True])
         assert got[0].speech == full["speech"] and got[0].updated_at == at(1, 5)
 
 
@@ -230,3 +236,22 @@ def test_scale_6_postgresql_a_value_too_long_still_fails(engine: Engine) -> None
                                                                "body": "b", "text": "b"})])
     with engine.connect() as c:
         assert c.exec_driver_sql("SELECT count(*) FROM posts").scalar() == 0
+
+
+def test_scale_6_a_text_holding_a_nul_is_stored_whole(engine: Engine) -> None:
+    """A NUL character (a hostile post can hold one): SQLite stores the text whole; on
+    PostgreSQL, whose text never holds a NUL, the statement fails, and nothing is stored."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    row = {**roll(rid, 1), "label": "before\x00after", "written": "x\x00"}
+    if engine.dialect.name == "postgresql":
+        from sqlalchemy.exc import DataError
+
+        with pytest.raises(DataError), session_scope(engine) as s:
+            insert_rows(s, m.RollRecord, [row], ("id", "round_id", "roll_index"))
+        return
+    with session_scope(engine) as s:
+        made = insert_rows(s, m.RollRecord, [row], ("id", "round_id", "roll_index"))
+    with session_scope(engine) as s:
+        got = s.get(m.RollRecord, made[0][0])
+        assert got is not None and (got.label, got.written) == ("before\x00after", "x\x00")
