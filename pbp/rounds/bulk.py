@@ -118,8 +118,8 @@ def insert_rows(session: Session, model: Any, rows: Sequence[dict[str, Any]],
             out.extend(connection.execute(stmt, {k: [row[k] for row in group] for k in keys}))
         elif sqlite and (batched or not returning) and (
                 plain := _plain_insert(table, keys, connection.dialect)) is not None:
-            sql, plan = plain
-            values = [_values(plan, row) for row in group]
+            sql, plan, made = plain
+            values = list(map(made, group))
             if returning:   # multi-row VALUES ... RETURNING, a page at a time
                 out.extend(_returning(connection, sql, len(plan), values, cols))
             else:           # nothing to read back: the driver's executemany
@@ -154,18 +154,20 @@ def _returning(connection: Any, sql: str, width: int, values: list[tuple[Any, ..
 #: per column, in the statement's order: (key, processor or None, default or _GIVEN)
 _Plan = list[tuple[str, Any, Any]]
 _GIVEN = object()
-_PLAIN: dict[tuple[Table, frozenset[str]], tuple[str, _Plan] | None] = {}
+_PLAIN: dict[tuple[Table, frozenset[str]], tuple[str, _Plan, Any] | None] = {}
 
 
-def _plain_insert(table: Table, keys: frozenset[str], dialect: Any) -> tuple[str, _Plan] | None:
+def _plain_insert(table: Table, keys: frozenset[str], dialect: Any
+                  ) -> tuple[str, _Plan, Any] | None:
     """The driver's own ``INSERT ... VALUES (?, ...)`` for rows of *keys*, and how to make
     each row's values: the dialect's bind processor of each column (JSON, datetimes), and
     the Python-side default of each column the rows leave out, as ``table.insert()`` would.
 
     Why (SCALE-6): SQLAlchemy's executemany builds a parameter dict per row through the
     compiled statement's ``construct_params`` before processing it, a tenth of an ingest
-    batch on SQLite; here a row is one tuple, processed by the same functions. None when a
-    left-out column's default is an SQL expression or a sequence (SQLAlchemy's way then)."""
+    batch on SQLite; here a row is one tuple, processed by the same functions, made by a
+    function written for the plan (:func:`_row_function`). None when a left-out column's
+    default is an SQL expression or a sequence (SQLAlchemy's way then)."""
     if (table, keys) in _PLAIN:
         return _PLAIN[(table, keys)]
     plan: _Plan = []
@@ -186,8 +188,8 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any) -> tuple[str
     names = ", ".join(quote(table.c[k].name) for k, _, _ in plan)
     sql = (f"INSERT INTO {dialect.identifier_preparer.format_table(table)} ({names}) "
            f"VALUES ({', '.join('?' for _ in plan)})")
-    _PLAIN[(table, keys)] = (sql, plan)
-    return sql, plan
+    made = _PLAIN[(table, keys)] = (sql, plan, _row_function(plan))
+    return made
 
 
 _SAMPLE = datetime(2026, 12, 2, 9, 5, 7, 1234, tzinfo=UTC)
@@ -213,7 +215,33 @@ def _quicker(kind: Any, processor: Any, dialect: Any) -> Any:
     return processor
 
 
+def _row_function(plan: _Plan) -> Any:
+    """``_values(plan, row)`` as one function written for *plan*: ``row["a"]``,
+    ``p1(row["b"])``, ``d2(None)``... in one tuple display, as dataclasses and SQLAlchemy
+    write their own per-class code. Why (SCALE-6): the loop over a plan (unpacking each
+    column's entry, testing its default) was most of the cost of a row, and an ingest batch
+    makes some 150 rows; a test holds both equal."""
+    if not plan:
+        return lambda _row: ()
+    names: dict[str, Any] = {}
+    parts = []
+    for i, (key, processor, default) in enumerate(plan):
+        if default is _GIVEN:
+            expr = f"row[{key!r}]"
+        else:
+            names[f"d{i}"] = default.arg
+            expr = f"d{i}(None)" if default.is_callable else f"d{i}"
+        if processor is not None:
+            names[f"p{i}"] = processor
+            expr = f"p{i}({expr})"
+        parts.append(expr)
+    exec(f"def values(row):\n    return ({', '.join(parts)},)\n", names)   # noqa: S102
+    return names["values"]
+
+
 def _values(plan: _Plan, row: dict[str, Any]) -> tuple[Any, ...]:
+    """The reference: *row*'s values in the plan's order, each column's default filled in
+    and its processor applied (what :func:`_row_function` writes out)."""
     out = []
     for key, processor, default in plan:
         if default is _GIVEN:

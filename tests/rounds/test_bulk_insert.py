@@ -255,3 +255,25 @@ def test_scale_6_a_text_holding_a_nul_is_stored_whole(engine: Engine) -> None:
     with session_scope(engine) as s:
         got = s.get(m.RollRecord, made[0][0])
         assert got is not None and (got.label, got.written) == ("before\x00after", "x\x00")
+
+
+def test_scale_6_the_row_function_written_for_a_plan_is_the_plan_read_column_by_column() -> None:
+    """SCALE-6: the function written out for an insert's plan gives each row the tuple
+    the plan read column by column gives (its defaults filled in, its processors applied)
+    for rows holding every column, a few, or none of the optional ones."""
+    from sqlalchemy.dialects import sqlite
+
+    from pbp.rounds.bulk import _plain_insert, _values
+
+    dialect = sqlite.dialect()
+    full = {"round_id": 1, "combatant_id": 2, "post_id": None, "source": "narrator",
+            "actions": [{"kind": "attack", "text": TRICKY[0]}], "errors": [], "speech": [TRICKY[5]],
+            "speech_count": 1, "lang": "pt", "late": True, "notes": [{"code": "late"}],
+            "created_at": at(1, 4), "updated_at": at(1, 5)}
+    sparse = {"round_id": 1, "combatant_id": 3, "created_at": at(1, 4), "updated_at": at(1, 5)}
+    for row in (full, sparse):
+        made = _plain_insert(m.Declaration.__table__, frozenset(row), dialect)
+        assert made is not None
+        _sql, plan, function = made
+        assert function(row) == _values(plan, row)
+        assert len(function(row)) == len(plan) >= len(row)
