@@ -166,7 +166,7 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any
     Why (SCALE-6): SQLAlchemy's executemany builds a parameter dict per row through the
     compiled statement's ``construct_params`` before processing it, a tenth of an ingest
     batch on SQLite; here a row is one tuple, processed by the same functions, made by a
-    function written for the plan (:func:`_row_function`). None when a left-out column's
+    function written for the plan (:func:`pbp.rounds.bulk_pg.row_function`). None when a left-out column's
     default is an SQL expression or a sequence (SQLAlchemy's way then)."""
     if (table, keys) in _PLAIN:
         return _PLAIN[(table, keys)]
@@ -188,7 +188,7 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any
     names = ", ".join(quote(table.c[k].name) for k, _, _ in plan)
     sql = (f"INSERT INTO {dialect.identifier_preparer.format_table(table)} ({names}) "
            f"VALUES ({', '.join('?' for _ in plan)})")
-    made = _PLAIN[(table, keys)] = (sql, plan, _row_function(plan))
+    made = _PLAIN[(table, keys)] = (sql, plan, bulk_pg.row_function(plan, _GIVEN))
     return made
 
 
@@ -215,33 +215,9 @@ def _quicker(kind: Any, processor: Any, dialect: Any) -> Any:
     return processor
 
 
-def _row_function(plan: _Plan) -> Any:
-    """``_values(plan, row)`` as one function written for *plan*: ``row["a"]``,
-    ``p1(row["b"])``, ``d2(None)``... in one tuple display, as dataclasses and SQLAlchemy
-    write their own per-class code. Why (SCALE-6): the loop over a plan (unpacking each
-    column's entry, testing its default) was most of the cost of a row, and an ingest batch
-    makes some 150 rows; a test holds both equal."""
-    if not plan:
-        return lambda _row: ()
-    names: dict[str, Any] = {}
-    parts = []
-    for i, (key, processor, default) in enumerate(plan):
-        if default is _GIVEN:
-            expr = f"row[{key!r}]"
-        else:
-            names[f"d{i}"] = default.arg
-            expr = f"d{i}(None)" if default.is_callable else f"d{i}"
-        if processor is not None:
-            names[f"p{i}"] = processor
-            expr = f"p{i}({expr})"
-        parts.append(expr)
-    exec(f"def values(row):\n    return ({', '.join(parts)},)\n", names)   # noqa: S102
-    return names["values"]
-
-
 def _values(plan: _Plan, row: dict[str, Any]) -> tuple[Any, ...]:
     """The reference: *row*'s values in the plan's order, each column's default filled in
-    and its processor applied (what :func:`_row_function` writes out)."""
+    and its processor applied (what :func:`pbp.rounds.bulk_pg.row_function` writes out)."""
     out = []
     for key, processor, default in plan:
         if default is _GIVEN:

@@ -23,6 +23,7 @@ the caller's way in charge (None).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import repeat
 from typing import Any
 
 from sqlalchemy import JSON, Boolean, Float, Integer, String, Table, Text
@@ -87,25 +88,49 @@ def _naive_utc(value: Any) -> Any:
     return UTCDateTime().process_bind_param(value, None).isoformat()  # type: ignore[arg-type, union-attr]
 
 
+def row_function(plan: _Plan, given: Any, *, tail: bool = False) -> Any:
+    """A plan's row values as one function written for *plan* (column entries: key,
+    processor or None, default or *given*): ``row["a"]``,
+    ``p1(row["b"])``, ``d2(None)``... in one tuple display, as dataclasses and SQLAlchemy
+    write their own per-class code. Why (SCALE-6): the loop over a plan (unpacking each
+    column's entry, testing its default) was most of the cost of a row, and an ingest batch
+    makes some 150 rows; a test holds it equal to :func:`pbp.rounds.bulk._values`. With
+    *tail*, a list (JSON arrays) with the tail's values after the row's."""
+    if not plan:
+        return (lambda _row, more: list(more)) if tail else (lambda _row: ())
+    names: dict[str, Any] = {}
+    parts = []
+    for i, (key, processor, default) in enumerate(plan):
+        if default is given:
+            expr = f"row[{key!r}]"
+        else:
+            names[f"d{i}"] = default.arg
+            expr = f"d{i}(None)" if default.is_callable else f"d{i}"
+        if processor is not None:
+            names[f"p{i}"] = processor
+            expr = f"p{i}({expr})"
+        parts.append(expr)
+    if tail:
+        exec(f"def values(row, more):\n    return [{', '.join(parts)}, *more]\n", names)   # noqa: S102
+    else:
+        exec(f"def values(row):\n    return ({', '.join(parts)},)\n", names)   # noqa: S102
+    return names["values"]
+
+
 def document(out: _Plan, rows: Sequence[dict[str, Any]],
              tail: Sequence[Sequence[Any]] | None = None) -> str:
     """The rows as one JSON array of arrays, each in the plan's column order, then the
-    row's *tail* values."""
-    made = []
-    for n, row in enumerate(rows):
-        values = []
-        for key, convert, default in out:
-            if default is _GIVEN:
-                value = row[key]
-            elif default.is_callable:
-                value = default.arg(None)   # SQLAlchemy's wrapper of the model's callable
-            else:
-                value = default.arg
-            values.append(convert(value) if convert is not None else value)
-        if tail is not None:
-            values.extend(tail[n])
-        made.append(values)
-    return json_text.dumps(made)
+    row's *tail* values (the plan's own function: :func:`row_function`)."""
+    made = _FUNCTIONS.get(id(out))
+    if made is None or made[0] is not out:
+        made = _FUNCTIONS[id(out)] = (out, row_function(out, _GIVEN, tail=True))
+    function = made[1]
+    return json_text.dumps([function(row, more) for row, more in
+                            zip(rows, tail if tail is not None else repeat(()), strict=False)])
+
+
+#: each plan's function, by the plan's identity (plans are kept for the process)
+_FUNCTIONS: dict[int, tuple[_Plan, Any]] = {}
 
 
 class Part:
