@@ -184,7 +184,9 @@ def combatants_as_stored(session: Session, encounter_id: int) -> list[tuple[obje
     initiative, down, sheet JSON text, conditions JSON text)."""
     # on the connection (Core): no entity in the statement, nothing for the ORM to do, and
     # no table an ingest batch writes before it reads the roster
-    return [tuple(r) for r in session.connection().execute(_COMBATANTS, {"encounter": encounter_id})]
+    # all the rows at once (iterating a result fetches them one by one: SCALE-6)
+    return list(map(tuple, session.connection().execute(
+        _COMBATANTS, {"encounter": encounter_id}).all()))
 
 
 def live_rounds(session: Session, thread_id: int, since: datetime | None = None
