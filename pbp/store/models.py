@@ -177,7 +177,10 @@ class Post(Base):
     """A post as last seen; every revision seen is in :class:`PostRevision`."""
 
     __tablename__ = "posts"
-    __table_args__ = (UniqueConstraint("thread_id", "platform_id"),)
+    #: the thread's deleted posts found without walking its history (every ingest batch
+    #: asks which hold a roll to give back, DICE-3: SCALE-6)
+    __table_args__ = (UniqueConstraint("thread_id", "platform_id"),
+                      Index("ix_posts_thread_deleted", "thread_id", "deleted_at"))
     id: Mapped[int] = mapped_column(primary_key=True)
     thread_id: Mapped[int] = _fk("threads.id")
     platform_id: Mapped[str] = mapped_column(String(120))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, select, text
 
 from pbp.rounds import batch, ingest, rolls
 from pbp.store import models as m
@@ -158,3 +158,35 @@ def test_a_post_holding_a_nul_character_is_read_and_stalls_nothing(engine: Engin
     decls = w.declarations(rid)
     assert decls["aria"][-1].actions[0]["target"] == "gob1"
     assert decls["bram"][-1].actions[0]["target"] == "gob2"
+
+
+def test_scale_6_the_hints_read_finds_deleted_posts_without_the_threads_history(
+        engine: Engine) -> None:
+    """SCALE-6, DICE-3: the read every batch makes of the thread's deleted posts (does one
+    hold a roll to give back?) searches the index of (thread, deleted_at), on a range that
+    holds only deleted posts, not every post of the thread (the cost grew with each
+    round). Asked of each database's own planner."""
+    from pbp.store.ingest_reads import _HINTS
+
+    w = make_world(engine)
+    compiled = _HINTS.compile(engine)
+    with engine.connect() as c:
+        if engine.dialect.name == "sqlite":
+            params = compiled.construct_params({"campaign": w.campaign_id, "thread": w.thread_id})
+            plan = " ".join(str(r[3]) for r in c.exec_driver_sql(
+                "EXPLAIN QUERY PLAN " + str(compiled),
+                tuple(params[k] for k in compiled.positiontup or ())))
+            assert "ix_posts_thread_deleted (thread_id=? AND deleted_at>?)" in plan, plan
+        else:   # a long fight's history (3,000 posts, 3 deleted), as the planner sees it
+            c.exec_driver_sql(
+                "INSERT INTO posts (thread_id, platform_id, author, posted_at, body, text, fmt, "
+                "content_hash, revisions_seen, first_seen_at, last_seen_at, is_ours, deleted_at) "
+                "SELECT %(thread)s, 'h' || n, 'alice', now(), 'b', 'b', 'text', 'h', 1, now(), "
+                "now(), false, CASE WHEN n %% 1000 = 0 THEN now() END "
+                "FROM generate_series(1, 3000) AS n", {"thread": w.thread_id})
+            c.exec_driver_sql("ANALYZE posts")
+            c.commit()
+            literal = _HINTS.params(campaign=w.campaign_id, thread=w.thread_id).compile(
+                engine, compile_kwargs={"literal_binds": True})
+            plan = " ".join(r[0] for r in c.execute(text(f"EXPLAIN {literal}")))
+            assert "ix_posts_thread_deleted" in plan and "deleted_at IS NOT NULL" in plan, plan
