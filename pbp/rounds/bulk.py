@@ -206,6 +206,8 @@ def _quicker(kind: Any, processor: Any, dialect: Any) -> Any:
         naive = kind.process_bind_param
 
         def utc(value: Any) -> Any:
+            if value is not None and value.tzinfo is UTC:   # the usual: no conversion to make
+                return value.replace(tzinfo=None).isoformat(" ", "microseconds")
             value = naive(value, dialect)
             return None if value is None else value.isoformat(" ", "microseconds")
 

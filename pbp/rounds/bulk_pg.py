@@ -23,6 +23,7 @@ the caller's way in charge (None).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC
 from itertools import repeat
 from typing import Any
 
@@ -85,6 +86,8 @@ def _naive_utc(value: Any) -> Any:
     is refused there, and here)."""
     if value is None:
         return None
+    if value.tzinfo is UTC:   # the usual: no conversion to make
+        return value.replace(tzinfo=None).isoformat()
     return UTCDateTime().process_bind_param(value, None).isoformat()  # type: ignore[arg-type, union-attr]
 
 

@@ -277,3 +277,33 @@ def test_scale_6_the_row_function_written_for_a_plan_is_the_plan_read_column_by_
         _sql, plan, function = made
         assert function(row) == _values(plan, row)
         assert len(function(row)) == len(plan) >= len(row)
+
+
+def test_scale_6_a_datetime_is_written_as_the_dialects_own_processing_writes_it() -> None:
+    """SCALE-6: the quick text of a datetime (an aware UTC one taken as it is) is the text
+    SQLAlchemy's own processing of the column makes on SQLite, and the naive UTC that
+    :class:`UTCDateTime` makes for PostgreSQL: UTC with and without microseconds, a year
+    before 1000, a zone with summer time, a fixed offset; a naive datetime is refused."""
+    from datetime import UTC, datetime, timezone
+    from zoneinfo import ZoneInfo
+
+    from sqlalchemy.dialects import sqlite
+
+    from pbp.rounds.bulk import _quicker
+    from pbp.rounds.bulk_pg import _naive_utc
+    from pbp.store.types import UTCDateTime
+
+    dialect = sqlite.dialect()
+    column = m.Post.__table__.c.posted_at
+    own = column.type.dialect_impl(dialect).bind_processor(dialect)
+    quick = _quicker(column.type, own, dialect)
+    assert quick is not own
+    for value in (datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), datetime(2026, 1, 2, 3, 4, 5, 6, tzinfo=UTC),
+                  datetime(999, 1, 2, tzinfo=UTC),
+                  datetime(2026, 6, 1, 12, tzinfo=ZoneInfo("Europe/Lisbon")),
+                  datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=-3))), None):
+        assert quick(value) == own(value)
+        naive = UTCDateTime().process_bind_param(value, dialect)
+        assert _naive_utc(value) == (None if naive is None else naive.isoformat())
+    with pytest.raises(ValueError):
+        quick(datetime(2026, 1, 2))
