@@ -32,6 +32,15 @@ def revision_hash(body: str) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
+def _storable(text: str) -> str:
+    """*text* with each lone surrogate as U+FFFD (a pair written as two code points joined)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
 @dataclass(frozen=True)
 class PostRecord:
     """One post as a source saw it.
@@ -57,12 +66,18 @@ class PostRecord:
     by_bot: bool = False
 
     def __post_init__(self) -> None:
-        # a NUL character (a hostile or broken post) becomes U+FFFD: PostgreSQL's text
-        # cannot hold one, and refused the whole batch at every poll, so the round stalled
+        # a NUL character or a lone surrogate (a hostile or broken post; a JSON API's
+        # "\ud83d" alone) becomes U+FFFD: neither can be stored (PostgreSQL's text holds
+        # no NUL, UTF-8 no surrogate), and the whole batch failed at every poll, so the
+        # round stalled. ASCII text (the usual) is known clean at once.
         for name in ("platform_id", "author", "body", "text", "url"):
             value = getattr(self, name)
+            if value and not value.isascii():
+                value = _storable(value)
             if value and "\x00" in value:
-                object.__setattr__(self, name, value.replace("\x00", "\ufffd"))
+                value = value.replace("\x00", "\ufffd")
+            if value is not getattr(self, name):
+                object.__setattr__(self, name, value)
         if not self.revision:
             object.__setattr__(self, "revision", revision_hash(self.body))
 

@@ -142,17 +142,21 @@ def test_scale_6_a_post_that_cannot_be_read_is_stored_unread_and_the_others_are_
     assert [p for _, p, _ in tag_rolls(engine, rid) if p] == ["p1", "p2", "p2"]
 
 
-def test_a_post_holding_a_nul_character_is_read_and_stalls_nothing(engine: Engine) -> None:
+@pytest.mark.parametrize("bad", ["\x00", "\ud83d"], ids=["nul", "lone-surrogate"])
+def test_a_post_holding_an_unstorable_character_is_read_and_stalls_nothing(
+        engine: Engine, bad: str) -> None:
     """Bad input loses nothing: a post holding a NUL character (PostgreSQL's text cannot
-    hold one, and refused the whole batch at every poll) is stored with U+FFFD in its
-    place, declared and rolled; the other post of the batch too, on both databases."""
+    hold one, and refused the whole batch at every poll) or a lone surrogate (as a JSON
+    API may send "\\ud83d" alone; UTF-8 cannot hold one, and the record was not even
+    made) is stored with U+FFFD in its place, declared and rolled; the other post of the
+    batch too, on both databases."""
     w = make_world(engine)
     rid = w.open(at(0))
-    w.ingest([post("p1", "alice", at(1), "I attack Goblin Snag\x00 [roll]1d20+5[/roll]"),
+    w.ingest([post("p1", "alice", at(1), f"I attack Goblin Snag{bad} [roll]1d20+5[/roll]"),
               post("p2", "bob", at(1, 1), "I attack Goblin Rot [roll]1d20+5[/roll]")], now=at(2))
     with session_scope(engine) as s:
         stored = s.scalar(select(m.Post).where(m.Post.platform_id == "p1"))
-        assert stored is not None and "\x00" not in stored.body + stored.text
+        assert stored is not None and bad not in stored.body + stored.text
         assert "Goblin Snag\ufffd" in stored.text
     assert [p for _, p, _ in tag_rolls(engine, rid)][-2:] == ["p1", "p2"]
     decls = w.declarations(rid)
