@@ -120,13 +120,16 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
                  edited_at: datetime | None = None, parse: ParseFn | None = None,
                  roster: Sequence[Any] | None = None, indexed: Any = None,
                  batch: BatchReads | None = None, fresh: bool = False,
-                 cast: Cast | None = None) -> list[m.Declaration]:
+                 cast: Cast | None = None, readings: list[Reading] | None = None
+                 ) -> list[m.Declaration]:
     """(Re)read *post* for *rnd* and update its declarations; returns them.
     *roster* (the combatants as engine values) may be passed in by a caller reading many
     posts of one encounter. In an ingest *batch* (SCALE-6) nothing is flushed here (the
     batch flushes once) and the batch's hints spare per-post queries; *fresh*: the batch
     itself stored the post, so no declaration, roll or roll given back can name it yet;
-    *cast*: the encounter's :class:`Cast`, built once for the batch."""
+    *cast*: the encounter's :class:`Cast`, built once for the batch; *readings*: the post
+    read already, with the same text, language, roster and combatants (a batch reads its
+    new posts first, together)."""
     cast = cast if cast is not None else Cast(encounter.combatants)
     combatants = cast.rows
     controlled = cast.controlled_by(post.author, is_narrator)
@@ -178,8 +181,9 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
     if roster is None:
         roster = [codec.combatant_to_model(c) for c in combatants]
     models = {c.key: c for c in roster}
-    readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
-                         [models[c.key] for c in controlled], parse=parse, indexed=indexed)
+    if readings is None:
+        readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
+                             [models[c.key] for c in controlled], parse=parse, indexed=indexed)
     if not is_narrator or any(r.standing for r in readings):
         standing.record_post(session, post, readings, encounter=encounter, rnd=rnd,
                              policy=policy, now=now,

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, inspect, select
@@ -42,13 +42,12 @@ from ..store.types import utcnow
 from . import between, bulk_pg
 from .batch import BatchReads
 from .bulk import Row, bulk_batch, columns, insert_rows, new_row
-from .declare import Cast, process_post
+from .declare import process_post
 from .extensions import read_extensions
 from .ladder import player_posted
-from .policy import policy_for
+from .placing import context, place, read_ahead
 from .reading import ParseFn
 from .rolls import roll_batch
-from .roster_cache import encounter_roster
 
 log = logging.getLogger("pbp.rounds.ingest")
 
@@ -257,12 +256,17 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
             batch.deleted_in_batch = True
         if changed and not post.is_ours:
             to_read[rec.platform_id] = rec
-            _place(batch, post)
+            place(batch, post)
     reading.clear()
     if known is not None:   # the new posts are plain rows, their ids set as they are written
         _insert_posts(session, thread_id, list(fresh.values()))
     session.flush()   # the edits and deletions of known posts
     by_id = {p.platform_id: p for p in stored}
+    for platform_id, rec in to_read.items():   # the new posts read first, together
+        if platform_id in fresh:
+            reading.append(rec)
+            read_ahead(session, batch, by_id[platform_id], parse)
+            reading.clear()
     for platform_id, rec in to_read.items():
         reading.append(rec)
         _read_one(session, batch, by_id[platform_id], rec, now, parse, fresh=platform_id in fresh)
@@ -296,39 +300,23 @@ def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> Non
         {**columns(r), "post_id": p.id} for p in posts for r in p.revisions])
 
 
-def _place(batch: BatchReads, post: m.Post) -> None:
-    """PBP-1: the round whose window *post* falls in, set before the post is written."""
-    made_by = latest_possible(post)
-    encounter = batch.encounter_at(made_by)
-    if encounter is not None:
-        rnd = batch.round_at(encounter.id, made_by)
-        post.round_id = rnd.id if rnd is not None else None
-
-
 def _read_one(session: Session, batch: BatchReads, post: m.Post, rec: PostRecord,
               now: datetime, parse: ParseFn | None, *, fresh: bool) -> None:
     """Read one stored post for its round (or, between fights, for absences)."""
-    made_by = latest_possible(post)
-    encounter = batch.encounter_at(made_by)
-    narrators, campaign = batch.narrators, batch.campaign
-    if encounter is None:   # STALL-1: between fights an absence is still read
-        if post.author.casefold() not in narrators:
-            between.record_post(session, post, campaign, now)
+    found = context(session, batch, post)
+    if found is None:   # STALL-1: between fights an absence is still read
+        if post.author.casefold() not in batch.narrators:
+            between.record_post(session, post, batch.campaign, now)
             batch.absent.add(post.author.casefold())   # it may have announced one
         return
-    rnd = batch.round_at(encounter.id, made_by)
-    if encounter.id not in batch.per_encounter:
-        rows, models, indexed = encounter_roster(session, encounter.id)   # kept between polls
-        batch.per_encounter[encounter.id] = (policy_for(campaign, encounter), models,
-                                             indexed, Cast(rows))
-    policy, roster, indexed, cast = batch.per_encounter[encounter.id]
-    is_narrator = post.author.casefold() in narrators
+    encounter, rnd, (policy, roster, indexed, cast), is_narrator = found
     counts = not is_narrator and batch.ladder_counts(post.author)   # read before any row waits
     read_extensions(session, post, encounter, rnd, now, is_narrator=is_narrator)
     process_post(session, post, now=now, policy=policy, encounter=encounter, rnd=rnd,
                  is_narrator=is_narrator,
                  edited_at=_utc(rec.edited_at) if rec.edited_at else None, parse=parse,
-                 roster=roster, indexed=indexed, batch=batch, fresh=fresh, cast=cast)
+                 roster=roster, indexed=indexed, batch=batch, fresh=fresh, cast=cast,
+                 readings=batch.readings.pop(post.id, None))
     if counts:
         player_posted(session, encounter, post.author, rnd, now)   # STALL-3: the count ends
         batch.ladder.discard(post.author.casefold())
@@ -349,23 +337,3 @@ def _store_unread(session: Session, thread_id: int, rec: PostRecord, now: dateti
                                                        "platform_id": rec.platform_id, "error": repr(again)})
         return []
     return [post.id] if post is not None else []
-
-
-_MINUTE = timedelta(seconds=59, microseconds=999_999)
-
-
-def latest_possible(post: m.Post) -> datetime:
-    """The latest moment *post* may have been made, to find the round it belongs to.
-
-    Why: most forums print times to the minute. A player who answers the opening reply at
-    10:57:50 shows as "10:57", which is before a round opened at 10:57:42; read as printed,
-    the declaration fell before every round and was dropped without a word (walked on a real
-    django-machina thread). A time printed to the minute may stand for any second of it, but
-    never for later than pbp first saw the post. Lateness is still judged on the printed time
-    (the earliest reading), so both readings are the player's benefit of the doubt.
-    """
-    at = post.posted_at
-    if at.second or at.microsecond:
-        return at
-    seen = post.first_seen_at or at
-    return min(at + _MINUTE, max(seen, at))

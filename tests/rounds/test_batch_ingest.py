@@ -194,3 +194,33 @@ def test_scale_6_the_hints_read_finds_deleted_posts_without_the_threads_history(
                 engine, compile_kwargs={"literal_binds": True})
             plan = " ".join(r[0] for r in c.execute(text(f"EXPLAIN {literal}")))
             assert "ix_posts_thread_deleted" in plan and "deleted_at IS NOT NULL" in plan, plan
+
+
+def test_scale_6_a_batchs_new_posts_are_read_ahead_once_each(engine: Engine) -> None:
+    """SCALE-6: the batch's new posts are read together before their rolls and rows, and
+    each part of a post is parsed once (not again when the post is declared): two players'
+    posts and the narrator's post for both goblins are 1 + 1 + 2 parser calls; the
+    declarations are those of a post read in place (targets, rolls, one a combatant)."""
+    from pbp.parse import parse_post
+    from pbp.rounds import service
+
+    w = make_world(engine)
+    rid = w.open(at(0))
+    texts: list[str] = []
+
+    def counting(text: str, **kw: Any) -> Any:
+        texts.append(text)
+        return parse_post(text, **kw)
+
+    with session_scope(engine) as s:
+        service.ingest_posts(s, w.thread_id, [
+            post("p1", "alice", at(1), "I attack Goblin Snag [roll]1d20+5[/roll]"),
+            post("p2", "bob", at(1, 1), "I attack Goblin Rot [roll]1d20+5[/roll]"),
+            post("g1", "GM", at(1, 2), "Goblin Snag: attacks Aria [roll]1d20+2[/roll]\n"
+                                       "Goblin Rot: attacks Bram [roll]1d20+2[/roll]")],
+            now=at(2), parse=counting)
+    assert len(texts) == 4, texts
+    decls = w.declarations(rid)
+    assert [(k, [a["target"] for a in decls[k][-1].actions]) for k in sorted(decls)] == [
+        ("aria", ["gob1"]), ("bram", ["gob2"]), ("gob1", ["aria"]), ("gob2", ["bram"])]
+    assert [p for _, p, _ in tag_rolls(engine, rid)][-4:] == ["p1", "p2", "g1", "g1"]
