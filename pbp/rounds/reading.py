@@ -19,10 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..frozen import quick_init
 from ..parse import ParsedPost, Roster, parse_post, post_language
 from ..rules.model import Action, Combatant
 
 
+@quick_init   # SCALE-6: an ingest batch makes one a tag; the frozen __init__ cost 3x
 @dataclass(frozen=True)
 class TagSpec:
     """A roll to make once for this post: ``tag_index`` is its identity (PBP-4)."""
