@@ -98,7 +98,7 @@ class CampaignNarrator(Base):
     __tablename__ = "campaign_narrators"
     __table_args__ = (UniqueConstraint("campaign_id", "narrator_id"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = _fk("campaigns.id")
+    campaign_id: Mapped[int] = _fk("campaigns.id", index=False)   # leads a unique key or index (SCALE-6)
     narrator_id: Mapped[int] = _fk("narrators.id")
     role: Mapped[str] = mapped_column(String(20), default="co")  # owner | co
     #: the name this narrator posts under on the platforms (their NPC posts)
@@ -115,7 +115,7 @@ class Thread(Base):
     __tablename__ = "threads"
     __table_args__ = (UniqueConstraint("campaign_id", "kind", "url"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = _fk("campaigns.id")
+    campaign_id: Mapped[int] = _fk("campaigns.id", index=False)   # leads a unique key or index (SCALE-6)
     kind: Mapped[str] = mapped_column(String(20))            # forum | reddit | file
     url: Mapped[str] = mapped_column(String(500))
     title: Mapped[str] = mapped_column(String(300), default="")

@@ -58,7 +58,7 @@ class LadderPlayer(Base):
     __tablename__ = "ladder_players"
     __table_args__ = (UniqueConstraint("campaign_id", "player"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = _fk("campaigns.id")
+    campaign_id: Mapped[int] = _fk("campaigns.id", index=False)   # leads a unique key or index (SCALE-6)
     player: Mapped[str] = mapped_column(String(120))   # casefolded platform name
     missed_in_row: Mapped[int] = mapped_column(Integer, default=0)
     last_missed_round_id: Mapped[int | None] = _fk("rounds.id", nullable=True, ondelete="SET NULL")

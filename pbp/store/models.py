@@ -100,7 +100,7 @@ class Combatant(Base):
     __tablename__ = "combatants"
     __table_args__ = (UniqueConstraint("encounter_id", "key"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    encounter_id: Mapped[int] = _fk("encounters.id")
+    encounter_id: Mapped[int] = _fk("encounters.id", index=False)   # leads a unique key or index (SCALE-6)
     key: Mapped[str] = mapped_column(String(80))
     name: Mapped[str] = mapped_column(String(120))
     side: Mapped[str] = mapped_column(String(40), default="players")
@@ -125,7 +125,7 @@ class Round(Base):
         Index("ix_rounds_state_deadline", "state", "deadline"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
-    encounter_id: Mapped[int] = _fk("encounters.id")
+    encounter_id: Mapped[int] = _fk("encounters.id", index=False)   # leads a unique key or index (SCALE-6)
     number: Mapped[int] = mapped_column(Integer)
     surprise: Mapped[bool] = mapped_column(Boolean, default=False)
     state: Mapped[str] = mapped_column(String(20), default="open")  # open | resolved | cancelled
@@ -155,7 +155,7 @@ class ExtensionRequest(Base):
     __tablename__ = "extension_requests"
     __table_args__ = (UniqueConstraint("round_id", "post_id"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    round_id: Mapped[int] = _fk("rounds.id")
+    round_id: Mapped[int] = _fk("rounds.id", index=False)   # leads a unique key or index (SCALE-6)
     post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
     combatant_id: Mapped[int | None] = _fk("combatants.id", nullable=True, ondelete="SET NULL")
     player: Mapped[str] = mapped_column(String(120))
@@ -182,7 +182,7 @@ class Post(Base):
     __table_args__ = (UniqueConstraint("thread_id", "platform_id"),
                       Index("ix_posts_thread_deleted", "thread_id", "deleted_at"))
     id: Mapped[int] = mapped_column(primary_key=True)
-    thread_id: Mapped[int] = _fk("threads.id")
+    thread_id: Mapped[int] = _fk("threads.id", index=False)   # leads (thread, platform id)
     platform_id: Mapped[str] = mapped_column(String(120))
     author: Mapped[str] = mapped_column(String(120))
     posted_at: Mapped[datetime]
@@ -211,7 +211,7 @@ class PostRevision(Base):
     __tablename__ = "post_revisions"
     __table_args__ = (UniqueConstraint("post_id", "number"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    post_id: Mapped[int] = _fk("posts.id")
+    post_id: Mapped[int] = _fk("posts.id", index=False)   # leads (post, number)
     number: Mapped[int] = mapped_column(Integer)
     content_hash: Mapped[str] = mapped_column(String(64))
     body: Mapped[str] = mapped_column(Text)
@@ -231,7 +231,7 @@ class Declaration(Base):
     __tablename__ = "declarations"
     __table_args__ = (UniqueConstraint("round_id", "combatant_id", "post_id"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    round_id: Mapped[int] = _fk("rounds.id")
+    round_id: Mapped[int] = _fk("rounds.id", index=False)   # leads the unique key
     combatant_id: Mapped[int] = _fk("combatants.id")
     post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
     source: Mapped[str] = mapped_column(String(20), default="post")  # post | narrator | override
@@ -275,9 +275,10 @@ class RollRecord(Base):
         UniqueConstraint("post_id", "tag_index", name="uq_rolls_post_tag"),
     )
     id: Mapped[int] = mapped_column(primary_key=True)
-    round_id: Mapped[int] = _fk("rounds.id")
+    round_id: Mapped[int] = _fk("rounds.id", index=False)   # leads (round, index)
     roll_index: Mapped[int] = mapped_column(Integer)
-    post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL")
+    post_id: Mapped[int | None] = _fk("posts.id", nullable=True, ondelete="SET NULL",
+                                          index=False)   # leads (post, tag index)
     tag_index: Mapped[int | None] = mapped_column(Integer)
     position: Mapped[int | None] = mapped_column(Integer)      # character offset of the tag
     kind: Mapped[str] = mapped_column(String(20), default="tag")  # one of ROLL_KINDS
@@ -320,7 +321,7 @@ class RollReuse(Base):
     __tablename__ = "roll_reuses"
     __table_args__ = (UniqueConstraint("post_id", "tag_index", name="uq_roll_reuses_post_tag"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    post_id: Mapped[int] = _fk("posts.id")
+    post_id: Mapped[int] = _fk("posts.id", index=False)   # leads a unique key or index (SCALE-6)
     tag_index: Mapped[int] = mapped_column(Integer)
     roll_id: Mapped[int] = mapped_column(ForeignKey("rolls.id", ondelete="CASCADE"), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -350,7 +351,7 @@ class EventRecord(Base):
     __tablename__ = "events"
     __table_args__ = (UniqueConstraint("round_id", "seq"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    round_id: Mapped[int] = _fk("rounds.id")
+    round_id: Mapped[int] = _fk("rounds.id", index=False)   # leads a unique key or index (SCALE-6)
     seq: Mapped[int] = mapped_column(Integer)
     code: Mapped[str] = mapped_column(String(60))
     actor: Mapped[str | None] = mapped_column(String(80))

@@ -31,7 +31,7 @@ class Absence(Base):
     __tablename__ = "absences"
     __table_args__ = (Index("ix_absences_campaign_player", "campaign_id", "player"),)
     id: Mapped[int] = mapped_column(primary_key=True)
-    campaign_id: Mapped[int] = _fk("campaigns.id")
+    campaign_id: Mapped[int] = _fk("campaigns.id", index=False)   # leads a unique key or index (SCALE-6)
     player: Mapped[str] = mapped_column(String(120))
     starts_at: Mapped[datetime]
     until: Mapped[datetime]
