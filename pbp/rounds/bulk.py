@@ -303,6 +303,9 @@ class Pending:
                     [(r.round_id, r.roll_index, post) for r, post in rolls if post is not None],
                     [columns(d) for d in decls]):
                 return   # one statement (pbp.rounds.bulk_pg)
+            if rolls and connection.dialect.name == "sqlite" and _linked_on_sqlite(
+                    connection, session, rolls):
+                rolls = []
             if rolls:
                 made = insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls],
                                    ("id", "round_id", "roll_index"))
@@ -321,6 +324,32 @@ class Pending:
                 insert_rows(session, m.Declaration, [columns(d) for d in decls])
         finally:
             self._writing = False
+
+
+_ROLL_POST_KEYS = frozenset(("platform_id", "author", "revision"))
+#: each roll's post beside it, the roll's id found by its (round, index): SQLite
+_ROLL_POSTS = ("INSERT INTO roll_posts (roll_id, platform_id, author, revision) "
+               "SELECT id, ?, ?, ? FROM rolls WHERE round_id = ? AND roll_index = ?")
+
+
+def _linked_on_sqlite(connection: Any, session: Session,
+                      rolls: Sequence[tuple[Any, dict[str, Any] | None]]) -> bool:
+    """SQLite: the rolls through the driver's executemany (no RETURNING to build and read
+    back), then each roll's post (DICE-3) by one executemany that finds the roll's id by
+    its (round, index), which is unique (SCALE-6: the multi-row VALUES with RETURNING
+    was built and flattened in Python, row by row). False, with nothing written, for a
+    roll's post holding other columns than these (the way with RETURNING then)."""
+    kept = [(r, post) for r, post in rolls if post is not None]
+    if any(post.keys() != _ROLL_POST_KEYS for _, post in kept):
+        return False
+    insert_rows(session, m.RollRecord, [columns(r) for r, _ in rolls])
+    if kept:
+        made = connection.exec_driver_sql(_ROLL_POSTS, [
+            (post["platform_id"], post["author"], post["revision"], r.round_id, r.roll_index)
+            for r, post in kept])
+        if made.rowcount != len(kept):   # a roll not found: never silently unlinked
+            raise RuntimeError(f"{len(kept) - made.rowcount} roll(s) not found for their posts")
+    return True
 
 
 def pending(session: Session) -> Pending | None:
