@@ -10,6 +10,7 @@ See docs/parse.md for the forms read and the JSON schema of ``pbp parse``.
 
 from __future__ import annotations
 
+from .language import post_language
 from .lexicon import detect as detect_language
 from .model import (
                     Command,
@@ -21,7 +22,7 @@ from .model import (
                     Span,
                     Utterance,
 )
-from .post import parse_post, post_language
+from .post import parse_post
 from .roster import Roster, RosterEntry
 
 __all__ = [

@@ -23,6 +23,10 @@ from itertools import repeat
 from typing import NamedTuple
 
 from .lexicon import _EN_HINTS, _PT_HINTS, LANGUAGES, script_letters
+from .normalise import FORMATS, normalise
+from .regions import EMPTY as NO_REGIONS
+from .regions import mask_pairs
+from .regions import scan as scan_regions
 
 #: Letters of a script that make it plain: fewer and the post keeps the first guess.
 MIN_LETTERS = 8
@@ -84,3 +88,27 @@ def choose(text: str, first: str) -> str:
     if c.en - c.pt >= WORD_MARGIN and c.en >= 2 * c.pt:
         return "en"
     return first if first != "ru" else ("pt" if c.pt > c.en else "en")
+
+
+def post_language(text: str, first: str | None, *, fmt: str = "text") -> str:
+    """The language :func:`parse_post` with *own_language* reads *text* in (*first*, the
+    campaign's, unless the text outside quotes and asides is plainly in another).
+
+    Why on its own: a caller that splits a post and parses the parts (a narrator's post
+    declaring for 25 NPCs, :mod:`pbp.rounds.reading`) guesses once, on the whole post, and
+    reads every part in that language: one post is written in one language, the whole is
+    better evidence than a short part ("Orc 3: ataco o Hero"), and 25 guesses cost a
+    tenth of reading the post (SCALE-6).
+
+    >>> post_language("Orc 1: ataco o Hero 0 com a espada\\nOrc 2: ataco o Hero 1", "en")
+    'pt'
+    """
+    if not isinstance(text, str):
+        text = str(text or "")
+    if fmt not in FORMATS:
+        fmt = "text"
+    text = normalise(text, fmt)
+    reg = scan_regions(text, fmt)
+    if reg is not NO_REGIONS and reg.spans:
+        text = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
+    return choose(text, first or "en")

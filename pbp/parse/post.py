@@ -102,30 +102,6 @@ def parse_post(text: str, *, fmt: str = "text", lang: str | None = "en", roster:
     return ParsedPost(text=text, lang=lang, fmt=fmt, errors=_issues(issues, lex))
 
 
-def post_language(text: str, first: str | None, *, fmt: str = "text") -> str:
-    """The language :func:`parse_post` with *own_language* reads *text* in (*first*, the
-    campaign's, unless the text outside quotes and asides is plainly in another).
-
-    Why on its own: a caller that splits a post and parses the parts (a narrator's post
-    declaring for 25 NPCs, :mod:`pbp.rounds.reading`) guesses once, on the whole post, and
-    reads every part in that language: one post is written in one language, the whole is
-    better evidence than a short part ("Orc 3: ataco o Hero"), and 25 guesses cost a
-    tenth of reading the post (SCALE-6).
-
-    >>> post_language("Orc 1: ataco o Hero 0 com a espada\\nOrc 2: ataco o Hero 1", "en")
-    'pt'
-    """
-    if not isinstance(text, str):
-        text = str(text or "")
-    if fmt not in FORMATS:
-        fmt = "text"
-    text = normalise(text, fmt)
-    reg = scan_regions(text, fmt)
-    if reg is not NO_REGIONS and reg.spans:
-        text = mask_pairs(text, [(s.start, s.end) for s in reg.spans])
-    return choose_language(text, first or "en")
-
-
 _Issues = list[tuple[str, int, dict[str, Any]]]
 
 

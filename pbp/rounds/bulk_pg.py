@@ -30,6 +30,7 @@ from typing import Any
 from sqlalchemy import JSON, Boolean, Float, Integer, String, Table, Text
 
 from ..store import json_text
+from ..store import models as m
 from ..store.types import UTCDateTime
 
 #: per column, in the statement's order: (key, how to make its JSON value, default or _GIVEN)
@@ -182,8 +183,8 @@ def insert_posts(connection: Any, posts: Sequence[dict[str, Any]],
     the thread of every post) in one statement; returns (id, platform_id) of each post, or
     None when this module cannot write them (the caller's way then)."""
     dialect = connection.dialect
-    p = part(_table("posts"), posts, dialect)
-    r = part(_table("post_revisions"), [c for _, c in revisions], dialect,
+    p = part(m.Post.__table__, posts, dialect)
+    r = part(m.PostRevision.__table__, [c for _, c in revisions], dialect,
              [(pid,) for pid, _ in revisions])
     if p is None or (revisions and r is None):
         return None
@@ -202,10 +203,10 @@ def insert_rolled(connection: Any, rolls: Sequence[dict[str, Any]],
     columns but its roll id)) and its declarations, in one statement; False (nothing
     written) when this module cannot write them."""
     dialect = connection.dialect
-    parts = {"rolls": part(_table("rolls"), rolls, dialect),
-             "roll_posts": part(_table("roll_posts"), [c for _, _, c in roll_posts], dialect,
+    parts = {"rolls": part(m.RollRecord.__table__, rolls, dialect),
+             "roll_posts": part(m.RollPost.__table__, [c for _, _, c in roll_posts], dialect,
                                 [(rd, ix) for rd, ix, _ in roll_posts]),
-             "declarations": part(_table("declarations"), declarations, dialect)}
+             "declarations": part(m.Declaration.__table__, declarations, dialect)}
     given = {"rolls": rolls, "roll_posts": roll_posts, "declarations": declarations}
     if any(given[k] and parts[k] is None for k in parts) or (roll_posts and not rolls):
         return False
@@ -231,9 +232,3 @@ def insert_rolled(connection: Any, rolls: Sequence[dict[str, Any]],
     sql = ", ".join(f"{n} AS ({c})" for n, c in zip(names, first, strict=False))
     connection.exec_driver_sql((f"WITH {sql} " if first else "") + last, params)
     return True
-
-
-def _table(name: str) -> Table:
-    from ..store.models import Base
-
-    return Base.metadata.tables[name]
