@@ -171,16 +171,11 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any
     if (table, keys) in _PLAIN:
         return _PLAIN[(table, keys)]
     plan: _Plan = []
-    for col in table.columns:
-        if col.key in keys:
-            default = _GIVEN
-        elif col.default is not None and not col.primary_key:
-            default = col.default
-            if not (default.is_callable or default.is_scalar):
-                _PLAIN[(table, keys)] = None
-                return None
-        else:
-            continue   # a server default, an autoincrement key, or NULL: the database's
+    written = bulk_pg.written_columns(table, keys, _GIVEN)
+    if written is None:
+        _PLAIN[(table, keys)] = None
+        return None
+    for col, default in written:
         processor = _quicker(col.type, col.type.dialect_impl(dialect).bind_processor(dialect),
                              dialect)
         plan.append((col.key, processor, default))

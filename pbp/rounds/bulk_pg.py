@@ -48,16 +48,11 @@ def plan(table: Table, keys: frozenset[str], dialect: Any) -> tuple[_Plan, str, 
     out: _Plan = []
     selects: list[str] = []
     quote = dialect.identifier_preparer.quote
-    for col in table.columns:
-        if col.key in keys:
-            default = _GIVEN
-        elif col.default is not None and not col.primary_key:
-            default = col.default
-            if not (default.is_callable or default.is_scalar):
-                _PLANS[key] = None
-                return None
-        else:
-            continue   # a server default, an autoincrement key, or NULL: the database's
+    written = written_columns(table, keys, _GIVEN)
+    if written is None:
+        _PLANS[key] = None
+        return None
+    for col, default in written:
         kind = col.type
         index = len(out)
         if isinstance(kind, UTCDateTime):
@@ -80,6 +75,24 @@ def plan(table: Table, keys: frozenset[str], dialect: Any) -> tuple[_Plan, str, 
     names = ", ".join(quote(table.c[k].name) for k, _, _ in out)
     made = _PLANS[key] = (out, names, ", ".join(selects))
     return made
+
+
+def written_columns(table: Table, keys: frozenset[str], given: Any
+                    ) -> list[tuple[Any, Any]] | None:
+    """The columns an INSERT of rows holding *keys* names, in the table's order, each with
+    *given* (the rows hold it) or its Python-side default (the rows leave it out, as
+    ``table.insert()`` would fill it); a server default, an autoincrement key or NULL is
+    left to the database. None when a left-out column's default is an SQL expression or a
+    sequence (SQLAlchemy's way then)."""
+    out: list[tuple[Any, Any]] = []
+    for col in table.columns:
+        if col.key in keys:
+            out.append((col, given))
+        elif col.default is not None and not col.primary_key:
+            if not (col.default.is_callable or col.default.is_scalar):
+                return None
+            out.append((col, col.default))
+    return out
 
 
 def _naive_utc(value: Any) -> Any:
