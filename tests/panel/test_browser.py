@@ -162,6 +162,9 @@ def test_keyboard_navigation(browser: Any, live_server: str, ids: dict[str, Any]
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
     page.goto(f"{live_server}/login")
+    # Autofocus runs at a rendering step after `load` (HTML's "flush autofocus candidates"),
+    # so a loaded page may not have focused it yet: wait for it, a bounded while.
+    page.wait_for_function("document.activeElement && document.activeElement.id === 'name'", timeout=5000)
     assert page.evaluate("document.activeElement.id") == "name"  # autofocus
     page.keyboard.type("alice")
     page.keyboard.press("Tab")
