@@ -39,6 +39,8 @@ class BatchReads:
         self.since: datetime | None = None   # no post of the batch was made before it
         self.per_encounter: dict[int, tuple[Any, ...]] = {}   # policy, roster, index, cast
         self.readings: dict[int, Any] = {}   # a new post's readings, made ahead (ingest)
+        # each post's (post, encounter, round), by the post's identity (placing._where)
+        self.placed: dict[int, tuple[Any, Any, Any]] = {}
 
     @cached_property
     def _hints(self) -> reads.Hints:

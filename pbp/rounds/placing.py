@@ -40,12 +40,23 @@ def latest_possible(post: m.Post) -> datetime:
     return min(at + _MINUTE, max(seen, at))
 
 
+def _where(batch: BatchReads, post: m.Post) -> tuple[m.Encounter | None, m.Round | None]:
+    """(the encounter, the round) *post* falls in, found once a batch: placing the post,
+    reading it ahead and reading it for the round ask the same (SCALE-6: the three asked
+    the batch's encounters and rounds anew, a 26-post batch 78 times)."""
+    found = batch.placed.get(id(post))
+    if found is None or found[0] is not post:
+        made_by = latest_possible(post)
+        encounter = batch.encounter_at(made_by)
+        rnd = batch.round_at(encounter.id, made_by) if encounter is not None else None
+        found = batch.placed[id(post)] = (post, encounter, rnd)
+    return found[1], found[2]
+
+
 def place(batch: BatchReads, post: m.Post) -> None:
     """PBP-1: the round whose window *post* falls in, set before the post is written."""
-    made_by = latest_possible(post)
-    encounter = batch.encounter_at(made_by)
+    encounter, rnd = _where(batch, post)
     if encounter is not None:
-        rnd = batch.round_at(encounter.id, made_by)
         post.round_id = rnd.id if rnd is not None else None
 
 
@@ -53,11 +64,9 @@ def context(session: Session, batch: BatchReads, post: m.Post
             ) -> tuple[m.Encounter, m.Round | None, tuple[Any, ...], bool] | None:
     """(the encounter *post* falls in, its round, the encounter's (policy, roster, parser
     roster, cast), whether a narrator wrote it); None between fights."""
-    made_by = latest_possible(post)
-    encounter = batch.encounter_at(made_by)
+    encounter, rnd = _where(batch, post)
     if encounter is None:
         return None
-    rnd = batch.round_at(encounter.id, made_by)
     if encounter.id not in batch.per_encounter:
         rows, models, indexed = encounter_roster(session, encounter.id)   # kept between polls
         batch.per_encounter[encounter.id] = (policy_for(batch.campaign, encounter), models,
