@@ -38,6 +38,7 @@ class BatchReads:
         self.deleted_in_batch = False   # a post deleted now may give its roll back at once
         self.since: datetime | None = None   # no post of the batch was made before it
         self.per_encounter: dict[int, tuple[Any, ...]] = {}   # policy, roster, index, cast
+        self.by_key: dict[int, dict[str, Any]] = {}   # each roster's combatants by key
         self.readings: dict[int, Any] = {}   # a new post's readings, made ahead (ingest)
         # each post's (post, encounter, round), by the post's identity (placing._where)
         self.placed: dict[int, tuple[Any, Any, Any]] = {}

@@ -22,7 +22,6 @@ The rules this module enforces (docs/rounds.md):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -37,7 +36,7 @@ from ..store import models as m
 from . import bulk, codec, reposts, standing
 from .batch import BatchReads
 from .policy import RoundPolicy
-from .reading import ParseFn, Reading, read_post
+from .reading import ParseFn, Reading, read_post, with_fields
 from .rolls import make_roll
 from .tables import roll_tables
 
@@ -341,5 +340,5 @@ def _attach_rolls(actions: Sequence[Action], rolls: dict[int, m.RollRecord]) -> 
     for a in actions:
         index = a.options.roll_index
         rec = rolls.get(int(index)) if index is not None else None
-        out.append(dataclasses.replace(a, rolled=codec.roll_from_record(rec)) if rec else a)
+        out.append(with_fields(a, rolled=codec.roll_from_record(rec)) if rec else a)   # PBP-4
     return out

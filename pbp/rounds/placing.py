@@ -71,6 +71,7 @@ def context(session: Session, batch: BatchReads, post: m.Post
         rows, models, indexed = encounter_roster(session, encounter.id)   # kept between polls
         batch.per_encounter[encounter.id] = (policy_for(batch.campaign, encounter), models,
                                              indexed, Cast(rows))
+        batch.by_key[encounter.id] = {c.key: c for c in models}
     return encounter, rnd, batch.per_encounter[encounter.id], \
         post.author.casefold() in batch.narrators
 
@@ -85,11 +86,11 @@ def read_ahead(session: Session, batch: BatchReads, post: m.Post, parse: ParseFn
     found = context(session, batch, post)
     if found is None:
         return
-    _encounter, rnd, (policy, roster, indexed, cast), is_narrator = found
+    encounter, rnd, (policy, roster, indexed, cast), is_narrator = found
     controlled = cast.controlled_by(post.author, is_narrator)
     if rnd is None or not controlled or post.deleted_at is not None:
         return   # a setup post, or nobody's: process_post reads it as it always did
-    models = {c.key: c for c in roster}
+    models = batch.by_key[encounter.id]   # built once a batch, not once a post
     batch.readings[post.id] = read_post(post.body, post.text, post.fmt, policy.language,
                                         roster, [models[c.key] for c in controlled],
                                         parse=parse, indexed=indexed)

@@ -218,13 +218,18 @@ def read_post(body: str, text: str, fmt: str, lang: str, roster: Sequence[Combat
     return list(readings.values())
 
 
-def _shifted(action: Action, options: Any, position: int | None) -> Action:
-    """*action* moved into the whole post's numbering, unrolled. Its instance dict copied
-    with the changes, as :func:`pbp.parse.model.with_rolls` does: *options* is already the
-    kind's own type, so ``Action.__post_init__`` (which ``dataclasses.replace`` runs, with
-    a walk over every field) would change nothing."""
+def with_fields(action: Action, **changes: Any) -> Action:
+    """A copy of *action* with *changes*: its instance dict copied with them, as
+    :func:`pbp.parse.model.with_rolls` does. For changes that keep the action valid (its
+    options already the kind's own type, a roll, a position): ``dataclasses.replace`` ran
+    ``Action.__post_init__`` and walked every field again, to change nothing more."""
     new = object.__new__(Action)
     state = action.__dict__.copy()
-    state.update(rolled=None, options=options, position=position)
+    state.update(changes)
     object.__setattr__(new, "__dict__", state)
     return new
+
+
+def _shifted(action: Action, options: Any, position: int | None) -> Action:
+    """*action* moved into the whole post's numbering, unrolled."""
+    return with_fields(action, rolled=None, options=options, position=position)

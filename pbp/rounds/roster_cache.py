@@ -29,7 +29,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from ..frozen import evolve
+from ..frozen import evolve, quick_init
 from ..parse import Roster
 from ..rules.model import Combatant
 from ..store import ingest_reads, json_text
@@ -47,6 +47,7 @@ _kept: OrderedDict[tuple[Any, ...], tuple[Stored, Combatant]] = OrderedDict()
 stats = {"built": 0, "kept": 0}
 
 
+@quick_init   # a batch after a round builds one a combatant whose hit points changed
 @dataclass(frozen=True)
 class Stored:
     """A combatant row as ingest reads it (the columns of :class:`pbp.store.models.Combatant`
