@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbp.parse import parse_post
+from pbp.parse import language, parse_post
 from pbp.parse.language import choose
 
 ROSTER = [{"key": "orc2", "name": "Orc 2"}, {"key": "goblin", "name": "Goblin", "aliases": ["гоблин"]}]
@@ -81,3 +83,20 @@ def test_scale_6_the_evidence_is_counted_word_by_word(text: str) -> None:
     from pbp.parse.language import counts
 
     assert tuple(counts(text)) == _counts_word_by_word(text)
+
+
+#: the noise pattern as first written (issue 13 item 2): what language.counts removes
+_NOISE_AS_WRITTEN = re.compile(
+    r"\[[^\]\n]{0,80}\]|\b\d*[dкд]\d+\S*|https?://\S+|[.!/]r(?:oll)?\s+\S+", re.IGNORECASE)
+
+_NOISY = st.lists(st.sampled_from(
+    list("abdhrtsoDHRКДкд0123 \n.!/:[]+ол") + ["roll", "http", "https://", "[roll]", "1d20", ".r "]),
+    max_size=60).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(_NOISY, st.text()))
+def test_scale6_noise_removed_as_written(text: str) -> None:
+    """SCALE-6: the noise pattern with its first-character lookahead removes exactly
+    what the pattern as written removed (tags, dice, links, bot commands), on any text."""
+    assert language._NOISE.sub(" ", text) == _NOISE_AS_WRITTEN.sub(" ", text)

@@ -32,3 +32,6 @@ def test_scale6_script_letters_edges() -> None:
     assert script_letters("єїґЂѐ") == (0, 0)
     assert script_letters("azAZ") == (0, 4)
     assert script_letters("ãçßÆ`{@[") == (0, 0)
+    # a lone surrogate (a post cleaned of them may still reach here from elsewhere) is
+    # no letter, and counting never raises
+    assert script_letters("\ud800a\udfffБ") == (1, 1)

@@ -236,7 +236,8 @@ _EN_HINTS = frozenset(["the", "and", "with", "i", "my", "to", "of", "at", "a", "
 
 
 _CYRILLIC_RUNS = re.compile("[\u0410-\u044f\u0401\u0451]+")
-_LATIN_RUNS = re.compile("[A-Za-z]+")
+#: every byte but the ASCII letters' (deleted to count them: script_letters)
+_NOT_LATIN = bytes(b for b in range(256) if not (65 <= b <= 90 or 97 <= b <= 122))
 
 
 def script_letters(sample: str) -> tuple[int, int]:
@@ -246,10 +247,15 @@ def script_letters(sample: str) -> tuple[int, int]:
     >>> script_letters("Бью orc")
     (3, 3)
     """
-    # runs counted by the regex engine: a loop in Python over every character was a tenth
-    # of reading a short post (SCALE-6); the same letters: а-я, А-Я, ё, Ё and ASCII A-Z, a-z
-    return (sum(map(len, _CYRILLIC_RUNS.findall(sample))),
-            sum(map(len, _LATIN_RUNS.findall(sample))))
+    # SCALE-6: the ASCII letters counted as the bytes left of the UTF-8 text once every
+    # other byte is deleted (a letter beyond ASCII is encoded in bytes >= 0x80, all
+    # deleted), and the Cyrillic runs looked for only in text that is not all ASCII: the
+    # two regex scans cost 47 us on a narrator's 25-line post, this 1.4 us. The letters
+    # counted: а-я, А-Я, ё, Ё and ASCII A-Z, a-z.
+    latin = len(sample.encode("utf-8", "surrogatepass").translate(None, _NOT_LATIN))
+    if sample.isascii():
+        return 0, latin
+    return sum(map(len, _CYRILLIC_RUNS.findall(sample))), latin
 
 
 def detect(text: str) -> str:
