@@ -113,3 +113,40 @@ def test_scale6_flags_and_enum_options_are_converted() -> None:
     _same(action)
     assert action.to_dict()["options"]["flags"] == {"d": ["1d6", "2"], "rr": 2}
     assert action.to_dict()["options"]["args"] == ["crit"]
+
+
+#: values an option may be given, its default among them (an edit may set one back)
+_VALUES = st.one_of(st.none(), st.integers(-3, 30), st.sampled_from(["x", "goblin", "", "far"]),
+                    st.booleans(), st.tuples(st.integers(0, 4)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_scale6_options_built_step_by_step_store_every_option_given(data: st.DataObject) -> None:
+    """SCALE-6: options track which names they were given (the stored form then compares
+    only those with their defaults); built from the stored form, changed by ``evolve``
+    (some set back to their defaults), by ``without`` and by the type's own constructor,
+    each still stores exactly the reference form, every field compared."""
+    from pbp.rules.options import accepted, options_for
+
+    kind = data.draw(st.sampled_from(list(ActionKind)))
+    names = sorted(accepted(kind))
+    first = data.draw(st.dictionaries(st.sampled_from(names), _VALUES, max_size=4))
+    options = options_for(kind, first)
+    assert options.to_dict() == _reference_options(options)
+    for _ in range(data.draw(st.integers(1, 4))):
+        step = data.draw(st.sampled_from(["evolve", "back", "without", "init"]))
+        if step == "evolve":
+            options = options.evolve(**data.draw(st.dictionaries(st.sampled_from(names), _VALUES,
+                                                                 max_size=3)))
+        elif step == "back":   # a given option set back to its default: no longer stored
+            name = data.draw(st.sampled_from(names))
+            options = options.evolve(**{name: dataclasses.fields(Options)[
+                [f.name for f in dataclasses.fields(Options)].index(name)].default})
+        elif step == "without":
+            options = options.without(data.draw(st.sampled_from(names)))
+        else:
+            options = type(options)(**{n: getattr(options, n) for n in names})
+        assert options.to_dict() == _reference_options(options)
+        action = Action(kind, target="b", options=options)
+        assert json.dumps(action.to_dict()) == json.dumps(reference_form(action))
