@@ -52,6 +52,20 @@ class BatchReads:
             rows.write()
         return reads.batch_hints(self.session.connection(), self.campaign.id, self.thread.id)
 
+    def combatants(self, encounter_id: int) -> list[tuple[Any, ...]]:
+        """The encounter's combatants as stored (:mod:`pbp.rounds.roster_cache` reads
+        them), read together with the hints when these are not read yet: the two are
+        asked at the batch's first post, and one statement for both is a round trip less
+        (SCALE-6: some 250 us of CPU a batch on PostgreSQL)."""
+        if "_hints" in self.__dict__:
+            return reads.combatants_as_stored(self.session, encounter_id)
+        rows = pending(self.session)
+        if rows is not None:    # as _hints: a Core read, the rows waiting written first
+            rows.write()
+        contents, self.__dict__["_hints"] = reads.roster_with_hints(
+            self.session.connection(), encounter_id, self.campaign.id, self.thread.id)
+        return contents
+
     @cached_property
     def narrators(self) -> set[str]:
         """The casefolded names of who may post as the narrator in the thread."""

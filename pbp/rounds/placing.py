@@ -68,7 +68,8 @@ def context(session: Session, batch: BatchReads, post: m.Post
     if encounter is None:
         return None
     if encounter.id not in batch.per_encounter:
-        rows, models, indexed = encounter_roster(session, encounter.id)   # kept between polls
+        rows, models, indexed = encounter_roster(session, encounter.id,   # kept between polls
+                                                 batch.combatants(encounter.id))
         batch.per_encounter[encounter.id] = (policy_for(batch.campaign, encounter), models,
                                              indexed, Cast(rows))
         batch.by_key[encounter.id] = {c.key: c for c in models}

@@ -116,12 +116,15 @@ def _entry(content: tuple[Any, ...]) -> tuple[Stored, Combatant]:
     return built
 
 
-def encounter_roster(session: Session, encounter_id: int
+def encounter_roster(session: Session, encounter_id: int,
+                     contents: list[tuple[Any, ...]] | None = None
                      ) -> tuple[list[Stored], list[Combatant], Roster | None]:
     """(the encounter's combatants as stored, as engine combatants, the parser's roster of
     them), by id; each row decoded and converted again only when its stored content differs
-    from every kept one (see the module)."""
-    contents = ingest_reads.combatants_as_stored(session, encounter_id)
+    from every kept one (see the module). *contents*: the rows as stored, when the caller
+    read them already (:func:`pbp.store.ingest_reads.combatants_as_stored`'s form)."""
+    if contents is None:
+        contents = ingest_reads.combatants_as_stored(session, encounter_id)
     with _lock:
         last = _last.get(encounter_id)
     if last is not None and last[0] == contents:   # one comparison, in C, of every row

@@ -19,8 +19,11 @@ from datetime import datetime
 from typing import NamedTuple
 
 from sqlalchemy import (
+    Boolean,
     Connection,
+    Float,
     Integer,
+    String,
     Text,
     and_,
     bindparam,
@@ -121,9 +124,13 @@ def batch_hints(connection: Connection, campaign_id: int, thread_id: int) -> Hin
     rows: about 90 us of CPU on SQLite and 300 us or more over PostgreSQL's TCP on this
     machine, for sets that are almost always empty. Run on the connection (Core): it
     reads no table an ingest batch writes before it."""
+    return _hints_of(connection.execute(_HINTS, {"campaign": campaign_id, "thread": thread_id}))
+
+
+def _hints_of(rows: Iterable[tuple[object, ...]]) -> Hints:
+    """:class:`Hints` from (kind letter, name, round id) rows."""
     out = Hints()
-    for kind, name, round_id in connection.execute(_HINTS, {"campaign": campaign_id,
-                                                            "thread": thread_id}):
+    for kind, name, round_id in rows:
         if kind == "n":
             names = json_text.loads(name) if name else None
             out.narrators.update(str(n).casefold() for n in names or [])
@@ -132,8 +139,42 @@ def batch_hints(connection: Connection, campaign_id: int, thread_id: int) -> Hin
         elif kind == "a":
             out.absent.add(str(name).casefold())
         elif name is not None:
-            out.repost.add((int(round_id), str(name)))
+            out.repost.add((int(round_id), str(name)))   # type: ignore[call-overload]
     return out
+
+
+#: an encounter's combatants (kind "c") and the hints (:data:`_HINTS`), one statement: the
+#: hints' three columns in the key and round-id places, every other column null
+_H = _HINTS.subquery()
+_ROSTER_AND_HINTS = union_all(
+    select(literal("c"), *_COMBATANTS.selected_columns, cast(null(), Integer))
+    .where(Combatant.encounter_id == bindparam("encounter")),
+    select(_H.c[0], cast(null(), Integer), _H.c[1], cast(null(), String), cast(null(), String),
+           cast(null(), String), cast(null(), Integer), cast(null(), Integer),
+           cast(null(), Float), cast(null(), Boolean), cast(null(), Text), cast(null(), Text),
+           _H.c[2]))
+
+
+def roster_with_hints(connection: Connection, encounter_id: int, campaign_id: int,
+                      thread_id: int) -> tuple[list[tuple[object, ...]], Hints]:
+    """(:func:`combatants_as_stored`, :func:`batch_hints`) in one statement. Why
+    (SCALE-6): a batch asks both at its first post, and on PostgreSQL a statement costs
+    its round trip's CPU (some 250 us on this machine) more than its rows."""
+    combatants: list[tuple[object, ...]] = []
+    hints: list[tuple[object, ...]] = []
+    for row in connection.execute(_ROSTER_AND_HINTS, {"encounter": encounter_id,
+                                                      "campaign": campaign_id,
+                                                      "thread": thread_id}).all():
+        if row[0] == "c":
+            combatants.append(tuple(row[1:12]))
+        else:
+            hints.append((row[0], row[2], row[12]))
+    combatants.sort(key=_first)   # by id, as combatants_as_stored orders them
+    return combatants, _hints_of(hints)
+
+
+def _first(row: tuple[object, ...]) -> object:
+    return row[0]
 
 
 class KnownPost(NamedTuple):

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select, text
+from sqlalchemy.orm import Session
 
 from pbp.rounds import batch, ingest, rolls
 from pbp.store import models as m
@@ -224,3 +225,39 @@ def test_scale_6_a_batchs_new_posts_are_read_ahead_once_each(engine: Engine) -> 
     assert [(k, [a["target"] for a in decls[k][-1].actions]) for k in sorted(decls)] == [
         ("aria", ["gob1"]), ("bram", ["gob2"]), ("gob1", ["aria"]), ("gob2", ["bram"])]
     assert [p for _, p, _ in tag_rolls(engine, rid)][-4:] == ["p1", "p2", "g1", "g1"]
+
+
+def test_scale_6_the_roster_and_hints_read_as_one_statement_equal_each_read(engine: Engine) -> None:
+    """SCALE-6: the batch's first post reads the encounter's combatants and the hints in
+    one statement; what it finds is what the two reads find alone, with every kind of
+    hint present: a narrator's names, a player on the ladder, an absence, a deleted
+    post's tag roll not given back (DICE-3, STALL-1, STALL-3)."""
+    from datetime import timedelta
+
+    from pbp.store import ingest_reads
+
+    w = make_world(engine)
+    w.open(at(0))
+    w.ingest([post("d1", "alice", at(1), "I attack Goblin Snag [roll]1d20+3[/roll]")], now=at(2))
+    w.ingest([post("d1", "alice", at(1), "", change="deleted")], now=at(3))
+    with session_scope(engine) as s:
+        narrator = m.Narrator(username="gm2", password_hash="x")
+        s.add(narrator)
+        s.flush()
+        s.add(m.CampaignNarrator(campaign_id=w.campaign_id, narrator_id=narrator.id,
+                                 platform_names=["Mestre", "GM Two"]))
+        s.add(m.LadderPlayer(campaign_id=w.campaign_id, player="bob", missed_in_row=2))
+        s.add(m.Absence(campaign_id=w.campaign_id, player="Carol", starts_at=at(0),
+                        until=at(0) + timedelta(days=3)))
+    with engine.connect() as c:
+        with Session(bind=c) as s:
+            alone = (ingest_reads.combatants_as_stored(s, w.encounter_id),
+                     ingest_reads.batch_hints(c, w.campaign_id, w.thread_id))
+        together = ingest_reads.roster_with_hints(c, w.encounter_id, w.campaign_id, w.thread_id)
+    assert together[0] == alone[0]
+    assert [row[1] for row in together[0]] == ["aria", "bram", "cyd", "gob1", "gob2"]
+    for hints in (together[1], alone[1]):
+        assert hints.narrators == {"mestre", "gm two"}
+        assert hints.ladder == {"bob"} and hints.absent == {"carol"}
+        assert {actor for _, actor in hints.repost} == {"aria"}
+    assert vars(together[1]) == vars(alone[1])
