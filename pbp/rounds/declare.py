@@ -177,10 +177,10 @@ def process_post(session: Session, post: m.Post, *, now: datetime, policy: Round
             decl.updated_at = now
         return list(existing.values())
 
-    if roster is None:
-        roster = [codec.combatant_to_model(c) for c in combatants]
-    models = {c.key: c for c in roster}
-    if readings is None:
+    if readings is None:   # a batch reads its new posts ahead (SCALE-6): only edits come here
+        if roster is None:
+            roster = [codec.combatant_to_model(c) for c in combatants]
+        models = {c.key: c for c in roster}
         readings = read_post(post.body, post.text, post.fmt, policy.language, roster,
                              [models[c.key] for c in controlled], parse=parse, indexed=indexed)
     if not is_narrator or any(r.standing for r in readings):
