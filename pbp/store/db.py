@@ -1,7 +1,8 @@
 """Engines, sessions and migrations.
 
 ``make_engine(url)`` gives an engine configured the same way everywhere (SQLite with
-foreign keys on, WAL and a busy timeout; PostgreSQL with pre-ping);
+foreign keys on, WAL and a busy timeout; PostgreSQL with a connection pinged when it sat
+idle in the pool, :mod:`pbp.store.ping`);
 ``session_scope(engine)`` a transaction that commits on success and rolls back on
 error; ``upgrade(url)`` runs the Alembic migrations shipped inside the package to
 head, so an installed ``pbp`` needs no ``alembic.ini``.
@@ -30,7 +31,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 from ..errors import PbpError
-from . import json_text
+from . import json_text, ping
 from .models import RollRecord
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -101,8 +102,11 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
             conn.exec_driver_sql("BEGIN" if read else "BEGIN IMMEDIATE")
 
         return engine
-    kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(url, **kwargs)
+    idle_s = kwargs.pop("ping_after_idle_s", ping.IDLE_S)
+    engine = create_engine(url, **kwargs)
+    if not kwargs.get("pool_pre_ping"):
+        ping.install(engine, idle_s)   # pinged when idle a while, not at every checkout
+    return engine
 
 
 #: execution option of an engine whose transactions only read (see :func:`reading`)
