@@ -23,6 +23,19 @@ from .bulk import pending
 from .rolls import count_from
 
 
+def named_narrators(thread: m.Thread, campaign: m.Campaign) -> set[str]:
+    """The casefolded names the thread's narrator posts under, as the thread and campaign
+    name them: the thread's own list, and the campaign's narrator account (the narrator's
+    user name on the thread's platform, set on the campaign's page). Why the account:
+    a campaign set up in the panel had no other way to name it, so the narrator's post
+    declaring for the NPCs was read as nobody's and dropped (walked on a live forum)."""
+    names = {str(n).casefold() for n in (thread.options or {}).get("narrators", [])}
+    account = (campaign.narrator_account or "").strip()
+    if account:
+        names.add(account.casefold())
+    return names
+
+
 def _utc(dt: datetime) -> datetime:
     return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
@@ -69,8 +82,7 @@ class BatchReads:
     @cached_property
     def narrators(self) -> set[str]:
         """The casefolded names of who may post as the narrator in the thread."""
-        names = {str(n).casefold() for n in (self.thread.options or {}).get("narrators", [])}
-        return names | self._hints.narrators
+        return named_narrators(self.thread, self.campaign) | self._hints.narrators
 
     @cached_property
     def _live(self) -> tuple[list[m.Encounter], dict[int, list[m.Round]]]:

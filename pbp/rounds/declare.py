@@ -34,7 +34,7 @@ from ..errors import DiceError
 from ..rules.model import Action
 from ..store import models as m
 from . import bulk, codec, reposts, standing
-from .batch import BatchReads
+from .batch import BatchReads, named_narrators
 from .policy import RoundPolicy
 from .reading import ParseFn, Reading, read_post, with_fields
 from .rolls import make_roll
@@ -59,7 +59,7 @@ def round_at(session: Session, encounter_id: int, at: datetime) -> m.Round | Non
 
 
 def narrator_names(session: Session, campaign: m.Campaign, thread: m.Thread) -> set[str]:
-    names = {str(n).casefold() for n in (thread.options or {}).get("narrators", [])}
+    names = named_narrators(thread, campaign)
     for link in session.scalars(select(m.CampaignNarrator)
                                 .where(m.CampaignNarrator.campaign_id == campaign.id)):
         names.update(str(n).casefold() for n in link.platform_names or [])
