@@ -125,7 +125,7 @@ class CampaignForm(Form):
     missed_limit = StringField(_l("Tell me after this many missed rounds in a row"),
                                render_kw={"inputmode": "numeric"})
     auto_narrator_run = BooleanField(_l("Then I run the character (narrator-run) until the player posts"))
-    narrator_account = StringField(_l("My user name on the thread's platform"))
+    narrator_account = StringField(_l("My account on the thread's platform"))
     # STALL-9 / STALL-8, read by pbp.panel.owes_settings (the threads are the campaign's)
     owes_thread = SelectField(_l("Weekly who-owes-a-post list in"), choices=[], validate_choice=False)
     owes_weekday = SelectField(_l("Weekday"), choices=[], validate_choice=False)
