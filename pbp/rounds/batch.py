@@ -60,10 +60,15 @@ class BatchReads:
     def _hints(self) -> reads.Hints:
         """The campaign's and thread's hints, one statement for the four (SCALE-6), read
         at the batch's first post, before any row of it waits to be written."""
+        return reads.batch_hints(self._written_connection(), self.campaign.id, self.thread.id)
+
+    def _written_connection(self) -> Any:
+        """The session's connection once the batch's waiting rows are written: the hints
+        are a Core read, which the ORM hook that writes them first skips."""
         rows = pending(self.session)
-        if rows is not None:    # a Core read: the ORM hook that writes them first is skipped
+        if rows is not None:
             rows.write()
-        return reads.batch_hints(self.session.connection(), self.campaign.id, self.thread.id)
+        return self.session.connection()
 
     def combatants(self, encounter_id: int) -> list[tuple[Any, ...]]:
         """The encounter's combatants as stored (:mod:`pbp.rounds.roster_cache` reads
@@ -72,11 +77,8 @@ class BatchReads:
         (SCALE-6: some 250 us of CPU a batch on PostgreSQL)."""
         if "_hints" in self.__dict__:
             return reads.combatants_as_stored(self.session, encounter_id)
-        rows = pending(self.session)
-        if rows is not None:    # as _hints: a Core read, the rows waiting written first
-            rows.write()
         contents, self.__dict__["_hints"] = reads.roster_with_hints(
-            self.session.connection(), encounter_id, self.campaign.id, self.thread.id)
+            self._written_connection(), encounter_id, self.campaign.id, self.thread.id)
         return contents
 
     @cached_property

@@ -222,6 +222,7 @@ _ITEMS: dict[frozenset[str], tuple[tuple[str, Any], ...]] = {}
 _DEFAULTS: dict[str, Any] = {f.name: f.default for f in fields(Options)}
 _DEFAULT_ITEMS: tuple[tuple[str, Any], ...] = tuple(_DEFAULTS.items())
 _SCALARS = frozenset((str, int, float, bool, type(None)))
+_TUPLES = frozenset(f.name for f in fields(Options) if str(f.type).startswith("tuple"))
 
 
 def _items_of(given: frozenset[str]) -> tuple[tuple[str, Any], ...]:
@@ -232,7 +233,7 @@ def _items_of(given: frozenset[str]) -> tuple[tuple[str, Any], ...]:
             _ITEMS.clear()
         items = _ITEMS[given] = tuple((n, d) for n, d in _DEFAULT_ITEMS if n in given)
     return items
-_TUPLES = frozenset(f.name for f in fields(Options) if str(f.type).startswith("tuple"))
+
 
 #: What every kind takes: provenance, commands, timing, rolls and the rulesets' own checks
 #: (a ruleset refuses an option that makes no sense for a kind with its rule id).
