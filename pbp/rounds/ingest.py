@@ -30,9 +30,9 @@ from contextlib import nullcontext
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import bindparam, inspect, select
+from sqlalchemy import inspect, select
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
-from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm import Session
 from sqlalchemy.orm.util import identity_key
 
 from ..sources.base import PostRecord, carries_marker
@@ -138,10 +138,6 @@ def _store(session: Session, thread_id: int, rec: PostRecord, now: datetime,
     return post, True
 
 
-_THREAD = select(m.Thread).options(joinedload(m.Thread.campaign)).where(
-    m.Thread.id == bindparam("id"))
-
-
 def _new_post(thread_id: int, rec: PostRecord, now: datetime) -> Any:
     """A new post and its first revision as plain rows for the batch's bulk insert
     (SCALE-6: ORM objects cost more to build than the rows cost to write); the post reads
@@ -173,11 +169,13 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     # session's identity map holds rows weakly, and a thread let go here was read again
     # (with its campaign: two more statements) when the batch asked for it (SCALE-6)
     thread = session.identity_map.get(identity_key(m.Thread, thread_id))
-    if thread is None:   # one prebuilt statement (a get with options was built every batch)
-        thread = session.scalar(_THREAD, {"id": thread_id})
+    stored = None
+    if thread is None:   # with the stored posts among the records: one statement
+        thread, stored = ingest_reads.thread_and_known(session, thread_id,
+                                                       (r.platform_id for r in records))
     if thread is None:
         raise LookupError(f"no thread {thread_id}")
-    known = _known(session, thread_id, records)
+    known = _known(session, thread_id, records, stored)
     if not any(_changes(r, known.get(r.platform_id)) for r in records):
         return [known[r.platform_id].id for r in records if r.platform_id in known]
     left_out: list[tuple[PostRecord, Exception]] = []
@@ -209,11 +207,14 @@ def ingest_posts(session: Session, thread_id: int, records: Iterable[PostRecord]
     return ids
 
 
-def _known(session: Session, thread_id: int, records: Sequence[PostRecord]) -> dict[str, Any]:
+def _known(session: Session, thread_id: int, records: Sequence[PostRecord],
+           stored: dict[str, Any] | None = None) -> dict[str, Any]:
     """The thread's stored posts among *records*, by platform id: as read first
-    (:class:`~pbp.store.ingest_reads.KnownPost`: an id, a content hash, times), and as ORM
-    posts those a record changes (a second query, only when one does: edits are rare)."""
-    known: dict[str, Any] = ingest_reads.known_posts(session, thread_id, (r.platform_id for r in records))
+    (:class:`~pbp.store.ingest_reads.KnownPost`: an id, a content hash, times; *stored*:
+    read already, with the thread), and as ORM posts those a record changes (a second
+    query, only when one does: edits are rare)."""
+    known: dict[str, Any] = stored if stored is not None else ingest_reads.known_posts(
+        session, thread_id, (r.platform_id for r in records))
     changing = {k.id for r in records if (k := known.get(r.platform_id)) is not None and _changes(r, k)}
     if changing:
         for post in ingest_reads.posts_by_id(session, changing).values():

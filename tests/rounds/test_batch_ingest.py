@@ -15,6 +15,7 @@ from sqlalchemy import Engine, select, text
 from sqlalchemy.orm import Session
 
 from pbp.rounds import batch, ingest, rolls
+from pbp.store import ingest_reads
 from pbp.store import models as m
 from pbp.store.db import session_scope
 from tests.sql_log import starting, statements
@@ -261,3 +262,37 @@ def test_scale_6_the_roster_and_hints_read_as_one_statement_equal_each_read(engi
         assert hints.ladder == {"bob"} and hints.absent == {"carol"}
         assert {actor for _, actor in hints.repost} == {"aria"}
     assert vars(together[1]) == vars(alone[1])
+
+
+def test_scale_6_the_thread_read_with_its_stored_posts_equals_each_read(engine: Engine) -> None:
+    """SCALE-6: a batch reads its thread (with the campaign) and the stored posts among
+    its records in one statement, the posts as JSON; what it finds is what the two reads
+    find alone: ids, content hashes, the aware UTC times (posted, deleted), a post of
+    the thread only, and no post for an id never stored; more ids than a chunk take the
+    two reads."""
+    w = make_world(engine)
+    w.open(at(0))
+    w.ingest([post("k1", "alice", at(1, 7), "I attack Goblin Snag [roll]1d20+3[/roll]"),
+              post("k2", "bob", at(1, 9), "I wait")], now=at(2))
+    w.ingest([post("k2", "bob", at(1, 9), "", change="deleted")], now=at(3, 4))
+    with session_scope(engine) as s:   # the same platform id in another thread: not ours
+        other = m.Thread(campaign_id=w.campaign_id, kind="file", url="other://", platform="bbcode")
+        s.add(other)
+        s.flush()
+        s.add(m.Post(thread_id=other.id, platform_id="k1", author="zed", posted_at=at(1),
+                     body="x", text="x", content_hash="zzz", first_seen_at=at(1),
+                     last_seen_at=at(1)))
+    ids = ["k1", "k2", "never"]
+    for asked in (ids, ids + [f"x{i}" for i in range(ingest_reads.CHUNK)]):
+        with session_scope(engine) as s:
+            thread, together = ingest_reads.thread_and_known(s, w.thread_id, asked)
+            alone = ingest_reads.known_posts(s, w.thread_id, asked)
+            assert thread is not None and thread.id == w.thread_id
+            assert thread.campaign.id == w.campaign_id
+        assert together == alone
+        assert sorted(together) == ["k1", "k2"]
+        assert together["k1"].posted_at == at(1, 7) and together["k1"].deleted_at is None
+        assert together["k2"].deleted_at == at(3, 4)
+        assert together["k1"].content_hash != "zzz"
+    with session_scope(engine) as s:
+        assert ingest_reads.thread_and_known(s, w.thread_id + 999, ids) == (None, {})
