@@ -55,6 +55,8 @@ class BatchReads:
         self.readings: dict[int, Any] = {}   # a new post's readings, made ahead (ingest)
         # each post's (post, encounter, round), by the post's identity (placing._where)
         self.placed: dict[int, tuple[Any, Any, Any]] = {}
+        # each live encounter's combatants as :attr:`_live` read them, until asked
+        self._rosters: dict[int, list[tuple[Any, ...]]] = {}
 
     @cached_property
     def _hints(self) -> reads.Hints:
@@ -72,14 +74,11 @@ class BatchReads:
 
     def combatants(self, encounter_id: int) -> list[tuple[Any, ...]]:
         """The encounter's combatants as stored (:mod:`pbp.rounds.roster_cache` reads
-        them), read together with the hints when these are not read yet: the two are
-        asked at the batch's first post, and one statement for both is a round trip less
-        (SCALE-6: some 250 us of CPU a batch on PostgreSQL)."""
-        if "_hints" in self.__dict__:
-            return reads.combatants_as_stored(self.session, encounter_id)
-        contents, self.__dict__["_hints"] = reads.roster_with_hints(
-            self._written_connection(), encounter_id, self.campaign.id, self.thread.id)
-        return contents
+        them): as :attr:`_live` read them with the rounds, the first time they are asked
+        (SCALE-6: one statement for the three), else read now."""
+        contents = self._rosters.pop(encounter_id, None)
+        return contents if contents is not None else reads.combatants_as_stored(
+            self.session, encounter_id)
 
     @cached_property
     def narrators(self) -> set[str]:
@@ -90,10 +89,16 @@ class BatchReads:
     def _live(self) -> tuple[list[m.Encounter], dict[int, list[m.Round]]]:
         """The live encounters and their rounds, one statement, read at the first post
         placed (after :attr:`since` is known). Each round's next roll index comes with it
-        for the batch's roll counter (:func:`pbp.rounds.rolls.count_from`)."""
+        for the batch's roll counter (:func:`pbp.rounds.rolls.count_from`), and with them
+        each live encounter's combatants and the hints (SCALE-6)."""
         encounters: list[m.Encounter] = []
         rounds: dict[int, list[m.Round]] = {}
-        for enc, rnd, top in reads.live_rounds(self.session, self.thread.id, self.since):
+        live = reads.live_rounds_with_rosters(self.session, self.thread.id, self.campaign.id,
+                                              self.since)
+        self._rosters = live.rosters
+        if live.hints is not None and "_hints" not in self.__dict__:
+            self.__dict__["_hints"] = live.hints
+        for enc, rnd, top in live.rows:
             if enc.started_at is None:
                 continue
             if enc.id not in rounds:

@@ -19,11 +19,8 @@ from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from sqlalchemy import (
-    Boolean,
     Connection,
-    Float,
     Integer,
-    String,
     Text,
     and_,
     bindparam,
@@ -144,34 +141,64 @@ def _hints_of(rows: Iterable[tuple[object, ...]]) -> Hints:
     return out
 
 
-#: an encounter's combatants (kind "c") and the hints (:data:`_HINTS`), one statement: the
-#: hints' three columns in the key and round-id places, every other column null
+def _json_rows(dialect: str, *columns: Any) -> Any:
+    """An aggregate of *columns* as one JSON text: an array of arrays (null for no row)."""
+    if dialect == "postgresql":
+        return cast(func.json_agg(func.json_build_array(*columns)), Text)
+    return cast(func.json_group_array(func.json_array(*columns)), Text)
+
+
 _H = _HINTS.subquery()
-_ROSTER_AND_HINTS = union_all(
-    select(literal("c"), *_COMBATANTS.selected_columns, cast(null(), Integer))
-    .where(Combatant.encounter_id == bindparam("encounter")),
-    select(_H.c[0], cast(null(), Integer), _H.c[1], cast(null(), String), cast(null(), String),
-           cast(null(), String), cast(null(), Integer), cast(null(), Integer),
-           cast(null(), Float), cast(null(), Boolean), cast(null(), Text), cast(null(), Text),
-           _H.c[2]))
+#: the live rounds (:data:`_LIVE_ROUNDS`), each row with its encounter's combatants as
+#: stored (:data:`_COMBATANTS`' columns) and the hints (:data:`_HINTS`), as JSON texts
+_LIVE_WITH_ROSTERS = {d: _LIVE_ROUNDS.add_columns(
+    select(_json_rows(d, *_COMBATANTS.selected_columns))
+    .where(Combatant.encounter_id == Encounter.id).scalar_subquery(),
+    select(_json_rows(d, *_H.c)).scalar_subquery()) for d in ("postgresql", "sqlite")}
 
 
-def roster_with_hints(connection: Connection, encounter_id: int, campaign_id: int,
-                      thread_id: int) -> tuple[list[tuple[object, ...]], Hints]:
-    """(:func:`combatants_as_stored`, :func:`batch_hints`) in one statement. Why
-    (SCALE-6): a batch asks both at its first post, and on PostgreSQL a statement costs
-    its round trip's CPU (some 250 us on this machine) more than its rows."""
-    combatants: list[tuple[object, ...]] = []
-    hints: list[tuple[object, ...]] = []
-    for row in connection.execute(_ROSTER_AND_HINTS, {"encounter": encounter_id,
-                                                      "campaign": campaign_id,
-                                                      "thread": thread_id}).all():
-        if row[0] == "c":
-            combatants.append(tuple(row[1:12]))
-        else:
-            hints.append((row[0], row[2], row[12]))
-    combatants.sort(key=_first)   # by id, as combatants_as_stored orders them
-    return combatants, _hints_of(hints)
+class LiveRounds(NamedTuple):
+    """What :func:`live_rounds_with_rosters` read: (encounter, round or None, top roll
+    index) rows as :func:`live_rounds` gives them, each live encounter's combatants as
+    :func:`combatants_as_stored` gives them, and the hints (None: no live encounter)."""
+
+    rows: list[tuple[Encounter, Round | None, int | None]]
+    rosters: dict[int, list[tuple[object, ...]]]
+    hints: Hints | None
+
+
+def live_rounds_with_rosters(session: Session, thread_id: int, campaign_id: int,
+                             since: datetime | None = None) -> LiveRounds:
+    """:func:`live_rounds`, :func:`combatants_as_stored` of each live encounter and
+    :func:`batch_hints`, in one statement (the rosters and the hints as JSON texts,
+    decoded once). Why (SCALE-6): a batch asks the three before its first post is read,
+    and on PostgreSQL a statement costs its round trip (some 250 us of CPU here) more
+    than its rows."""
+    dialect = session.get_bind().dialect.name
+    statement = _LIVE_WITH_ROSTERS.get(dialect)
+    if statement is None:   # another database: the three reads
+        rows = live_rounds(session, thread_id, since)
+        return LiveRounds(rows, {e.id: combatants_as_stored(session, e.id) for e, _, _ in rows},
+                          batch_hints(session.connection(), campaign_id, thread_id))
+    out = LiveRounds([], {}, None)
+    for enc, rnd, top, roster, hints in session.execute(
+            statement, {"thread": thread_id, "since": since, "campaign": campaign_id}):
+        out.rows.append((enc, rnd, top))
+        if enc.id not in out.rosters:
+            out.rosters[enc.id] = sorted(map(_stored_combatant, json_text.loads(roster or "[]")),
+                                         key=_first)
+        if out.hints is None:
+            out = out._replace(hints=_hints_of(json_text.loads(hints or "[]")))
+    return out
+
+
+def _stored_combatant(row: list[Any]) -> tuple[object, ...]:
+    """A combatant's row from JSON, typed as the columns give it (JSON has one number
+    type and SQLite's booleans are 0 and 1)."""
+    cid, key, name, side, player, hp, max_hp, initiative, down, sheet, conditions = row
+    return (cid, key, name, side, player, hp, max_hp,
+            None if initiative is None else float(initiative),
+            None if down is None else bool(down), sheet, conditions)
 
 
 def _first(row: tuple[object, ...]) -> object:

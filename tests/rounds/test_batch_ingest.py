@@ -8,11 +8,11 @@ consecutive in the round without a gap), not from a run of the program.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import Engine, select, text
-from sqlalchemy.orm import Session
 
 from pbp.rounds import batch, ingest, rolls
 from pbp.store import ingest_reads
@@ -228,15 +228,14 @@ def test_scale_6_a_batchs_new_posts_are_read_ahead_once_each(engine: Engine) -> 
     assert [p for _, p, _ in tag_rolls(engine, rid)][-4:] == ["p1", "p2", "g1", "g1"]
 
 
-def test_scale_6_the_roster_and_hints_read_as_one_statement_equal_each_read(engine: Engine) -> None:
-    """SCALE-6: the batch's first post reads the encounter's combatants and the hints in
-    one statement; what it finds is what the two reads find alone, with every kind of
-    hint present: a narrator's names, a player on the ladder, an absence, a deleted
-    post's tag roll not given back (DICE-3, STALL-1, STALL-3)."""
-    from datetime import timedelta
-
-    from pbp.store import ingest_reads
-
+def test_scale_6_the_live_rounds_rosters_and_hints_read_as_one_statement_equal_each_read(
+        engine: Engine) -> None:
+    """SCALE-6: a batch reads the live encounters' rounds, their combatants and the hints
+    in one statement (the combatants and hints as JSON); what it finds is what the three
+    reads find alone, value for value and type for type (a whole-number initiative stays
+    a float, a flag a bool), with every kind of hint present: a narrator's names, a
+    player on the ladder, an absence, a deleted post's tag roll not given back (DICE-3,
+    STALL-1, STALL-3)."""
     w = make_world(engine)
     w.open(at(0))
     w.ingest([post("d1", "alice", at(1), "I attack Goblin Snag [roll]1d20+3[/roll]")], now=at(2))
@@ -250,18 +249,27 @@ def test_scale_6_the_roster_and_hints_read_as_one_statement_equal_each_read(engi
         s.add(m.LadderPlayer(campaign_id=w.campaign_id, player="bob", missed_in_row=2))
         s.add(m.Absence(campaign_id=w.campaign_id, player="Carol", starts_at=at(0),
                         until=at(0) + timedelta(days=3)))
-    with engine.connect() as c:
-        with Session(bind=c) as s:
-            alone = (ingest_reads.combatants_as_stored(s, w.encounter_id),
-                     ingest_reads.batch_hints(c, w.campaign_id, w.thread_id))
-        together = ingest_reads.roster_with_hints(c, w.encounter_id, w.campaign_id, w.thread_id)
-    assert together[0] == alone[0]
-    assert [row[1] for row in together[0]] == ["aria", "bram", "cyd", "gob1", "gob2"]
-    for hints in (together[1], alone[1]):
+        goblin = s.scalar(select(m.Combatant).where(m.Combatant.key == "gob1"))
+        goblin.initiative, goblin.down = 12.0, True
+    with session_scope(engine) as s:
+        rows = ingest_reads.live_rounds(s, w.thread_id)
+        alone = ({w.encounter_id: ingest_reads.combatants_as_stored(s, w.encounter_id)},
+                 ingest_reads.batch_hints(s.connection(), w.campaign_id, w.thread_id))
+        together = ingest_reads.live_rounds_with_rosters(s, w.thread_id, w.campaign_id)
+        assert [(e.id, r and r.id, top) for e, r, top in together.rows] == [
+            (e.id, r and r.id, top) for e, r, top in rows]
+    assert together.rosters == alone[0]
+    roster = together.rosters[w.encounter_id]
+    assert [[type(v) for v in row] for row in roster] == [
+        [type(v) for v in row] for row in alone[0][w.encounter_id]]
+    assert [row[1] for row in roster] == ["aria", "bram", "cyd", "gob1", "gob2"]
+    assert roster[3][7] == 12.0 and roster[3][8] is True
+    for hints in (together.hints, alone[1]):
+        assert hints is not None
         assert hints.narrators == {"mestre", "gm two"}
         assert hints.ladder == {"bob"} and hints.absent == {"carol"}
         assert {actor for _, actor in hints.repost} == {"aria"}
-    assert vars(together[1]) == vars(alone[1])
+    assert vars(together.hints) == vars(alone[1])
 
 
 def test_scale_6_the_thread_read_with_its_stored_posts_equals_each_read(engine: Engine) -> None:
