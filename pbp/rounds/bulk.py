@@ -199,12 +199,22 @@ def _quicker(kind: Any, processor: Any, dialect: Any) -> Any:
         return None
     if isinstance(kind, UTCDateTime):
         naive = kind.process_bind_param
+        # the last time converted and its text, one tuple: a thread reads a pair written
+        # together (most of a batch's times are its one ``now``: SCALE-6)
+        kept: list[tuple[Any, Any]] = [(None, None)]
 
         def utc(value: Any) -> Any:
-            if value is not None and value.tzinfo is UTC:   # the usual: no conversion to make
-                return value.replace(tzinfo=None).isoformat(" ", "microseconds")
-            value = naive(value, dialect)
-            return None if value is None else value.isoformat(" ", "microseconds")
+            last = kept[0]
+            if value is last[0]:
+                return last[1]
+            if value is None:
+                return None
+            if value.tzinfo is UTC:   # the usual: no conversion to make
+                text = value.replace(tzinfo=None).isoformat(" ", "microseconds")
+            else:
+                text = naive(value, dialect).isoformat(" ", "microseconds")
+            kept[0] = (value, text)
+            return text
 
         return utc if utc(_SAMPLE) == processor(_SAMPLE) else processor
     if isinstance(kind, JSON) and processor([]) == "[]":

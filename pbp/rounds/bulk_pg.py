@@ -95,14 +95,28 @@ def written_columns(table: Table, keys: frozenset[str], given: Any
     return out
 
 
+#: the last datetime converted and its text (most of a batch's times are its one ``now``)
+_LAST: tuple[Any, str | None] = (None, None)
+
+
 def _naive_utc(value: Any) -> Any:
     """An aware datetime as naive UTC text, as :class:`UTCDateTime` stores it (a naive one
-    is refused there, and here)."""
+    is refused there, and here). The same object as the last one converted gives the
+    same text without converting it again (SCALE-6: a batch's rows hold some 300 times,
+    most of them one ``now``; a datetime never changes, and the one kept cannot be
+    freed and its identity taken by another)."""
+    global _LAST
+    last = _LAST   # one tuple: a thread reads a pair written together
+    if value is last[0]:
+        return last[1]
     if value is None:
         return None
     if value.tzinfo is UTC:   # the usual: no conversion to make
-        return value.replace(tzinfo=None).isoformat()
-    return UTCDateTime().process_bind_param(value, None).isoformat()  # type: ignore[arg-type, union-attr]
+        text = value.replace(tzinfo=None).isoformat()
+    else:
+        text = UTCDateTime().process_bind_param(value, None).isoformat()  # type: ignore[union-attr]
+    _LAST = (value, text)
+    return text
 
 
 def row_function(plan: _Plan, given: Any, *, tail: bool = False) -> Any:

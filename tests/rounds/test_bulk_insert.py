@@ -302,8 +302,16 @@ def test_scale_6_a_datetime_is_written_as_the_dialects_own_processing_writes_it(
                   datetime(999, 1, 2, tzinfo=UTC),
                   datetime(2026, 6, 1, 12, tzinfo=ZoneInfo("Europe/Lisbon")),
                   datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=-3))), None):
-        assert quick(value) == own(value)
         naive = UTCDateTime().process_bind_param(value, dialect)
-        assert _naive_utc(value) == (None if naive is None else naive.isoformat())
+        for _ in range(2):   # the second time, the same object: the text kept (SCALE-6)
+            assert quick(value) == own(value)
+            assert _naive_utc(value) == (None if naive is None else naive.isoformat())
+    now = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
+    for one, other in ((now, now + timedelta(seconds=1)), (now, None), (None, now)):
+        quick(one), _naive_utc(one)   # the kept text is one's: another time is not given it
+        assert quick(other) == own(other)
+        assert _naive_utc(other) == (None if other is None else other.replace(tzinfo=None).isoformat())
     with pytest.raises(ValueError):
         quick(datetime(2026, 1, 2))
+    with pytest.raises(ValueError):
+        _naive_utc(datetime(2026, 1, 2))
