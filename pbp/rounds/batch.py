@@ -57,6 +57,8 @@ class BatchReads:
         self.placed: dict[int, tuple[Any, Any, Any]] = {}
         # each live encounter's combatants as :attr:`_live` read them, until asked
         self._rosters: dict[int, list[tuple[Any, ...]]] = {}
+        self.new_posts = 0   # how many ids :attr:`_live` takes for the batch's new posts
+        self.post_ids: list[int] | None = None   # the ids it took (PostgreSQL)
 
     @cached_property
     def _hints(self) -> reads.Hints:
@@ -94,8 +96,8 @@ class BatchReads:
         encounters: list[m.Encounter] = []
         rounds: dict[int, list[m.Round]] = {}
         live = reads.live_rounds_with_rosters(self.session, self.thread.id, self.campaign.id,
-                                              self.since)
-        self._rosters = live.rosters
+                                              self.since, self.new_posts)
+        self._rosters, self.post_ids = live.rosters, live.post_ids
         if live.hints is not None and "_hints" not in self.__dict__:
             self.__dict__["_hints"] = live.hints
         for enc, rnd, top in live.rows:

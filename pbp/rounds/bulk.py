@@ -291,23 +291,30 @@ class Pending:
         self.session = session
         self.declarations: list[Any] = []   # Declaration rows
         self.rolls: list[tuple[Any, dict[str, Any] | None]] = []   # RollRecord row, its post
+        self.posts: list[Any] = []   # Post rows, their ids taken (their revisions with them)
         self._writing = False
 
     def write(self) -> None:
-        """Insert every pending row now (one statement per table and key set)."""
-        if self._writing or not (self.declarations or self.rolls):
+        """Insert every pending row now (one statement per table and key set; the posts
+        first: the other rows name them)."""
+        if self._writing or not (self.declarations or self.rolls or self.posts):
             return
         self._writing = True
         try:
-            decls, rolls = self.declarations, self.rolls
-            self.declarations, self.rolls = [], []
+            decls, rolls, posts = self.declarations, self.rolls, self.posts
+            self.declarations, self.rolls, self.posts = [], [], []
             session = self.session
             connection = session.connection()
+            post_rows = [{**columns(p), "id": p.id} for p in posts]
+            revisions = [{**columns(r), "post_id": p.id} for p in posts for r in p.revisions]
             if connection.dialect.name == "postgresql" and bulk_pg.insert_rolled(
                     connection, [columns(r) for r, _ in rolls],
                     [(r.round_id, r.roll_index, post) for r, post in rolls if post is not None],
-                    [columns(d) for d in decls]):
+                    [columns(d) for d in decls], post_rows, revisions):
                 return   # one statement (pbp.rounds.bulk_pg)
+            if post_rows:
+                insert_rows(session, m.Post, post_rows)
+                insert_rows(session, m.PostRevision, revisions)
             if rolls and connection.dialect.name == "sqlite" and _linked_on_sqlite(
                     connection, session, rolls):
                 rolls = []

@@ -9,7 +9,9 @@ as one JSON text (encoded by :mod:`pbp.store.json_text`, orjson, in one call) th
 server unpacks with ``jsonb_array_elements``; and the rows that depend on each other go
 in one statement, through data-modifying CTEs: a post and its first revision (the
 revision names the post's new id), a roll and the post it was rolled for (DICE-3),
-the declarations beside them. Five statements a batch became two.
+the declarations beside them. Five statements a batch became two, then one: a batch
+that takes its new posts' ids with its live rounds (:mod:`pbp.store.ingest_reads`) writes
+the posts and their revisions with the rest (:func:`insert_rolled`).
 
 The values stored are those the ORM would store: each column's Python-side default for
 a column the rows leave out, aware datetimes as naive UTC (:class:`UTCDateTime`), JSON
@@ -225,16 +227,21 @@ def insert_posts(connection: Any, posts: Sequence[dict[str, Any]],
 
 def insert_rolled(connection: Any, rolls: Sequence[dict[str, Any]],
                   roll_posts: Sequence[tuple[int, int, dict[str, Any]]],
-                  declarations: Sequence[dict[str, Any]]) -> bool:
+                  declarations: Sequence[dict[str, Any]], posts: Sequence[dict[str, Any]] = (),
+                  revisions: Sequence[dict[str, Any]] = ()) -> bool:
     """A batch's rolls, the post each was rolled for ((round id, roll index, the roll post's
-    columns but its roll id)) and its declarations, in one statement; False (nothing
-    written) when this module cannot write them."""
+    columns but its roll id)) and its declarations, in one statement, with the new posts
+    they name and their revisions (every id given: taken from the sequence); False
+    (nothing written) when this module cannot write them."""
     dialect = connection.dialect
-    parts = {"rolls": part(m.RollRecord.__table__, rolls, dialect),
+    parts = {"new_posts": part(m.Post.__table__, posts, dialect),
+             "new_revisions": part(m.PostRevision.__table__, revisions, dialect),
+             "rolls": part(m.RollRecord.__table__, rolls, dialect),
              "roll_posts": part(m.RollPost.__table__, [c for _, _, c in roll_posts], dialect,
                                 [(rd, ix) for rd, ix, _ in roll_posts]),
              "declarations": part(m.Declaration.__table__, declarations, dialect)}
-    given = {"rolls": rolls, "roll_posts": roll_posts, "declarations": declarations}
+    given = {"new_posts": posts, "new_revisions": revisions, "rolls": rolls,
+             "roll_posts": roll_posts, "declarations": declarations}
     if any(given[k] and parts[k] is None for k in parts) or (roll_posts and not rolls):
         return False
     ctes: list[str] = []

@@ -9,7 +9,8 @@ skipped without a statement beyond the one read that found them (SCALE-6).
 One batch, one savepoint (none when the batch is its session's first work: its own
 transaction is then undone instead), one flush (SCALE-6): a poll's posts are stored first, all in one
 flush, then read in order for the round; what the reading makes (declarations, rolls, the
-rolls' posts kept beside them) goes in at the batch's end. The thread's encounters,
+rolls' posts kept beside them) goes in at the batch's end; on PostgreSQL the new posts go
+in with it, their ids taken ahead from the posts' sequence. The thread's encounters,
 rounds, narrators and the campaign's hints (who may have an absence to end, a ladder count
 to reset, a deleted post's roll to take back) are read once per batch
 (:class:`pbp.rounds.batch.BatchReads`), not once per post; a post the batch stored itself
@@ -41,7 +42,7 @@ from ..store import models as m
 from ..store.types import utcnow
 from . import between, bulk_pg
 from .batch import BatchReads
-from .bulk import Row, bulk_batch, columns, insert_rows, new_row
+from .bulk import Row, bulk_batch, columns, insert_rows, new_row, pending
 from .declare import process_post
 from .extensions import read_extensions
 from .ladder import player_posted
@@ -241,6 +242,9 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
     if known is not None:   # guarded, a stored post's time is read only as it is stored
         batch.since = min([_utc(r.posted_at) for r in records]
                           + [_utc(p.posted_at) for p in known.values()], default=None)
+        # ids for the new posts, taken with the live rounds (PostgreSQL: _insert_posts)
+        batch.new_posts = len({r.platform_id for r in records
+                               if r.platform_id not in known and r.change != "deleted"})
     stored: list[m.Post] = []
     fresh: dict[str, m.Post] = {}   # the posts this batch inserts, by platform id
     to_read: dict[str, PostRecord] = {}   # platform id -> its last record, at its first place
@@ -260,7 +264,7 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
             place(batch, post)
     reading.clear()
     if known is not None:   # the new posts are plain rows, their ids set as they are written
-        _insert_posts(session, thread_id, list(fresh.values()))
+        _insert_posts(session, thread_id, list(fresh.values()), batch.post_ids)
     session.flush()   # the edits and deletions of known posts
     by_id = {p.platform_id: p for p in stored}
     for platform_id, rec in to_read.items():   # the new posts read first, together
@@ -275,11 +279,21 @@ def _read_batch(session: Session, thread: m.Thread, records: Sequence[PostRecord
     return [p.id for p in stored]
 
 
-def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any]) -> None:
+def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any],
+                  ids: list[int] | None = None) -> None:
     """Write the batch's new posts (plain rows) and their revisions in one statement each
     (SCALE-6: the unit of work wrote them row by row), each post's id set from RETURNING
-    (a pass rolled back leaves nothing in the session: the rows were never in it)."""
+    (a pass rolled back leaves nothing in the session: the rows were never in it). With
+    *ids* taken for them already (PostgreSQL), the posts wait with the batch's other rows
+    instead, written with them in one statement (:mod:`pbp.rounds.bulk_pg`) before any
+    statement that could read them."""
     if not posts:
+        return
+    rows = pending(session)
+    if ids is not None and len(ids) >= len(posts) and rows is not None:
+        for post, post_id in zip(posts, ids, strict=False):
+            post.id = post_id
+        rows.posts.extend(posts)
         return
     connection = session.connection()
     if connection.dialect.name == "postgresql":   # both in one statement (pbp.rounds.bulk_pg)

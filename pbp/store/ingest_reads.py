@@ -149,12 +149,19 @@ def _json_rows(dialect: str, *columns: Any) -> Any:
 
 
 _H = _HINTS.subquery()
+#: PostgreSQL: ``new_posts`` ids taken from the posts' sequence, as one JSON text (an
+#: uncorrelated subquery: run once a statement, whatever its rows)
+_NEW_IDS = cast(select(func.json_agg(func.nextval(func.pg_get_serial_sequence(
+    Post.__table__.name, Post.id.name)))).select_from(
+    func.generate_series(1, bindparam("new_posts", type_=Integer))).scalar_subquery(), Text)
 #: the live rounds (:data:`_LIVE_ROUNDS`), each row with its encounter's combatants as
-#: stored (:data:`_COMBATANTS`' columns) and the hints (:data:`_HINTS`), as JSON texts
+#: stored (:data:`_COMBATANTS`' columns) and the hints (:data:`_HINTS`), as JSON texts;
+#: on PostgreSQL the new posts' ids too
 _LIVE_WITH_ROSTERS = {d: _LIVE_ROUNDS.add_columns(
     select(_json_rows(d, *_COMBATANTS.selected_columns))
     .where(Combatant.encounter_id == Encounter.id).scalar_subquery(),
-    select(_json_rows(d, *_H.c)).scalar_subquery()) for d in ("postgresql", "sqlite")}
+    select(_json_rows(d, *_H.c)).scalar_subquery(),
+    _NEW_IDS if d == "postgresql" else null()) for d in ("postgresql", "sqlite")}
 
 
 class LiveRounds(NamedTuple):
@@ -165,13 +172,16 @@ class LiveRounds(NamedTuple):
     rows: list[tuple[Encounter, Round | None, int | None]]
     rosters: dict[int, list[tuple[object, ...]]]
     hints: Hints | None
+    post_ids: list[int] | None = None   # PostgreSQL: the ids asked for, taken
 
 
 def live_rounds_with_rosters(session: Session, thread_id: int, campaign_id: int,
-                             since: datetime | None = None) -> LiveRounds:
+                             since: datetime | None = None, new_posts: int = 0) -> LiveRounds:
     """:func:`live_rounds`, :func:`combatants_as_stored` of each live encounter and
     :func:`batch_hints`, in one statement (the rosters and the hints as JSON texts,
-    decoded once). Why (SCALE-6): a batch asks the three before its first post is read,
+    decoded once); on PostgreSQL, with a live encounter, *new_posts* ids taken from the
+    posts' sequence (the batch's new posts are then written with its other rows: one
+    statement). Why (SCALE-6): a batch asks the three before its first post is read,
     and on PostgreSQL a statement costs its round trip (some 250 us of CPU here) more
     than its rows."""
     dialect = session.get_bind().dialect.name
@@ -181,14 +191,16 @@ def live_rounds_with_rosters(session: Session, thread_id: int, campaign_id: int,
         return LiveRounds(rows, {e.id: combatants_as_stored(session, e.id) for e, _, _ in rows},
                           batch_hints(session.connection(), campaign_id, thread_id))
     out = LiveRounds([], {}, None)
-    for enc, rnd, top, roster, hints in session.execute(
-            statement, {"thread": thread_id, "since": since, "campaign": campaign_id}):
+    for enc, rnd, top, roster, hints, ids in session.execute(
+            statement, {"thread": thread_id, "since": since, "campaign": campaign_id,
+                        "new_posts": new_posts}):
         out.rows.append((enc, rnd, top))
         if enc.id not in out.rosters:
             out.rosters[enc.id] = sorted(map(_stored_combatant, json_text.loads(roster or "[]")),
                                          key=_first)
         if out.hints is None:
-            out = out._replace(hints=_hints_of(json_text.loads(hints or "[]")))
+            out = out._replace(hints=_hints_of(json_text.loads(hints or "[]")),
+                               post_ids=json_text.loads(ids) if ids else None)
     return out
 
 

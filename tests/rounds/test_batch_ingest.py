@@ -304,3 +304,41 @@ def test_scale_6_the_thread_read_with_its_stored_posts_equals_each_read(engine: 
         assert together["k1"].content_hash != "zzz"
     with session_scope(engine) as s:
         assert ingest_reads.thread_and_known(s, w.thread_id + 999, ids) == (None, {})
+
+
+@pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
+def test_scale_6_a_post_another_worker_stores_while_the_batch_reads_is_kept_once(
+        engine: Engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SCALE-6 on PostgreSQL, where a batch takes its new posts' ids with the live rounds
+    and writes the posts with its other rows at its end: another worker stores p1 after
+    the batch found p1 new. The database refuses the double at the batch's one write,
+    the batch is read again guarded and takes the other worker's p1: every post once,
+    p1's tag rolled once (by the other worker), p2's two tags after it, no gap, and each
+    roll beside its own post."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    opening = len(tag_rolls(engine, rid))
+    real = ingest_reads.live_rounds_with_rosters
+    taken: list[list[int] | None] = []
+
+    def other_worker_first(session, *args, **kw):  # type: ignore[no-untyped-def]
+        out = real(session, *args, **kw)
+        taken.append(out.post_ids)
+        if len(taken) == 1:   # the other worker, in its own transaction, committed
+            monkeypatch.setattr(ingest_reads, "live_rounds_with_rosters", real)
+            w.ingest(POSTS[:1], now=at(2, 30))
+            monkeypatch.setattr(ingest_reads, "live_rounds_with_rosters", other_worker_first)
+        return out
+
+    monkeypatch.setattr(ingest_reads, "live_rounds_with_rosters", other_worker_first)
+    ids = w.ingest(POSTS, now=at(3))
+    assert taken[0] is not None and len(taken[0]) == 3   # ids taken for p1, p2, p3
+    assert taken[1:] == [None]   # the guarded pass takes no ids: it stores post by post
+    assert len(set(ids)) == 3 and w.count(m.Post) == 3
+    got = tag_rolls(engine, rid)
+    assert [i for i, _, _ in got] == list(range(opening + 3))
+    assert [(p, t) for _, p, t in got[opening:]] == [("p1", 0), ("p2", 0), ("p2", 1)]
+    decls = w.declarations(rid)
+    assert sorted(k for k, ds in decls.items() if any(not d.deleted for d in ds)) == [
+        "aria", "bram", "gob1"]
+    assert all(len(ds) == 1 for ds in decls.values())
