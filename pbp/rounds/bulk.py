@@ -19,11 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
-    JSON,
     Insert,
     Table,
     TypeDecorator,
@@ -39,8 +37,8 @@ from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import ORMExecuteState, Session
 
 from ..store import models as m
-from ..store.types import UTCDateTime
 from . import bulk_pg
+from .bulk_sqlite import quicker
 
 #: ``session.info`` key of the running batch's pending rows
 KEY = "pbp.bulk"
@@ -176,7 +174,7 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any
         _PLAIN[(table, keys)] = None
         return None
     for col, default in written:
-        processor = _quicker(col.type, col.type.dialect_impl(dialect).bind_processor(dialect),
+        processor = quicker(col.type, col.type.dialect_impl(dialect).bind_processor(dialect),
                              dialect)
         plan.append((col.key, processor, default))
     quote = dialect.identifier_preparer.quote
@@ -185,41 +183,6 @@ def _plain_insert(table: Table, keys: frozenset[str], dialect: Any
            f"VALUES ({', '.join('?' for _ in plan)})")
     made = _PLAIN[(table, keys)] = (sql, plan, bulk_pg.row_function(plan, _GIVEN))
     return made
-
-
-_SAMPLE = datetime(2026, 12, 2, 9, 5, 7, 1234, tzinfo=UTC)
-
-
-def _quicker(kind: Any, processor: Any, dialect: Any) -> Any:
-    """*processor*, or a quicker function giving the same text for the values an ingest
-    writes most (checked here on a sample, else *processor* stays): a UTC datetime as
-    SQLite's storage format (two layers of processing and a ``%`` format of a dict, as one
-    ``isoformat``), and an empty JSON list (the usual ``errors``, ``notes``, ``tables``)."""
-    if processor is None:
-        return None
-    if isinstance(kind, UTCDateTime):
-        naive = kind.process_bind_param
-        # the last time converted and its text, one tuple: a thread reads a pair written
-        # together (most of a batch's times are its one ``now``: SCALE-6)
-        kept: list[tuple[Any, Any]] = [(None, None)]
-
-        def utc(value: Any) -> Any:
-            last = kept[0]
-            if value is last[0]:
-                return last[1]
-            if value is None:
-                return None
-            if value.tzinfo is UTC:   # the usual: no conversion to make
-                text = value.replace(tzinfo=None).isoformat(" ", "microseconds")
-            else:
-                text = naive(value, dialect).isoformat(" ", "microseconds")
-            kept[0] = (value, text)
-            return text
-
-        return utc if utc(_SAMPLE) == processor(_SAMPLE) else processor
-    if isinstance(kind, JSON) and processor([]) == "[]":
-        return lambda value: "[]" if value.__class__ is list and not value else processor(value)
-    return processor
 
 
 def _values(plan: _Plan, row: dict[str, Any]) -> tuple[Any, ...]:

@@ -289,8 +289,8 @@ def test_scale_6_a_datetime_is_written_as_the_dialects_own_processing_writes_it(
 
     from sqlalchemy.dialects import sqlite
 
-    from pbp.rounds.bulk import _quicker
     from pbp.rounds.bulk_pg import _naive_utc
+    from pbp.rounds.bulk_sqlite import quicker as _quicker
     from pbp.store.types import UTCDateTime
 
     dialect = sqlite.dialect()
@@ -315,3 +315,29 @@ def test_scale_6_a_datetime_is_written_as_the_dialects_own_processing_writes_it(
         quick(datetime(2026, 1, 2))
     with pytest.raises(ValueError):
         _naive_utc(datetime(2026, 1, 2))
+
+
+def test_scale_6_a_json_or_boolean_value_is_written_as_the_columns_own_processing_writes_it(
+        ) -> None:
+    """SCALE-6: the quick processors of a JSON column (an empty list, a list or dict
+    straight to the engine's serializer) and a boolean column give SQLite exactly what
+    the column's own processing gives, for every kind of value a row may hold; a value
+    the column refuses is refused the same way."""
+    from pbp.rounds.bulk_sqlite import quicker
+    from pbp.store.db import make_engine
+
+    dialect = make_engine("sqlite://").dialect   # the service's serializer (orjson)
+    for column, values in (
+            (m.Declaration.__table__.c.notes, ([], [{"code": "late"}], {}, {"a": [1, "é", None]},
+                                                None, "text", 5, 2.5, True, [[]], ({"x": 1},))),
+            (m.Post.__table__.c.is_ours, (True, False, None, 1, 0))):
+        own = column.type.dialect_impl(dialect).bind_processor(dialect)
+        quick = quicker(column.type, own, dialect)
+        assert quick is not own, column
+        for value in values:
+            assert quick(value) == own(value), (column, value)
+            assert type(quick(value)) is type(own(value)), (column, value)
+    with pytest.raises(TypeError):
+        own("yes")
+    with pytest.raises(TypeError):
+        quick("yes")
