@@ -9,8 +9,8 @@ skipped without a statement beyond the one read that found them (SCALE-6).
 One batch, one savepoint (none when the batch is its session's first work: its own
 transaction is then undone instead), one flush (SCALE-6): a poll's posts are stored first, all in one
 flush, then read in order for the round; what the reading makes (declarations, rolls, the
-rolls' posts kept beside them) goes in at the batch's end; on PostgreSQL the new posts go
-in with it, their ids taken ahead from the posts' sequence. The thread's encounters,
+rolls' posts kept beside them) goes in at the batch's end, and the new posts with it,
+their ids taken ahead with the live rounds. The thread's encounters,
 rounds, narrators and the campaign's hints (who may have an absence to end, a ladder count
 to reset, a deleted post's roll to take back) are read once per batch
 (:class:`pbp.rounds.batch.BatchReads`), not once per post; a post the batch stored itself
@@ -284,9 +284,9 @@ def _insert_posts(session: Session, thread_id: int, posts: Sequence[Any],
     """Write the batch's new posts (plain rows) and their revisions in one statement each
     (SCALE-6: the unit of work wrote them row by row), each post's id set from RETURNING
     (a pass rolled back leaves nothing in the session: the rows were never in it). With
-    *ids* taken for them already (PostgreSQL), the posts wait with the batch's other rows
-    instead, written with them in one statement (:mod:`pbp.rounds.bulk_pg`) before any
-    statement that could read them."""
+    *ids* taken for them already (by the live read), the posts wait with the batch's
+    other rows instead, written with them (on PostgreSQL in one statement:
+    :mod:`pbp.rounds.bulk_pg`) before any statement that could read them."""
     if not posts:
         return
     rows = pending(session)

@@ -154,14 +154,17 @@ _H = _HINTS.subquery()
 _NEW_IDS = cast(select(func.json_agg(func.nextval(func.pg_get_serial_sequence(
     Post.__table__.name, Post.id.name)))).select_from(
     func.generate_series(1, bindparam("new_posts", type_=Integer))).scalar_subquery(), Text)
+#: SQLite: the posts' top id (a batch holds the write lock from its BEGIN IMMEDIATE: the
+#: next ids are its own, as SQLite itself would give them)
+_TOP_ID = select(func.max(Post.id)).scalar_subquery()
 #: the live rounds (:data:`_LIVE_ROUNDS`), each row with its encounter's combatants as
-#: stored (:data:`_COMBATANTS`' columns) and the hints (:data:`_HINTS`), as JSON texts;
-#: on PostgreSQL the new posts' ids too
+#: stored (:data:`_COMBATANTS`' columns) and the hints (:data:`_HINTS`), as JSON texts,
+#: and the new posts' ids (PostgreSQL) or the posts' top id (SQLite)
 _LIVE_WITH_ROSTERS = {d: _LIVE_ROUNDS.add_columns(
     select(_json_rows(d, *_COMBATANTS.selected_columns))
     .where(Combatant.encounter_id == Encounter.id).scalar_subquery(),
     select(_json_rows(d, *_H.c)).scalar_subquery(),
-    _NEW_IDS if d == "postgresql" else null()) for d in ("postgresql", "sqlite")}
+    _NEW_IDS if d == "postgresql" else _TOP_ID) for d in ("postgresql", "sqlite")}
 
 
 class LiveRounds(NamedTuple):
@@ -179,11 +182,12 @@ def live_rounds_with_rosters(session: Session, thread_id: int, campaign_id: int,
                              since: datetime | None = None, new_posts: int = 0) -> LiveRounds:
     """:func:`live_rounds`, :func:`combatants_as_stored` of each live encounter and
     :func:`batch_hints`, in one statement (the rosters and the hints as JSON texts,
-    decoded once); on PostgreSQL, with a live encounter, *new_posts* ids taken from the
-    posts' sequence (the batch's new posts are then written with its other rows: one
-    statement). Why (SCALE-6): a batch asks the three before its first post is read,
-    and on PostgreSQL a statement costs its round trip (some 250 us of CPU here) more
-    than its rows."""
+    decoded once); with a live encounter, *new_posts* ids for the batch's new posts,
+    taken from the posts' sequence on PostgreSQL, the next after the top one on SQLite
+    (the posts are then written with the batch's other rows: on PostgreSQL in one
+    statement, on SQLite without reading their ids back). Why (SCALE-6): a batch asks the
+    three before its first post is read, and on PostgreSQL a statement costs its round
+    trip (some 250 us of CPU here) more than its rows."""
     dialect = session.get_bind().dialect.name
     statement = _LIVE_WITH_ROSTERS.get(dialect)
     if statement is None:   # another database: the three reads
@@ -200,8 +204,19 @@ def live_rounds_with_rosters(session: Session, thread_id: int, campaign_id: int,
                                          key=_first)
         if out.hints is None:
             out = out._replace(hints=_hints_of(json_text.loads(hints or "[]")),
-                               post_ids=json_text.loads(ids) if ids else None)
+                               post_ids=_taken(dialect, ids, new_posts))
     return out
+
+
+def _taken(dialect: str, ids: Any, new_posts: int) -> list[int] | None:
+    """The ids the live read took: PostgreSQL's as JSON, or the *new_posts* after
+    SQLite's top id (None: none asked for)."""
+    if not new_posts:
+        return None
+    if dialect == "postgresql":
+        return json_text.loads(ids) if ids else None
+    top = int(ids or 0)
+    return list(range(top + 1, top + 1 + new_posts))
 
 
 def _stored_combatant(row: list[Any]) -> tuple[object, ...]:

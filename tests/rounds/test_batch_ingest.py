@@ -342,3 +342,23 @@ def test_scale_6_a_post_another_worker_stores_while_the_batch_reads_is_kept_once
     assert sorted(k for k, ds in decls.items() if any(not d.deleted for d in ds)) == [
         "aria", "bram", "gob1"]
     assert all(len(ds) == 1 for ds in decls.values())
+
+
+def test_scale_6_the_live_read_takes_ids_for_the_batchs_new_posts(engine: Engine) -> None:
+    """SCALE-6: the live read takes as many ids as the batch has new posts, none stored:
+    the next after the top one on SQLite (the batch holds the write lock), fresh ones
+    from the sequence on PostgreSQL; none when none are asked for. The posts then
+    written take them, each post's rolls and declarations beside it."""
+    w = make_world(engine)
+    rid = w.open(at(0))
+    first = w.ingest(POSTS[:1], now=at(2))
+    with session_scope(engine) as s:
+        assert ingest_reads.live_rounds_with_rosters(s, w.thread_id, w.campaign_id).post_ids is None
+        taken = ingest_reads.live_rounds_with_rosters(s, w.thread_id, w.campaign_id,
+                                                      new_posts=3).post_ids
+    assert taken is not None and len(set(taken)) == 3 and min(taken) > max(first)
+    if engine.dialect.name == "sqlite":
+        assert taken == [max(first) + 1, max(first) + 2, max(first) + 3]
+    later = w.ingest(POSTS[1:], now=at(4))
+    assert len(set(later)) == 2 and min(later) > max(first)
+    assert [(p, t) for _, p, t in tag_rolls(engine, rid) if p] == [("p1", 0), ("p2", 0), ("p2", 1)]
