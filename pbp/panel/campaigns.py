@@ -26,6 +26,7 @@ from .access import campaign_or_404, db_id
 from .audit import write as audit_write
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
+from .i18n import panel_language
 from .initiative_modes import mode_labels, sides_labels
 from .polling import forum_polling
 
@@ -93,6 +94,10 @@ def _form(campaign: Campaign | None = None, *, stored: bool | None = None) -> Ca
         form.houserules.data = _toml(campaign.houserules)
     if stored and campaign is None:
         form.timezone.data = "UTC"
+        # the replies' language starts as the narrator's own (a Portuguese narrator's
+        # new campaign was set to English until changed)
+        if panel_language() in {value for value, *_ in form.language.choices}:  # type: ignore[union-attr]
+            form.language.data = panel_language()
     return form
 
 

@@ -276,3 +276,25 @@ def test_language_switch(alice: Any, db_url: str, ids: dict[str, Any]) -> None:
 def test_login_page_language_from_browser(client: Any) -> None:
     html = client.get("/login", headers={"Accept-Language": "ru-RU,ru;q=0.9"}).text
     assert 'lang="ru"' in html and "Войти" in html
+
+
+def test_a_new_campaigns_reply_language_starts_as_the_narrators(alice: Any) -> None:
+    """Walked: a Portuguese narrator's new campaign had its replies' language set to
+    English until changed. It starts as the narrator's panel language; a campaign
+    already made keeps its own."""
+    def chosen(page: str) -> str | None:
+        found = re.search(r'<select[^>]*id="language"[^>]*>(.*?)</select>', page, re.S)
+        assert found is not None
+        picked = re.search(r'<option[^>]*selected[^>]*value="(\w+)"|<option[^>]*value="(\w+)"[^>]*selected',
+                           found.group(1))
+        return None if picked is None else (picked.group(1) or picked.group(2))
+
+    for lang in ("pt", "ru", "en"):
+        alice.post("/language", {"language": lang, "next": "/"})
+        assert chosen(alice.get("/campaigns/new").text) == lang
+    alice.post("/language", {"language": "pt", "next": "/"})
+    r = alice.post("/campaigns/new", {"name": "Frost Road", "ruleset": "beyonders", "language": "ru",
+                                      "timezone": "UTC", "houserules": ""})
+    assert r.status_code == 302
+    assert chosen(alice.get(r.headers["Location"]).text) == "ru"
+    alice.post("/language", {"language": "en"})
