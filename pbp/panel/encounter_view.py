@@ -75,6 +75,17 @@ class PostView:
     declarations: list[Declaration] = field(default_factory=list)
     rolls: list[RollRecord] = field(default_factory=list)
 
+    def rolls_by_actor(self) -> dict[str | None, list[RollRecord]]:
+        """The post's rolls by the declared combatant they were rolled for, in order; a
+        roll of no declared combatant under None. Why: a narrator's post declares for
+        many NPCs, and its rolls listed together after the last one did not say whose
+        each was (walked); each is shown under its own NPC."""
+        declared = {d.combatant.key for d in self.declarations}
+        out: dict[str | None, list[RollRecord]] = {}
+        for r in self.rolls:
+            out.setdefault(r.actor if r.actor in declared else None, []).append(r)
+        return out
+
 
 def ordered_combatants(encounter: Encounter, rnd: Round | None) -> list[Combatant]:
     order = list(rnd.order if rnd is not None and rnd.order else encounter.order or [])
