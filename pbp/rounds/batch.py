@@ -58,7 +58,7 @@ class BatchReads:
         # each live encounter's combatants as :attr:`_live` read them, until asked
         self._rosters: dict[int, list[tuple[Any, ...]]] = {}
         self.new_posts = 0   # how many ids :attr:`_live` takes for the batch's new posts
-        self.post_ids: list[int] | None = None   # the ids it took (PostgreSQL)
+        self.post_ids: list[int] | None = None   # the ids it took (None: none taken)
 
     @cached_property
     def _hints(self) -> reads.Hints:
