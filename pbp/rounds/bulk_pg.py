@@ -33,7 +33,7 @@ from sqlalchemy import JSON, Boolean, Float, Integer, String, Table, Text
 
 from ..store import json_text
 from ..store import models as m
-from ..store.types import UTCDateTime
+from ..store.types import UTCDateTime, last_kept
 
 #: per column, in the statement's order: (key, how to make its JSON value, default or _GIVEN)
 _Plan = list[tuple[str, Any, Any]]
@@ -97,28 +97,18 @@ def written_columns(table: Table, keys: frozenset[str], given: Any
     return out
 
 
-#: the last datetime converted and its text (most of a batch's times are its one ``now``)
-_LAST: tuple[Any, str | None] = (None, None)
-
-
-def _naive_utc(value: Any) -> Any:
+def _utc_text(value: Any) -> Any:
     """An aware datetime as naive UTC text, as :class:`UTCDateTime` stores it (a naive one
-    is refused there, and here). The same object as the last one converted gives the
-    same text without converting it again (SCALE-6: a batch's rows hold some 300 times,
-    most of them one ``now``; a datetime never changes, and the one kept cannot be
-    freed and its identity taken by another)."""
-    global _LAST
-    last = _LAST   # one tuple: a thread reads a pair written together
-    if value is last[0]:
-        return last[1]
+    is refused there, and here)."""
     if value is None:
         return None
     if value.tzinfo is UTC:   # the usual: no conversion to make
-        text = value.replace(tzinfo=None).isoformat()
-    else:
-        text = UTCDateTime().process_bind_param(value, None).isoformat()  # type: ignore[union-attr]
-    _LAST = (value, text)
-    return text
+        return value.replace(tzinfo=None).isoformat()
+    return UTCDateTime().process_bind_param(value, None).isoformat()  # type: ignore[union-attr]
+
+
+#: :func:`_utc_text`, the same time object converted once (most are the batch's ``now``)
+_naive_utc = last_kept(_utc_text)
 
 
 def row_function(plan: _Plan, given: Any, *, tail: bool = False) -> Any:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import JSON, Boolean
 
-from ..store.types import UTCDateTime
+from ..store.types import UTCDateTime, last_kept
 
 _SAMPLE = datetime(2026, 12, 2, 9, 5, 7, 1234, tzinfo=UTC)
 
@@ -30,23 +30,15 @@ def quicker(kind: Any, processor: Any, dialect: Any) -> Any:
         return None
     if isinstance(kind, UTCDateTime):
         naive = kind.process_bind_param
-        # the last time converted and its text, one tuple: a thread reads a pair written
-        # together (most of a batch's times are its one ``now``: SCALE-6)
-        kept: list[tuple[Any, Any]] = [(None, None)]
 
-        def utc(value: Any) -> Any:
-            last = kept[0]
-            if value is last[0]:
-                return last[1]
+        def convert(value: Any) -> Any:
             if value is None:
                 return None
             if value.tzinfo is UTC:   # the usual: no conversion to make
-                text = value.replace(tzinfo=None).isoformat(" ", "microseconds")
-            else:
-                text = naive(value, dialect).isoformat(" ", "microseconds")
-            kept[0] = (value, text)
-            return text
+                return value.replace(tzinfo=None).isoformat(" ", "microseconds")
+            return naive(value, dialect).isoformat(" ", "microseconds")
 
+        utc = last_kept(convert)   # the same time object converted once (SCALE-6)
         return utc if utc(_SAMPLE) == processor(_SAMPLE) else processor
     if isinstance(kind, JSON) and processor([]) == "[]":
         return _quick_json(kind, processor, dialect)

@@ -175,7 +175,7 @@ class LiveRounds(NamedTuple):
     rows: list[tuple[Encounter, Round | None, int | None]]
     rosters: dict[int, list[tuple[object, ...]]]
     hints: Hints | None
-    post_ids: list[int] | None = None   # PostgreSQL: the ids asked for, taken
+    post_ids: list[int] | None = None   # the new posts' ids taken (None: none asked for)
 
 
 def live_rounds_with_rosters(session: Session, thread_id: int, campaign_id: int,
@@ -260,15 +260,11 @@ def known_posts(session: Session, thread_id: int, platform_ids: Iterable[str]) -
 def _stored_as_json(dialect: str) -> Any:
     """The thread's stored posts among the ``ids`` as one JSON text (an array of
     :class:`KnownPost` arrays, null for none), a scalar subquery of the thread's row."""
-    if dialect == "postgresql":
-        agg, row = func.json_agg, func.json_build_array
-    else:
-        agg, row = func.json_group_array, func.json_array
-    return cast(select(agg(row(Post.id, Post.platform_id, Post.content_hash, Post.deleted_at,
-                                Post.posted_at)))
-                .where(Post.thread_id == Thread.id,
-                       Post.platform_id.in_(bindparam("ids", expanding=True)))
-                .scalar_subquery(), Text)
+    return (select(_json_rows(dialect, Post.id, Post.platform_id, Post.content_hash,
+                              Post.deleted_at, Post.posted_at))
+            .where(Post.thread_id == Thread.id,
+                   Post.platform_id.in_(bindparam("ids", expanding=True)))
+            .scalar_subquery())
 
 
 #: the thread with its campaign and its stored posts among a batch's (each dialect's JSON)

@@ -8,6 +8,7 @@ silently taken as local time.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -43,3 +44,22 @@ class UTCDateTime(TypeDecorator[datetime]):
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def last_kept(convert: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """*convert* with its last answer kept: the same object again gets it unconverted.
+    Why (SCALE-6): a batch's rows hold some 300 times, most of them its one ``now``. For
+    immutable values only (a datetime): the value kept cannot be freed and its identity
+    taken by another. None gives None. The pair is one tuple, so a thread never reads a
+    value with another's answer."""
+    kept: list[tuple[Any, Any]] = [(None, None)]
+
+    def converted(value: Any) -> Any:
+        last = kept[0]
+        if value is last[0]:
+            return last[1]
+        out = convert(value)
+        kept[0] = (value, out)
+        return out
+
+    return converted
