@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,6 +18,7 @@ from pbp.panel import create_app, sample
 from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope, upgrade
 from tests.conftest import CHROMIUM, CHROMIUM_ARGS, ROOT, missing  # noqa: F401
+from tests.panel.served import served
 
 OUTPUT = ROOT / "test-output" / "panel"
 AXE_DIR = ROOT / "build" / "axe"
@@ -145,19 +145,10 @@ def alice(client: Client) -> Client:
 @pytest.fixture
 def live_server(db_url: str) -> Iterator[str]:
     """The panel on a free localhost port, served by werkzeug in a thread."""
-    from werkzeug.serving import make_server
-
     app = create_app({"SECRET_KEY": "browser-secret", "DATABASE_URL": db_url, "REFRESH_INTERVAL_MS": 500},
                      settings=load_settings().with_overrides(allow_private_hosts="127.0.0.1"))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with served(app) as base:
+        yield base
 
 
 @pytest.fixture(scope="session")

@@ -11,7 +11,6 @@ Screenshots at 1280 px and 390 px go to test-output/panel/light-*.png.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from pbp.settings import load_settings
 from pbp.store.db import make_engine, session_scope, upgrade
 from pbp.store.models import Post, RollRecord
 from tests.panel.conftest import PHONE, browser_login, flash_ok
+from tests.panel.served import served
 
 pytestmark = [pytest.mark.integration]
 
@@ -35,8 +35,6 @@ DESKTOP = {"width": 1280, "height": 900}
 def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """The sample with 50 combatants and 200 more posts in the open round, served by
     werkzeug in a thread (refresh every 500 ms)."""
-    from werkzeug.serving import make_server
-
     url = f"sqlite:///{tmp_path_factory.mktemp('light') / 'pbp.sqlite'}"
     upgrade(url)
     engine = make_engine(url)
@@ -50,15 +48,8 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     engine.dispose()
     app = create_app({"SECRET_KEY": "browser-secret", "DATABASE_URL": url, "REFRESH_INTERVAL_MS": 500},
                      settings=load_settings().with_overrides(allow_private_hosts="127.0.0.1"))
-    server = make_server("127.0.0.1", 0, app, threaded=True)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield {"base": f"http://127.0.0.1:{server.server_port}", "url": url, **ids}
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with served(app) as base:
+        yield {"base": base, "url": url, **ids}
 
 
 def test_scale5_light_page_forms_on_demand_and_one_fragment_refresh(browser: Any, big: dict[str, Any],
