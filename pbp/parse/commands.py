@@ -34,7 +34,7 @@ from .model import Command
 from .roster import Roster
 from .scans import CommandScan
 from .standing_words import command_words
-from .tags import FoundRoll, is_hidden_word, read_expression, split_advantage
+from .tags import FoundRoll, is_hidden_word, read_expression, refused, split_advantage
 
 ROLL_COMMANDS = frozenset((".r", ".rh", "/roll", "/r", "!roll", "!r"))
 LINE = re.compile(
@@ -149,10 +149,8 @@ def _roll_line(syntax: str, rest: str, pos: int, lex: Lexicon, out: CommandScan,
                *, hidden: bool) -> None:
     expr = read_expression(rest)
     if expr.problem or expr.expression is None:
-        shown = rest.strip()[:60]
-        out.issues.append((expr.problem or "dice.syntax", pos, {
-            "text": shown, "length": len(rest.strip()), "detail": expr.detail,
-            "limit": 256 if expr.problem == "dice.too_long" else 1000}))
+        problem, params = refused(expr, rest)
+        out.issues.append((problem, pos, params))
         return
     adv, words = split_advantage(expr.rest, lex)
     label = words.lstrip("#:—–- ").strip() or None

@@ -13,7 +13,7 @@ from .lexicon import Lexicon
 from .model import Command, InitiativeEntry
 from .roster import Roster
 from .scans import CommandScan
-from .tags import read_expression, split_advantage
+from .tags import read_expression, refused, shortened, split_advantage
 
 _RI_ITEM = re.compile(r"^(?P<mod>[+\-−]\s*[^\s,]+)?\s*(?:=\s*(?P<expr>\S+))?\s*"
                       r"(?:(?P<value>\d{1,4}(?:\.\d{1,2})?)(?=\s|$))?\s*(?P<name>.*)$")
@@ -32,14 +32,14 @@ def ri(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
             adv, item = a, tail.strip()
         m = _RI_ITEM.match(item)
         if m is None:  # pragma: no cover - the pattern matches any line
-            out.issues.append(("command.syntax", pos, {"text": line}))
+            out.issues.append(("command.syntax", pos, {"text": shortened(line)}))
             return
         name = m.group("name").strip() or None
         expression = value = None
         if m.group("expr"):
             e = read_expression(m.group("expr"), allow_leading_word=True)
             if e.expression is None or e.rest:
-                out.issues.append((e.problem or "dice.syntax", pos, {"text": m.group("expr")}))
+                out.issues.append(_at(pos, *refused(e, m.group("expr"))))
                 continue
             expression = e.expression
         elif m.group("value"):
@@ -49,7 +49,7 @@ def ri(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
             if mod:
                 e = read_expression("1d20" + mod)
                 if e.expression is None or e.rest:
-                    out.issues.append((e.problem or "dice.syntax", pos, {"text": mod}))
+                    out.issues.append(_at(pos, *refused(e, mod)))
                     continue
                 expression = e.expression
             else:
@@ -77,7 +77,7 @@ def init(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
         name = " ".join(args[1:-1])
         e = read_expression(args[-1].lstrip("="), allow_leading_word=True)
         if e.expression is None or e.rest:
-            out.issues.append((e.problem or "dice.syntax", pos, {"text": args[-1]}))
+            out.issues.append(_at(pos, *refused(e, args[-1])))
             return
         key = resolve_one(name, pos, lex, roster, out)
         value = float(e.expression) if e.expression.isdigit() else None
@@ -92,7 +92,12 @@ def init(rest: str, line: str, pos: int, lex: Lexicon, roster: Roster | None,
         out.commands.append(Command("initiative.delete", line, ".init", pos, args=tuple(names),
                                     entries=entries))
     else:
-        out.issues.append(("command.syntax", pos, {"text": line}))
+        out.issues.append(("command.syntax", pos, {"text": shortened(line)}))
+
+
+def _at(pos: int, code: str, params: dict[str, object]) -> tuple[str, int, dict[str, object]]:
+    """An issue in the scan's order: code, position, values."""
+    return code, pos, params
 
 
 def resolve_one(name: str, pos: int, lex: Lexicon, roster: Roster | None,

@@ -138,10 +138,7 @@ def read_content(content: str, label: str | None, lex: Lexicon,
             adv, text = a, after
     expr = read_expression(text)
     if expr.problem:
-        shown = text.strip()
-        return None, expr.problem, {"text": shown[:60] + ("…" if len(shown) > 60 else ""),
-                                    "length": len(shown), "limit": _limit(expr.problem),
-                                    "detail": expr.detail}
+        return None, *refused(expr, text)
     rest = expr.rest
     if rest[:1] in ("+", "-", "*", "/", "(", ")", "×"):
         return None, "dice.syntax", {"text": text.strip()[:60]}
@@ -154,8 +151,24 @@ def read_content(content: str, label: str | None, lex: Lexicon,
     return FoundRoll(expr.expression, label, "", 0, 0, content, adv), None, {}
 
 
-def _limit(problem: str) -> int:
-    return {"dice.too_long": dice.MAX_EXPRESSION_LENGTH, "dice.too_many": dice.MAX_DICE}.get(problem, 0)
+def refused(expr: Expr, text: str) -> tuple[str, dict[str, object]]:
+    """The issue of a roll tag or command whose expression *text* was not read: its code
+    and every value its message names. Why one place: a message missing a value is shown
+    to the player with its ``{limit}`` unfilled, and each caller used to pass its own."""
+    shown = text.strip()
+    problem = expr.problem or "dice.syntax"
+    return problem, {"text": shortened(shown), "length": len(shown),
+                     "limit": _LIMITS.get(problem, 0), "detail": expr.detail}
+
+
+def shortened(text: str, most: int = 60) -> str:
+    """*text* as a message quotes it: its first *most* characters, then an ellipsis."""
+    return text[:most] + ("…" if len(text) > most else "")
+
+
+#: the limit a refused expression went past, named in its message
+_LIMITS = {"dice.too_long": dice.MAX_EXPRESSION_LENGTH, "dice.too_many": dice.MAX_DICE,
+           "dice.too_many_terms": dice.MAX_TERMS}
 
 
 def scan(text: str, lex: Lexicon) -> TagScan:
@@ -236,7 +249,7 @@ def is_hidden_word(word: str, lex: Lexicon) -> bool:
 def _add(out: TagScan, text: str, content: str, label: str | None, syntax: str, pos: int,
          end: int, lex: Lexicon, *, inline: bool = False, hidden: bool = False) -> None:
     if len(content) > SCAN_LIMIT * 4:
-        out.issues.append(("dice.too_long", pos, {"length": len(content), "limit": _limit("dice.too_long")}))
+        out.issues.append(("dice.too_long", pos, {"length": len(content), "limit": _LIMITS["dice.too_long"]}))
         return
     key = (content, label, inline, lex.lang)
     cached = _READ_CACHE.get(key)
@@ -374,5 +387,8 @@ def _check(expression: str) -> tuple[str | None, str | None]:
     try:
         dice.check_expression(expression)
     except DiceError as exc:
+        # a refusal the lexicon words itself is said in the post's language, not the dice's English
+        if exc.code == "dice.too_many_terms":
+            return exc.code, None
         return "dice.invalid", exc.message
     return None, None
