@@ -39,6 +39,7 @@ from . import (
     initiative_modes,
     kind_words,
     ladder,
+    narrators,
     owes,
     polling,
     roll_ledger,
@@ -77,6 +78,7 @@ def create_app(test_config: Mapping[str, Any] | None = None, *, settings: Settin
     app.register_blueprint(dashboard.bp)
     app.register_blueprint(campaigns.bp)
     app.register_blueprint(tables.bp)
+    app.register_blueprint(narrators.bp)
     sources.init_app(app)
     polling.init_app(app)
     clocks.init_app(app)

@@ -20,7 +20,8 @@ from flask_babel import ngettext
 from sqlalchemy.orm import Session
 
 from ..store import queries
-from ..store.models import AuditEntry, Encounter
+from ..store.audit_reads import campaign_audit
+from ..store.models import AuditEntry, Campaign, Encounter
 from .code_words import reply_word
 from .i18n import state_name, when
 from .kind_words import kind_word
@@ -220,6 +221,10 @@ SENTENCES: dict[str, Callable[[_Say], str]] = {
                                    keys=", ".join((s.side("after") or {}).get("keys", [])) or "—"),
     "narrator.add": lambda s: _("%(who)s added the narrator %(name)s", who=s.who,
                                 name=text((s.side("after") or {}).get("username"))),
+    "narrator.accounts": lambda s: _("%(who)s set the accounts of %(name)s: %(before)s → %(after)s",
+                                     who=s.who, name=text((s.side("after") or {}).get("username")),
+                                     before=text((s.side("before") or {}).get("accounts")),
+                                     after=text((s.side("after") or {}).get("accounts"))),
     "encounter.create": lambda s: _("%(who)s created the encounter %(name)s", who=s.who,
                                     name=text((s.side("after") or {}).get("name"))),
     "encounter.start": lambda s: _("%(who)s started the encounter: round %(n)s opens, deadline %(deadline)s",
@@ -376,3 +381,12 @@ def audit_lines(session: Session, encounter: Encounter, limit: int = 30) -> list
     tz = encounter.campaign.timezone or "UTC"
     return [AuditLine(e, n, sentence(_Say(e, n, by_id, by_key, subjects, tz)), e.note or "")
             for e, n in rows]
+
+
+def campaign_lines(session: Session, campaign: Campaign, limit: int = 30) -> list[AuditLine]:
+    """The campaign's own changes (settings, sources, narrators, tables), newest first,
+    each in words: written since the first panel, shown nowhere until now."""
+    none = queries.AuditSubjects({}, {}, {})
+    tz = campaign.timezone or "UTC"
+    return [AuditLine(e, None, sentence(_Say(e, None, {}, {}, none, tz)), e.note or "")
+            for e in campaign_audit(session, campaign.id, limit)]

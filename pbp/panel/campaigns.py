@@ -7,6 +7,7 @@ import re
 import tomllib
 import unicodedata
 from datetime import UTC, datetime
+from typing import Any
 
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, url_for
 from flask_babel import gettext as _
@@ -18,12 +19,14 @@ from ..errors import PbpError
 from ..rounds.approval import release_held
 from ..rounds.policy import make_policy, split_houserules
 from ..rules import registry
-from ..store.models import Campaign, CampaignNarrator, Encounter, Narrator, Thread
+from ..store.models import Campaign, CampaignNarrator, Encounter, Thread
+from ..store.narrators import narrators_of
 from ..table_files import tables_for
 from . import clock_settings, ladder_settings, owes_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
 from .audit import write as audit_write
+from .audit_words import campaign_lines
 from .db import session as db_session
 from .forms import CampaignForm, CoNarratorForm, SourceForm, TablesForm, choices
 from .i18n import panel_language
@@ -240,10 +243,12 @@ def show(campaign_id: int):  # type: ignore[no-untyped-def]
 def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
           thread_form: SourceForm | None = None, detection: sources.Detection | None = None,
           narrator_form: CoNarratorForm | None = None,
-          tables_form: TablesForm | None = None) -> tuple[str, int]:
+          tables_form: TablesForm | None = None,
+          accounts_tried: dict[str, Any] | None = None) -> tuple[str, int]:
     """The campaign page with the forms given (the others fresh) and its lists;
     *detection* is what the address being added was found to be (engines to choose);
-    *tables_form*: the random tables as posted, with their problems (pbp.panel.tables)."""
+    *tables_form*: the random tables as posted, with their problems (pbp.panel.tables);
+    *accounts_tried*: a co-narrator's accounts as posted and what is wrong (pbp.panel.narrators)."""
     if tables_form is None:
         tables_form = TablesForm(prefix="tables", formdata=None, data={"tables": campaign.tables or ""})
     return render_template(
@@ -254,7 +259,7 @@ def _page(campaign: Campaign, status: int, *, form: CampaignForm | None = None,
         detection=detection, engines=sources.engines(),
         narrator_form=CoNarratorForm(prefix="co") if narrator_form is None else narrator_form,
         tables_form=tables_form, table_set=tables_for(campaign.ruleset, campaign.tables),
-        **_lists(campaign)), status
+        accounts_tried=accounts_tried or {}, **_lists(campaign)), status
 
 
 page = _page
@@ -270,10 +275,8 @@ def _lists(campaign: Campaign) -> dict:  # type: ignore[type-arg]
                                  current_app.config["DATABASE_URL"]),
         "encounters": list(s.scalars(select(Encounter).where(Encounter.campaign_id == campaign.id)
                                      .order_by(Encounter.id))),
-        "narrators": list(s.execute(select(CampaignNarrator, Narrator)
-                                    .join(Narrator, Narrator.id == CampaignNarrator.narrator_id)
-                                    .where(CampaignNarrator.campaign_id == campaign.id)
-                                    .order_by(CampaignNarrator.id))),
+        "narrators": narrators_of(s, campaign.id),
+        "history": campaign_lines(s, campaign),
     }
 
 
@@ -294,28 +297,6 @@ def add_thread(campaign_id: int):  # type: ignore[no-untyped-def]
     # several engines fit: a question, not an error
     asking = detection is not None and not form.errors and len(detection.presets) > 1
     return _page(campaign, 200 if asking else 400, thread_form=form, detection=detection)
-
-
-@bp.route("/<int:campaign_id>/narrators", methods=["POST"])
-@login_required
-def add_narrator(campaign_id: int):  # type: ignore[no-untyped-def]
-    s = db_session()
-    campaign = campaign_or_404(s, campaign_id)
-    form = CoNarratorForm(prefix="co")
-    if form.validate_on_submit():
-        other = s.scalars(select(Narrator).where(Narrator.username == form.name.data.strip())).first()
-        if other is None:
-            form.name.errors.append(_("No narrator of that name."))
-        elif s.scalar(select(CampaignNarrator.id).where(CampaignNarrator.campaign_id == campaign.id,
-                                                         CampaignNarrator.narrator_id == other.id)):
-            form.name.errors.append(_("Already a narrator of this campaign."))
-        else:
-            s.add(CampaignNarrator(campaign_id=campaign.id, narrator_id=other.id, role="co"))
-            audit_write(s, campaign.id, "narrator.add", "narrator", other.id, None, {"username": other.username})
-            s.commit()
-            flash(_("Co-narrator added."), "ok")
-            return redirect(url_for("campaigns.show", campaign_id=campaign.id))
-    return _page(campaign, 400, narrator_form=form)
 
 
 @bp.route("/<int:campaign_id>/encounters", methods=["POST"])

@@ -145,6 +145,9 @@ class SourceForm(Form):
 
 class CoNarratorForm(Form):
     name = StringField(_l("Narrator name"), validators=[DataRequired(), Length(max=80)])
+    # read by pbp.panel.narrators.read_accounts (commas, players' names refused)
+    account = StringField(_l("Their accounts on the thread's platforms (optional)"),
+                          validators=[Length(max=1000)])
 
 
 class ReasonForm(Form):

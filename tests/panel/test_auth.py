@@ -31,7 +31,7 @@ def test_unauthenticated_live_refresh_answers_401_json(client: Any, ids: dict[st
 POSTS = ["/encounters/{encounter}/override/" + k for k in
          ("roll", "hp", "condition", "initiative", "action", "penalty", "deadline", "reply", "resolve")] + [
     "/campaigns/new", "/campaigns/{campaign}", "/campaigns/{campaign}/threads", "/campaigns/{campaign}/narrators",
-    "/campaigns/{campaign}/encounters", "/encounters/{encounter}/combatants/new",
+    "/campaigns/{campaign}/narrators/1/accounts", "/campaigns/{campaign}/encounters", "/encounters/{encounter}/combatants/new",
     "/encounters/{encounter}/combatants/import", "/logout"]
 
 
@@ -135,6 +135,7 @@ def test_another_narrators_campaign_answers_404(alice: Any, ids: dict[str, Any],
     ("/campaigns/{other_campaign}", {"name": "x", "ruleset": "dnd5e", "language": "en", "timezone": "UTC"}),
     ("/campaigns/{other_campaign}/threads", {"thread-kind": "forum", "thread-url": "http://x.invalid/t"}),
     ("/campaigns/{other_campaign}/narrators", {"co-name": "alice"}),
+    ("/campaigns/{other_campaign}/narrators/2/accounts", {"accounts": "alice_gm"}),
     ("/encounters/{other_encounter}/override/hp", {"combatant_id": "{other_combatant}", "hp": "1", "reason": "x"}),
     ("/encounters/{encounter}/override/hp", {"combatant_id": "{other_combatant}", "hp": "1", "reason": "x"}),
 ])

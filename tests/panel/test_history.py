@@ -161,6 +161,8 @@ WRITTEN: dict[str, tuple[Any, Any, str]] = {
     "campaign.tables": ({"keys": []}, {"keys": ["omens", "weather"]},
                         "alice changed the campaign's random tables: omens, weather"),
     "narrator.add": (None, {"username": "bob"}, "alice added the narrator bob"),
+    "narrator.accounts": ({"username": "bob", "accounts": []}, {"username": "bob", "accounts": ["bob_gm", "gm2"]},
+                          "alice set the accounts of bob: — → bob_gm, gm2"),
     # STALL-7: the initiative mode, per campaign or encounter
     "campaign.initiative_mode": ({"turns": "individual"}, {"turns": "popcorn"},
                                  "alice set the campaign's initiative mode to popcorn"),

@@ -249,9 +249,11 @@ def _write_figures(w: World) -> None:
 
 def _url(rule: str, ids: dict[str, int], choice: dict[str, Any]) -> str:
     own = {"campaign_id": ids["campaign"], "encounter_id": ids["encounter"], "combatant_id": ids["combatant"],
-           "thread_id": ids["thread"], "request_id": 1}   # extension requests (STALL-5): none in the sample
+           "thread_id": ids["thread"], "request_id": 1,   # extension requests (STALL-5): none in the sample
+           "link_id": 1}   # alice's place in her campaign (pbp.panel.narrators)
     other = {"campaign_id": ids["other_campaign"], "encounter_id": ids["other_encounter"],
-             "combatant_id": ids["other_combatant"], "thread_id": ids["other_thread"], "request_id": 2}
+             "combatant_id": ids["other_combatant"], "thread_id": ids["other_thread"], "request_id": 2,
+             "link_id": 2}
 
     def fill(m: re.Match[str]) -> str:
         name = m.group(1)
