@@ -25,6 +25,7 @@ from ..table_files import tables_for
 from . import clock_settings, ladder_settings, owes_settings, sources
 from . import round_settings as rs
 from .access import campaign_or_404, db_id
+from .account_names import player_clash
 from .audit import write as audit_write
 from .audit_words import campaign_lines
 from .db import session as db_session
@@ -163,6 +164,10 @@ def _apply(form: CampaignForm, campaign: Campaign) -> bool:
                 "or remove it from the house rules to set it here.", key=name, value=value))
     clock = clock_settings.read(form)
     ladder = ladder_settings.read(form)
+    account = (ladder or {}).get("narrator_account")
+    clash = player_clash(db_session(), campaign.id, [account]) if account and campaign.id else None
+    if clash:
+        form.narrator_account.errors.append(clash)
     weekly = owes_settings.read(form, campaign)
     if problem or timing is None or houserules is None or clock is None or ladder is None \
             or weekly is None or form.errors:

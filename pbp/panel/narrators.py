@@ -4,7 +4,7 @@ thread's platforms.
 Why accounts: a post declares for the characters no player runs (the NPCs) when its author
 is a narrator (:func:`pbp.rounds.declare.narrator_names`). The owner names theirs in the
 campaign's settings; a co-narrator had no form, so their NPC posts were read as nobody's.
-An account that is a player's is refused: it would take that player's posts for the NPCs."""
+An account that is a player's is refused: it would take that player's posts for the narrator's."""
 
 from __future__ import annotations
 
@@ -12,45 +12,16 @@ from flask import Blueprint, flash, redirect, request, url_for
 from flask_babel import gettext as _
 from flask_login import login_required
 from sqlalchemy import select
-from sqlalchemy.orm import Session
 
 from ..store.campaigns import CampaignNarrator, Narrator
-from ..store.narrators import players_of
 from . import campaigns
 from .access import campaign_or_404, db_id
+from .account_names import read_accounts
 from .audit import write as audit_write
 from .db import session as db_session
 from .forms import CoNarratorForm
-from .ladder_settings import ACCOUNT
 
 bp = Blueprint("narrators", __name__, url_prefix="/campaigns")
-
-#: the most accounts one narrator may name (a forum, Reddit, an old alias or two)
-MOST = 5
-
-
-def read_accounts(session: Session, campaign_id: int, text: str) -> tuple[list[str], str | None]:
-    """The accounts in *text* (separated by commas, ``u/`` dropped, each once) and what is
-    wrong with them, in words the narrator acts on (None: nothing)."""
-    names: list[str] = []
-    for raw in text.split(","):
-        name = raw.strip().removeprefix("/u/").removeprefix("u/").strip()
-        if name and name.casefold() not in (n.casefold() for n in names):
-            names.append(name)
-    bad = [n for n in names if not ACCOUNT.match(n)]
-    if bad:
-        return names, _("%(name)s is not a user name: letters, digits, _, - and . only, "
-                        "several separated by commas, like the_gm, gm_alt.", name=bad[0])
-    if len(names) > MOST:
-        return names, _("At most %(n)s accounts.", n=MOST)
-    players = players_of(session, campaign_id)
-    for name in names:
-        if name.casefold() in players:
-            return names, _("%(name)s plays %(character)s in this campaign: as a narrator's "
-                            "account, their posts would declare for the NPCs.",
-                            name=name, character=players[name.casefold()])
-    return names, None
-
 
 @bp.route("/<int:campaign_id>/narrators", methods=["POST"])
 @login_required

@@ -2,7 +2,7 @@
 
 Why apart: a narrator's platform accounts decide whose posts declare for the NPCs
 (:func:`pbp.rounds.declare.narrator_names`), so setting one that is a player's would
-silently take that player's posts for the NPCs; the panel asks who plays first."""
+silently take that player's posts for the narrator's; the panel asks who plays first."""
 
 from __future__ import annotations
 

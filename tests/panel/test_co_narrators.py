@@ -2,7 +2,8 @@
 campaign's page. A post under a narrator's account declares for the characters no player
 runs; before this form only the owner's account (Settings) could be named from the panel,
 so a co-narrator's NPC posts were read as nobody's. An account that is a player's is
-refused: it would take that player's posts for the NPCs."""
+refused: it would take that player's posts for the narrator's (its own setting, the
+owner's account in Settings, is refused the same way)."""
 
 from __future__ import annotations
 

@@ -45,6 +45,8 @@ def test_STALL3_bad_ladder_values_are_refused_in_words_and_nothing_is_saved(
             ({"missed_limit": "-1"}, "Missed rounds: a whole number from 0 (never tell me) to 50"),
             ({"missed_limit": "two"}, "Missed rounds: a whole number from 0 (never tell me) to 50"),
             ({"narrator_account": "<script>"}, "Your account: the user name you have on the thread"),
+            # cato_p plays Cato: as the narrator's account, Cato's posts would be the narrator's
+            ({"narrator_account": "Cato_P"}, "Cato_P plays Cato in this campaign: as a narrator's account"),
             ({"missed_limit": "0", "auto_narrator_run": "y"},
              "Narrator-run after missed rounds needs a number of missed rounds above 0.")]:
         r = alice.post(url, {**FORM, **extra})
