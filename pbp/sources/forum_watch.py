@@ -92,7 +92,9 @@ class ForumWatcher:
             rows, nxt = (_json_rows(resp, spec, self.url) if spec.format == "json" else _html_rows(resp, spec))
             stop = False
             for tid, last in rows:
-                seen_now.setdefault(tid, last)
+                if tid in seen_now:     # a feed of posts (Discourse): the newest row of a topic says it
+                    continue
+                seen_now[tid] = last
                 if old.get(tid) != last:
                     changed.add(tid)
                 elif spec.sorted and old:
