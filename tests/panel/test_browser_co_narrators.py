@@ -12,15 +12,19 @@ from typing import Any
 import pytest
 
 from pbp.panel import sample
+from pbp.store.db import make_engine, session_scope
+from pbp.store.models import AuditEntry
 from tests.panel.conftest import OUTPUT, PHONE, browser_login, flash_ok
 
 pytestmark = [pytest.mark.integration]
 
 SHOTS = OUTPUT / "co-narrators"
 DESKTOP = {"width": 1280, "height": 900}
+LONG_URL = "https://forum.example.org/forum/adventures-and-long-campaign-names-2/topic/co-narrator-fight-" + "x" * 40
 
 
-def test_stall3_co_narrator_accounts_in_chromium(browser: Any, live_server: str, ids: dict[str, Any]) -> None:
+def test_stall3_co_narrator_accounts_in_chromium(browser: Any, live_server: str, ids: dict[str, Any],
+                                                db_url: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     ctx = browser.new_context(viewport=DESKTOP, locale="en-US")
     page = ctx.new_page()
@@ -54,13 +58,22 @@ def test_stall3_co_narrator_accounts_in_chromium(browser: Any, live_server: str,
         page.keyboard.press("Enter")
     assert "Accounts of Bob saved." in page.locator(".flash.ok").inner_text()
     assert card.get_by_label("Accounts of Bob on the thread's platforms").input_value() == "mestre_bob"
+    # a thread's long address in the campaign's history wraps inside its card at 390 px
+    engine = make_engine(db_url)
+    with session_scope(engine) as s:
+        s.add(AuditEntry(actor="alice", campaign_id=ids["campaign"], action="thread.add", entity="thread",
+                         entity_id="1", after={"value": {"url": LONG_URL}}))
+    engine.dispose()
+    page.reload()
     page.set_viewport_size(PHONE)
+    history = page.locator("section[aria-labelledby=h-campaign-audit]")
+    assert LONG_URL in history.inner_text()
+    assert history.evaluate("e => e.scrollWidth <= e.clientWidth"), "the history overflows its card"
     card.scroll_into_view_if_needed()
     card.screenshot(path=str(SHOTS / "saved-phone.png"))
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], width
     # the campaign's history says it in words
-    history = page.locator("section[aria-labelledby=h-campaign-audit]")
     assert "alice set the accounts of bob: bob_gm, bob_reddit → mestre_bob." in history.inner_text()
     history.screenshot(path=str(SHOTS / "history-phone.png"))
     assert not errors
