@@ -10,6 +10,7 @@ Regenerate with ``PBP_UPDATE_EXPECTED=1`` after a deliberate change, and read th
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -91,3 +92,14 @@ def test_scripted_thread_replies_match_the_committed_files(engine, lang, platfor
     if os.environ.get("PBP_UPDATE_EXPECTED") and engine.dialect.name == "sqlite":
         path.write_text(got, encoding="utf-8")
     assert got == path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("lang", ["pt", "ru", "en"])
+def test_pbp1_markdown_replies_have_no_list_joined_across_a_blank_line(engine, lang):
+    """In CommonMark (Reddit, Misago, machina's Markdown) two bullet lists with only a blank
+    line between are one loose list: the round's closing line joined the last actor's
+    events, spaced apart from them (seen on a live machina thread). No reply may hold a
+    bullet, a blank line and another bullet."""
+    got = play(engine, lang, "markdown")
+    joined = re.findall(r"^- .*\n\n- .*$", got, re.M)
+    assert joined == []
