@@ -70,7 +70,7 @@ def runserver(here: Path, port: int, workdir: Path, env: dict[str, str]) -> subp
     *workdir*/server.log."""
     with open(workdir / "server.log", "wb") as log:   # the child keeps its own copy
         return subprocess.Popen([str(here / "venv" / "bin" / "python"), "-m", "django", "runserver",
-                                 f"127.0.0.1:{port}", "--noreload", "--skip-checks"],
+                                 f"127.0.0.1:{port}", "--noreload", "--skip-checks", "--insecure"],
                                 env=env, stdout=log, stderr=subprocess.STDOUT, cwd=workdir)
 
 

@@ -1,8 +1,8 @@
 """Issue 11, "What it must show", on a live Misago forum (a JSON-API engine): the narrator's
 whole journey (tests/journey/journey.py) from an empty data directory, in Debian's
-Chromium. The thread is added by its address alone; players reply as Misago's reply form
-does (its posts API, logged in through the forum's page and CSRF cookie), one quoting the
-bot's opening as the Quote button does (``[quote="@pbpbot"]``); the visitor is an
+Chromium. The thread is added by its address alone; players reply in Chromium through
+Misago's own page (the header's sign-in, the thread's Reply and its composer), one quoting
+the bot's opening as the Quote button does (``[quote="@pbpbot"]``); the visitor is an
 anonymous client of the posts API, every page, quotes left out."""
 
 from __future__ import annotations
@@ -15,7 +15,13 @@ from urllib.parse import urlsplit
 import pytest
 from bs4 import BeautifulSoup
 
-from tests.harness.misago.helpers import PLAYER, load_harness, player_posts, serve, visible_posts
+from tests.harness.misago.helpers import (
+    PLAYER,
+    load_harness,
+    player_posts_in_browser,
+    serve,
+    visible_posts,
+)
 
 from .journey import Side, run
 
@@ -56,7 +62,7 @@ def test_misago_journey_from_an_empty_data_directory(browser: Any, misago: Any, 
     port = urlsplit(misago.base).port
 
     def reply(who: str, text: str) -> None:
-        player_posts(misago.base, tid, text, {"username": who, "password": PASSWORDS[who]})
+        player_posts_in_browser(browser, url, text, {"username": who, "password": PASSWORDS[who]})
 
     def tamper(pid: str, change: Any) -> None:   # a moderator rewrites the bot's post
         got = next(x for x in misago.seed("original", pid) if x.startswith("ORIGINAL"))

@@ -4,7 +4,8 @@
 missing (skip locally, fail in CI if that fails); ``serve(harness)`` is the body of a
 fixture yielding one running server; ``player_posts`` is a player's own browser-like
 client (plain requests through Misago's API, not pbp's code) and ``visible_posts`` what
-an anonymous visitor gets from the API.
+an anonymous visitor gets from the API; ``player_posts_in_browser`` a player in Chromium,
+through Misago's own page: the header's sign-in, the thread's Reply, the composer.
 """
 
 from __future__ import annotations
@@ -48,6 +49,36 @@ def player_posts(base: str, tid: int | str, text: str, who: dict[str, str] | Non
             time.sleep(3)
         assert r.status_code == 200, r.text
         return int(r.json()["id"])
+
+
+def player_posts_in_browser(browser: Any, url: str, text: str, who: dict[str, str]) -> None:
+    """A player posting as a person does, in Chromium on Misago's own page (*url*, the
+    thread): "Sign in" in the header, the modal's fields, the thread's "Reply", *text* typed
+    into the composer, "Post reply". Returns once the composer closed on the saved post;
+    Misago's 3 s between a member's posts are waited out as a person would."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        page.goto(url)
+        page.get_by_role("button", name="Sign in").first.click()
+        page.locator("#id_username").fill(who["username"])
+        page.locator("#id_password").fill(who["password"])
+        page.locator(".modal").get_by_role("button", name="Sign in").click()
+        page.wait_for_url("**ref=login")   # the page comes back signed in
+        page.get_by_role("button", name="Reply").first.click()
+        page.locator("textarea").fill(text)
+        for _ in range(3):
+            page.get_by_role("button", name="Post reply").click()
+            try:
+                page.locator("textarea").wait_for(state="detached", timeout=10_000)
+                return
+            except Exception:   # Playwright's TimeoutError: still open, say why
+                if "quickly" not in page.content():
+                    raise
+                page.wait_for_timeout(3_500)
+        raise AssertionError(f"Misago kept refusing {who['username']}'s post: {page.content()[-1500:]}")
+    finally:
+        ctx.close()
 
 
 def visible_posts(base: str, tid: int | str) -> dict[str, dict[str, Any]]:
