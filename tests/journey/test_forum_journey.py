@@ -1,6 +1,7 @@
 """Issue 11, "What it must show", first item, on a live django-machina forum: the
 narrator's whole journey (tests/journey/journey.py) from an empty data directory, in
-Debian's Chromium; players reply through machina's own reply form, one quoting the bot's
+Debian's Chromium; players reply in Chromium through machina's own reply page and its
+Markdown editor, one quoting the bot's
 opening as the editor's Quote button does (machina posts are Markdown: ``> `` lines); the
 visitor is an anonymous browser-like client reading the topic's pages."""
 
@@ -13,7 +14,7 @@ import pytest
 import requests
 from bs4 import BeautifulSoup
 
-from tests.harness.machina.helpers import PLAYER, add_user, edit_post, player_posts
+from tests.harness.machina.helpers import PLAYER, add_user, edit_post, player_posts_in_browser
 
 from .journey import Side, run
 
@@ -56,7 +57,8 @@ def test_forum_journey_from_an_empty_data_directory(browser: Any, machina: Any, 
         name="forum", url=topic, bot="pbpbot", added="Source added: django-machina 1.3.",
         players={"brienne": PLAYER["username"], "tomas": "tomas"},
         posts=lambda: thread_as_visitor(topic),
-        reply=lambda who, text: (player_posts(machina.base, topic, text, who, PASSWORDS[who]), None)[1],
+        reply=lambda who, text: (player_posts_in_browser(browser, machina.base, topic, text, who,
+                                                         PASSWORDS[who]), None)[1],
         quote=lambda text: "\n".join("> " + line for line in text.splitlines()),
         env={"PBP_SECRET_127_0_0_1_USERNAME": "pbpbot", "PBP_SECRET_127_0_0_1_PASSWORD": "botpass"},
         # DICE-4: a player's pbp verify reads as a visitor; the forum's admin edits the bot's post

@@ -1,7 +1,7 @@
 """A Portuguese campaign on a live django-machina forum, walked from an empty data directory
 (the English journey's steps, in Portuguese): the sheets come from a CSV in English
 ("longsword", "axe"), as an imported roster often does; the players post in Portuguese
-through machina's own form, one with a roll tag naming a stat the sheet does not have and
+in Chromium through machina's own reply page and editor, one with a roll tag naming a stat the sheet does not have and
 three speeches over a limit of one. Read as a visitor, the result says all of it in
 Portuguese, and both attacks count (FD-3: "machado" is the sheet's "axe"); the narrator,
 whose panel is in English, reads the Violations list in English.
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from tests.harness.machina.helpers import PLAYER, add_user, player_posts
+from tests.harness.machina.helpers import PLAYER, add_user, player_posts_in_browser
 
 from . import narrator as n
 from .journey import Side, roster
@@ -69,10 +69,11 @@ def test_pbp_3_pbp_4_fd_3_a_portuguese_campaign_from_an_empty_data_directory(
         opening = wait_until(lambda: side.bot_posts("opening"), STEP, "the opening", report)[0]
         assert "Luta a pé — Rodada 1" in opening["text"], opening["text"]
 
-        player_posts(machina.base, topic, 'Ataco o Orc com a espada longa [roll]1d20+Carisma[/roll] '
-                     '"Morra!" e "Agora!" e "Vai!"', PLAYER["username"], PLAYER["password"])
-        player_posts(machina.base, topic, "Ataco o Orc com o machado [roll]1d20+3[/roll]",
-                     "tomas", PASSWORDS["tomas"])
+        player_posts_in_browser(browser, machina.base, topic, 'Ataco o Orc com a espada longa '
+                                '[roll]1d20+Carisma[/roll] "Morra!" e "Agora!" e "Vai!"',
+                                PLAYER["username"], PLAYER["password"])
+        player_posts_in_browser(browser, machina.base, topic, "Ataco o Orc com o machado [roll]1d20+3[/roll]",
+                                "tomas", PASSWORDS["tomas"])
         # the narrator's page, once both posts are read: the list in the panel's English
         page.goto(f"{pbp.base}/encounters/{encounter}")
 

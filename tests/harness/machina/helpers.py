@@ -3,7 +3,8 @@
 ``load_harness()`` gives server.py as a module, setting the harness up first when it is
 missing (skip locally, fail in CI if that fails); ``serve(harness, **kwargs)`` is the body
 of a fixture yielding one running server; ``player_posts`` and ``visible_posts`` are a
-player's plain browser-like client (not pbp's code) and an anonymous visitor.
+player's plain browser-like client (not pbp's code) and an anonymous visitor;
+``player_posts_in_browser`` a player in Chromium on machina's own pages (the journeys).
 """
 
 from __future__ import annotations
@@ -53,6 +54,33 @@ def player_posts(base: str, topic: str, text: str, username: str = PLAYER["usern
         m = re.search(r"[?&]post=(\d+)", r.url)
         assert m, (r.status_code, r.url)
         return int(m.group(1))
+
+
+def player_posts_in_browser(browser: Any, base: str, topic: str, text: str,
+                            username: str = PLAYER["username"], password: str = PLAYER["password"]) -> int:
+    """A player replying as a person does, in Chromium: machina's login page, the topic's
+    "Post reply", *text* typed into the reply page's Markdown editor, Submit. The new
+    post's id (machina lands on ``?post=N``)."""
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        page = ctx.new_page()
+        page.goto(base + "/accounts/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(password)
+        with page.expect_navigation():
+            page.locator("form#login-form [type=submit]").click()
+        page.goto(topic)
+        with page.expect_navigation():
+            page.locator("a[href$='/post/create/']").first.click()
+        page.locator(".CodeMirror").click()       # the editor over the hidden textarea
+        page.keyboard.insert_text(text)           # as pasted: no auto-continued list lines
+        with page.expect_navigation():
+            page.locator("form[method=post] [type=submit][value=Submit]").click()
+        m = re.search(r"[?&]post=(\d+)", page.url)
+        assert m, (page.url, page.locator("main, body").first.inner_text()[:1500])
+        return int(m.group(1))
+    finally:
+        ctx.close()
 
 
 def add_user(server: Any, username: str, password: str) -> None:
