@@ -1,8 +1,8 @@
 """A Portuguese campaign on a live django-machina forum, walked from an empty data directory
 (the English journey's steps, in Portuguese): the sheets come from a CSV in English
 ("longsword", "axe"), as an imported roster often does; the players post in Portuguese
-in Chromium through machina's own reply page and editor, one with a roll tag naming a stat the sheet does not have and
-three speeches over a limit of one. Read as a visitor, the result says all of it in
+in Chromium through machina's own reply page and editor, one with a roll tag naming a
+stat the sheet does not have and three speeches over a limit of one. Read as a visitor, the result says all of it in
 Portuguese, and both attacks count (FD-3: "machado" is the sheet's "axe"); the narrator,
 whose panel is in English, reads the Violations list in English.
 
