@@ -48,6 +48,12 @@ class ActorSection:
     events: list[EventLine] = field(default_factory=list)
     others: list[Mapping[str, Any]] = field(default_factory=list)  # posts kept, not counted
 
+    @property
+    def idle(self) -> bool:
+        """Nothing to say under the heading (an NPC nobody declared for): the reply says so,
+        rather than a name with nothing under it that a reader takes for a cut-off post."""
+        return not (self.events or self.notes or self.speech or self.tag_rolls or self.tables)
+
 
 @dataclass(frozen=True)
 class StatusEntry:
